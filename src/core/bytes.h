@@ -1,0 +1,43 @@
+// Byte counts and checked arithmetic.
+//
+// Every byte figure in preflight is an unsigned 64-bit integer; sums and
+// products go through checked_add / checked_mul so an absurd input (a 10^18
+// token context) becomes a clear error instead of a silent wrap-around.
+// GB (10^9) and GiB (2^30) are different units and are always printed with
+// their label (format_gb, format_gib).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace preflight {
+
+using Bytes = std::uint64_t;
+
+inline constexpr Bytes kKiB = 1024ULL;
+inline constexpr Bytes kMiB = 1024ULL * 1024;
+inline constexpr Bytes kGiB = 1024ULL * 1024 * 1024;
+inline constexpr Bytes kTiB = kGiB * 1024;
+inline constexpr Bytes kGB = 1000ULL * 1000 * 1000;
+inline constexpr Bytes kTB = kGB * 1000;
+
+// Throw InputError naming `what` on overflow.
+std::uint64_t checked_add(std::uint64_t a, std::uint64_t b, std::string_view what = "byte total");
+std::uint64_t checked_mul(std::uint64_t a, std::uint64_t b, std::string_view what = "byte total");
+std::uint64_t checked_sub(std::uint64_t a, std::uint64_t b, std::string_view what = "byte total");
+std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b);
+
+// "1,560,936,091,448"
+std::string with_commas(std::uint64_t value);
+// "1,560.936 GB" (decimal, 10^9) with the given number of decimals.
+std::string format_gb(Bytes bytes, int decimals = 3);
+// "1,453.7 GiB" (binary, 2^30).
+std::string format_gib(Bytes bytes, int decimals = 2);
+std::string format_mib(Bytes bytes, int decimals = 2);
+std::string format_tib(Bytes bytes, int decimals = 2);
+std::string format_tb(Bytes bytes, int decimals = 3);
+// Picks KiB/MiB/GiB/TiB so the number is readable; always binary, always labelled.
+std::string format_binary(Bytes bytes, int decimals = 2);
+
+}  // namespace preflight

@@ -1,0 +1,70 @@
+// ModelSpec: what preflight knows about one model, whatever it was read from.
+//
+// The architecture numbers the planner needs (layer kinds, attention and MoE
+// dimensions) plus the tensor manifest and, when known, the artifact's official
+// facts (shards, file bytes, revision, license). Families (kimi_k3_family.*)
+// build it from a config; the catalogue attaches artifact facts.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/artifact_facts.h"
+#include "model/dtype.h"
+#include "model/quantization.h"
+#include "model/tensor_manifest.h"
+
+namespace preflight {
+
+enum class LayerKind { kda, mla };
+
+struct MlaDims {
+  std::uint64_t heads = 0;
+  std::uint64_t q_lora_rank = 0;
+  std::uint64_t kv_lora_rank = 0;
+  std::uint64_t qk_nope_head_dim = 0;
+  std::uint64_t qk_rope_head_dim = 0;
+  std::uint64_t v_head_dim = 0;
+};
+
+struct KdaDims {
+  std::uint64_t heads = 0;
+  std::uint64_t head_dim = 0;          // recurrent state is head_dim x head_dim per head
+  std::uint64_t conv_kernel = 0;       // short convolution keeps conv_kernel - 1 positions
+  std::uint64_t conv_projections = 3;  // q, k and v each have a short convolution
+};
+
+struct MoeDims {
+  std::uint64_t routed_experts = 0;
+  std::uint64_t experts_per_token = 0;
+  std::uint64_t shared_experts = 0;
+  std::uint64_t moe_intermediate = 0;
+  std::uint64_t latent_dim = 0;        // 0 when experts work at hidden_size
+  std::uint64_t first_dense_layers = 0;
+  std::uint64_t dense_intermediate = 0;
+};
+
+struct ModelSpec {
+  std::string name;          // catalogue name or file path
+  std::string family;        // "kimi_k3"
+  std::string architecture;  // "KimiK3ForConditionalGeneration"
+  std::string origin;        // where the config came from
+  Dtype dtype = Dtype::BF16;
+  std::uint64_t hidden_size = 0;
+  std::uint64_t vocab_size = 0;
+  std::uint64_t max_context = 0;  // max_position_embeddings
+  std::vector<LayerKind> layers;  // 0-indexed
+  MlaDims mla;
+  KdaDims kda;
+  MoeDims moe;
+  std::uint64_t attn_res_block_size = 0;  // 0 when the model has no Attention Residuals
+  QuantizationScheme quantization;
+  TensorManifest manifest;
+  std::optional<ArtifactFacts> artifact;
+
+  std::uint64_t count_layers(LayerKind kind) const;
+};
+
+}  // namespace preflight

@@ -1,0 +1,54 @@
+#include "model/module_class.h"
+
+namespace preflight {
+
+std::string_view module_key(ModuleClass m) {
+  switch (m) {
+    case ModuleClass::embedding: return "embedding";
+    case ModuleClass::lm_head: return "lm_head";
+    case ModuleClass::kda_attention: return "kda_attention";
+    case ModuleClass::mla_attention: return "mla_attention";
+    case ModuleClass::dense_mlp: return "dense_mlp";
+    case ModuleClass::shared_experts: return "shared_experts";
+    case ModuleClass::router: return "router";
+    case ModuleClass::latent_projection: return "latent_projection";
+    case ModuleClass::routed_experts: return "routed_experts";
+    case ModuleClass::norms: return "norms";
+    case ModuleClass::attn_res: return "attn_res";
+    case ModuleClass::vision_tower: return "vision_tower";
+    case ModuleClass::projector: return "projector";
+  }
+  return "?";
+}
+
+std::string_view module_label(ModuleClass m) {
+  switch (m) {
+    case ModuleClass::embedding: return "embedding";
+    case ModuleClass::lm_head: return "LM head";
+    case ModuleClass::kda_attention: return "attention: KDA (linear)";
+    case ModuleClass::mla_attention: return "attention: MLA (global)";
+    case ModuleClass::dense_mlp: return "dense MLP";
+    case ModuleClass::shared_experts: return "shared experts";
+    case ModuleClass::router: return "router";
+    case ModuleClass::latent_projection: return "latent MoE projections";
+    case ModuleClass::routed_experts: return "routed experts";
+    case ModuleClass::norms: return "norms";
+    case ModuleClass::attn_res: return "Attention Residuals";
+    case ModuleClass::vision_tower: return "vision tower";
+    case ModuleClass::projector: return "multimodal projector";
+  }
+  return "?";
+}
+
+std::string_view parallel_role_key(ParallelRole r) {
+  switch (r) {
+    case ParallelRole::column: return "column";
+    case ParallelRole::row: return "row";
+    case ParallelRole::vocab: return "vocab";
+    case ParallelRole::replicated: return "replicated";
+    case ParallelRole::expert: return "expert";
+  }
+  return "?";
+}
+
+}  // namespace preflight

@@ -1,0 +1,54 @@
+#include "model/tensor_manifest.h"
+
+#include "core/bytes.h"
+
+namespace preflight {
+
+std::uint64_t StoredTensor::bytes() const { return checked_mul(bytes_each, instances, name); }
+std::uint64_t StoredTensor::logical_params() const {
+  return checked_mul(logical_params_each, instances, name);
+}
+
+std::string_view storage_format_key(StorageFormat f) {
+  switch (f) {
+    case StorageFormat::plain: return "plain";
+    case StorageFormat::mxfp4_packed: return "mxfp4";
+    case StorageFormat::mxfp4_scale: return "mxfp4-scale";
+  }
+  return "?";
+}
+
+std::uint64_t TensorManifest::tensor_count() const {
+  std::uint64_t n = 0;
+  for (const auto& t : tensors) n = checked_add(n, t.instances, "tensor count");
+  return n;
+}
+
+std::uint64_t TensorManifest::payload_bytes() const {
+  std::uint64_t n = 0;
+  for (const auto& t : tensors) n = checked_add(n, t.bytes(), "manifest payload");
+  return n;
+}
+
+std::uint64_t TensorManifest::logical_params() const {
+  std::uint64_t n = 0;
+  for (const auto& t : tensors) n = checked_add(n, t.logical_params(), "manifest parameters");
+  return n;
+}
+
+std::uint64_t element_count(const std::vector<std::uint64_t>& shape) {
+  std::uint64_t n = 1;
+  for (auto d : shape) n = checked_mul(n, d, "tensor elements");
+  return n;
+}
+
+std::string shape_text(const std::vector<std::uint64_t>& shape) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (i) out += ", ";
+    out += std::to_string(shape[i]);
+  }
+  return out + "]";
+}
+
+}  // namespace preflight

@@ -1,0 +1,69 @@
+// The tensor manifest: every tensor of a checkpoint, as stored.
+//
+// A family generator describes a model as logical weights (name, logical shape,
+// unquantized dtype, whether it is a quantization target); the quantization
+// scheme turns each into the tensors actually stored (for MXFP4: a U8
+// `weight_packed` with two FP4 codes per byte and a U8 `weight_scale` with one
+// E8M0 exponent per group). Identical tensors that differ only in an expert
+// index are one entry with `instances` > 1 and "{E}" in the name, so K3's
+// 497,220 tensors fit in about 4,000 entries while staying exact.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/dtype.h"
+#include "model/module_class.h"
+
+namespace preflight {
+
+inline constexpr int kNoLayer = -1;
+
+struct LogicalTensor {
+  std::string name;                 // ".../experts.{E}.w1.weight" for an expert group
+  std::vector<std::uint64_t> shape; // logical shape (unpacked)
+  Dtype dtype = Dtype::BF16;        // storage dtype when not quantized
+  bool linear_weight = false;       // an nn.Linear weight: a quantization "Linear" target
+  ModuleClass module = ModuleClass::norms;
+  ParallelRole role = ParallelRole::replicated;
+  int layer = kNoLayer;             // decoder layer (0-indexed) or kNoLayer
+  std::uint32_t instances = 1;      // > 1 for expert groups (name holds "{E}")
+  bool text = true;                 // part of the language model (false: vision, projector)
+};
+
+// How a stored tensor encodes its logical weight.
+enum class StorageFormat { plain, mxfp4_packed, mxfp4_scale };
+
+struct StoredTensor {
+  std::string name;
+  std::vector<std::uint64_t> shape;
+  Dtype dtype = Dtype::BF16;
+  StorageFormat format = StorageFormat::plain;
+  std::uint64_t bytes_each = 0;           // payload of one instance
+  std::uint64_t logical_params_each = 0;  // parameters one instance carries (scales: 0)
+  std::uint32_t instances = 1;
+  ModuleClass module = ModuleClass::norms;
+  ParallelRole role = ParallelRole::replicated;
+  int layer = kNoLayer;
+  bool text = true;
+  std::uint64_t shard_dim = 0;            // size of the dimension TP splits (out for column, in for row)
+
+  std::uint64_t bytes() const;            // bytes_each x instances (checked)
+  std::uint64_t logical_params() const;   // logical_params_each x instances (checked)
+};
+
+std::string_view storage_format_key(StorageFormat f);  // "bf16", "mxfp4", "mxfp4-scale"
+
+struct TensorManifest {
+  std::vector<StoredTensor> tensors;
+
+  std::uint64_t tensor_count() const;    // instances summed
+  std::uint64_t payload_bytes() const;   // bytes summed
+  std::uint64_t logical_params() const;  // logical parameters summed
+};
+
+std::uint64_t element_count(const std::vector<std::uint64_t>& shape);
+std::string shape_text(const std::vector<std::uint64_t>& shape);  // "[3072, 1792]"
+
+}  // namespace preflight
