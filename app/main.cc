@@ -1,1 +1,88 @@
-int main() { return 0; }
+// preflight: will this model serve on that cluster, and if not, what runs out first?
+//
+// A thin front end: parse arguments into option structs, call the library,
+// render, and map errors to exit codes (0 fits, 1 does not fit, 2 bad input).
+// Sub-commands are rows of kCommands; each lives in commands.cc.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "cli_options.h"
+#include "commands.h"
+#include "core/result.h"
+
+namespace {
+
+struct CommandRow {
+  const char* name;
+  const char* summary;
+  const char* examples;
+  void (*add_options)(CLI::App&, preflight::cli::Options&);
+  int (*run)(const preflight::cli::Options&);
+};
+
+const CommandRow kCommands[] = {
+    {"plan", "the verdict: per-rank ledger, first boundary crossed, headroom",
+     "  preflight plan --gpus 8xH100\n"
+     "  preflight plan kimi-k3 --gpus 16xH200 --context 128K --concurrency 8\n"
+     "  preflight plan --gpus 32xH100 --context 1M --kv-dtype fp8 --dcp 8 --format json",
+     preflight::cli::add_plan_options, preflight::cli::run_plan},
+    {"explain", "the same plan with the arithmetic, evidence and source behind every figure",
+     "  preflight explain --gpus 8xB300 --context 1M --concurrency 4",
+     preflight::cli::add_plan_options, preflight::cli::run_explain},
+    {"inspect", "the inventory: parameters and bytes by module and dtype, active parameters, cache and state",
+     "  preflight inspect kimi-k3\n  preflight inspect ./Kimi-K3/config.json --format json",
+     preflight::cli::add_inspect_options, preflight::cli::run_inspect},
+    {"gpus", "the accelerator catalogue with capacities and sources",
+     "  preflight gpus\n  preflight gpus --format json --catalogue my-gpus.json",
+     preflight::cli::add_catalogue_options, preflight::cli::run_gpus},
+    {"models", "the model catalogue",
+     "  preflight models", preflight::cli::add_catalogue_options, preflight::cli::run_models},
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "preflight: will this model serve on that cluster, under this workload, and if not, which resource runs out "
+      "first?\n\nExit codes: 0 the plan fits (a deployment hypothesis), 1 it does not, 2 bad input or usage.",
+      "preflight"};
+  app.require_subcommand(1);
+  app.footer(
+      "Examples:\n"
+      "  preflight plan --gpus 8xH100                    # pass 1: do the weights fit?\n"
+      "  preflight plan --gpus 8xB300 --context 1M       # pass 2: the per-rank ledger\n"
+      "  preflight explain --gpus 32xH100 --context 128K # every figure with its formula\n"
+      "  preflight inspect kimi-k3                       # the inventory\n"
+      "  preflight COMMAND --help                        # options of one command");
+  preflight::cli::Options options;
+  std::vector<std::pair<CLI::App*, const CommandRow*>> subs;
+  for (const auto& row : kCommands) {
+    auto* sub = app.add_subcommand(row.name, row.summary);
+    sub->footer(std::string("Examples:\n") + row.examples);
+    row.add_options(*sub, options);
+    subs.emplace_back(sub, &row);
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "preflight: " << e.what() << " (see preflight --help)\n";
+    return 2;
+  }
+  try {
+    for (const auto& [sub, row] : subs)
+      if (sub->parsed()) return row->run(options);
+  } catch (const preflight::InputError& e) {
+    std::cerr << "preflight: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "preflight: internal error: " << e.what() << "\n";
+    return 3;
+  }
+  return 2;
+}

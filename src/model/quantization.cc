@@ -76,7 +76,8 @@ const QuantGroup* group_for(const QuantizationScheme& scheme, const std::string&
   return nullptr;
 }
 
-StoredTensor plain_tensor(const LogicalTensor& t, const std::string& name, std::uint32_t instances) {
+StoredTensor plain_tensor(const LogicalTensor& t, const std::string& name, std::uint32_t instances,
+                          std::uint32_t first_instance) {
   StoredTensor s;
   s.name = name;
   s.shape = t.shape;
@@ -90,13 +91,13 @@ StoredTensor plain_tensor(const LogicalTensor& t, const std::string& name, std::
   s.role = t.role;
   s.layer = t.layer;
   s.text = t.text;
-  s.shard_dim = t.shape.empty() ? 1 : (t.role == ParallelRole::row && t.shape.size() > 1 ? t.shape[1] : t.shape[0]);
+  s.first_instance = first_instance;
   return s;
 }
 
 Result<std::vector<StoredTensor>> quantized_tensors(const LogicalTensor& t, const QuantGroup& g,
                                                     const std::string& name, std::uint32_t instances,
-                                                    const std::string& origin) {
+                                                    std::uint32_t first_instance, const std::string& origin) {
   if (t.shape.size() != 2)
     return Error{origin, "quantization_config/config_groups/" + g.name,
                  fmt::format("cannot quantize {} of shape {}: a 2-D weight is required", name,
@@ -130,7 +131,7 @@ Result<std::vector<StoredTensor>> quantized_tensors(const LogicalTensor& t, cons
       s->role = t.role;
       s->layer = t.layer;
       s->text = t.text;
-      s->shard_dim = t.role == ParallelRole::row ? in : out;
+      s->first_instance = first_instance;
     }
     return std::vector<StoredTensor>{packed, scale};
   }
@@ -239,10 +240,10 @@ Result<TensorManifest> apply_quantization(const std::vector<LogicalTensor>& logi
                                 ? nullptr
                                 : group_for(scheme, module_name_of(instantiate(name, 0)), t.linear_weight);
       if (g == nullptr) {
-        manifest.tensors.push_back(plain_tensor(t, name, instances));
+        manifest.tensors.push_back(plain_tensor(t, name, instances, per_instance ? i : 0));
         continue;
       }
-      auto stored = quantized_tensors(t, *g, name, instances, scheme.origin);
+      auto stored = quantized_tensors(t, *g, name, instances, per_instance ? i : 0, scheme.origin);
       if (!stored) return stored.error();
       for (auto& s : *stored) manifest.tensors.push_back(std::move(s));
     }

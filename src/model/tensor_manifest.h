@@ -47,7 +47,7 @@ struct StoredTensor {
   ParallelRole role = ParallelRole::replicated;
   int layer = kNoLayer;
   bool text = true;
-  std::uint64_t shard_dim = 0;            // size of the dimension TP splits (out for column, in for row)
+  std::uint32_t first_instance = 0;       // expert index of the first instance (groups start at 0)
 
   std::uint64_t bytes() const;            // bytes_each x instances (checked)
   std::uint64_t logical_params() const;   // logical_params_each x instances (checked)

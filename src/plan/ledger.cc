@@ -1,0 +1,45 @@
+#include "plan/ledger.h"
+
+#include <fmt/format.h>
+
+#include "core/bytes.h"
+
+namespace preflight {
+
+std::string_view resource_key(Resource r) {
+  switch (r) {
+    case Resource::none: return "none";
+    case Resource::weights: return "weights";
+    case Resource::reserve: return "reserve";
+    case Resource::activations: return "activations";
+    case Resource::recurrent_state: return "recurrent_state";
+    case Resource::kv_cache: return "kv_cache";
+  }
+  return "none";
+}
+
+void close_ledger(RankLedger& ledger) {
+  ledger.demand = 0;
+  ledger.first_boundary = Resource::none;
+  for (const auto& row : ledger.rows) {
+    ledger.demand = checked_add(ledger.demand, row.bytes, "rank ledger");
+    if (ledger.first_boundary == Resource::none && ledger.demand > ledger.capacity)
+      ledger.first_boundary = row.resource;
+  }
+  ledger.free = ledger.demand <= ledger.capacity ? ledger.capacity - ledger.demand : 0;
+  ledger.over = ledger.demand > ledger.capacity ? ledger.demand - ledger.capacity : 0;
+}
+
+bool check_reconciles(const RankLedger& ledger, std::string* why) {
+  std::uint64_t sum = 0;
+  for (const auto& row : ledger.rows) sum += row.bytes;
+  const bool rows_ok = sum == ledger.demand;
+  const bool balance_ok = ledger.demand + ledger.free - ledger.over == ledger.capacity;
+  const bool exclusive = ledger.free == 0 || ledger.over == 0;
+  if (why && !(rows_ok && balance_ok && exclusive))
+    *why = fmt::format("rank {}: rows sum {} vs demand {}; demand {} + free {} - over {} vs capacity {}",
+                       ledger.rank, sum, ledger.demand, ledger.demand, ledger.free, ledger.over, ledger.capacity);
+  return rows_ok && balance_ok && exclusive;
+}
+
+}  // namespace preflight

@@ -1,0 +1,363 @@
+#include "plan/plan.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/bytes.h"
+#include "model/request_state.h"
+#include "plan/checklist.h"
+#include "plan/disk.h"
+#include "plan/placement.h"
+
+namespace preflight {
+
+namespace {
+
+constexpr const char* kConfigSource = "config.json of the model";
+constexpr const char* kManifestSource = "tensor manifest generated from config.json (quantization rules applied by name)";
+
+std::string gpu_source(const Accelerator& gpu) {
+  return fmt::format("GPU catalogue entry {} ({})", gpu.id, gpu.device_total_source);
+}
+
+// Weight lower bounds of the first pass.
+void add_weight_bound_figures(Plan& plan, const ModelSpec& model, const Inventory& inv,
+                              const std::vector<RankWeights>& placed) {
+  auto& f = plan.figures;
+  const auto& gpu = plan.gpu;
+  const auto n = plan.gpu_count;
+  const std::string artifact_src = model.artifact ? model.artifact->source : kManifestSource;
+  const auto logical = model.artifact && model.artifact->logical_parameters ? model.artifact->logical_parameters
+                                                                            : inv.logical_params;
+  f.push_back(exact_figure("model.logical_parameters", "logical parameters", logical, "params",
+                           model.artifact ? Evidence::official : Evidence::derived,
+                           model.artifact ? "hub safetensors parameter total (BF16 + F32 elements + 2 x packed FP4 bytes)"
+                                          : "sum of logical tensor elements over the manifest",
+                           artifact_src));
+  f.push_back(bytes_figure("model.tensor_payload", "tensor payload (checkpoint bytes)", inv.payload_bytes,
+                           Evidence::derived,
+                           fmt::format("sum over {} tensors of elements x dtype width (MXFP4: codes + scales)",
+                                       with_commas(inv.tensors)),
+                           kManifestSource));
+  if (model.artifact) {
+    const auto& a = *model.artifact;
+    f.push_back(bytes_figure("artifact.shard_bytes", fmt::format("released weight shards ({} files)", a.shard_count),
+                             a.shard_bytes, Evidence::official, "sum of *.safetensors sizes in the pinned revision",
+                             a.source));
+    if (a.shard_bytes >= inv.payload_bytes)
+      f.push_back(bytes_figure("artifact.header_bytes", "safetensors headers (shards minus payload)",
+                               a.shard_bytes - inv.payload_bytes, Evidence::derived,
+                               fmt::format("{} - {} B", with_commas(a.shard_bytes), with_commas(inv.payload_bytes)),
+                               a.source));
+  }
+  const std::uint64_t weights_proxy = model.artifact ? model.artifact->shard_bytes : inv.payload_bytes;
+
+  // Nominal aggregate, the seeds' comparison (vendor GB, shown as such).
+  const double nominal_total_gb = gpu.nominal_gb * static_cast<double>(n);
+  f.push_back(real_figure("cluster.nominal_aggregate_gb", "nominal aggregate memory (vendor GB)", nominal_total_gb,
+                          "GB", Evidence::derived,
+                          fmt::format("{} GPUs x {} GB/GPU (vendor headline; HBM \"GB\" is GiB-sized in practice)", n,
+                                      gpu.nominal_gb),
+                          fmt::format("GPU catalogue entry {} (nominal_gb)", gpu.id)));
+  const double proxy_gb = static_cast<double>(weights_proxy) / 1e9;
+  const double shortfall = proxy_gb - nominal_total_gb;
+  f.push_back(real_figure("weights.nominal_shortfall_gb",
+                          shortfall > 0 ? "weight shards beyond nominal aggregate" : "nominal aggregate left after shards",
+                          std::abs(shortfall), "GB", Evidence::derived,
+                          fmt::format("{:.3f} GB shards - {} GB nominal = {:.3f} GB", proxy_gb, nominal_total_gb, shortfall),
+                          artifact_src));
+  const auto flat4 = checked_mul(logical, 4) / 8;
+  f.push_back(bytes_figure("weights.flat_4bit_bound", "flat 4-bit lower bound", flat4, Evidence::derived,
+                           fmt::format("{} params x 4 bits / 8", with_commas(logical)), artifact_src));
+  f.push_back(bytes_figure("cluster.device_capacity_per_gpu", "device-reported capacity per GPU", gpu.device_total_bytes,
+                           gpu.device_total_evidence, "what CUDA/HIP report as total memory (plans use this)",
+                           gpu_source(gpu)));
+  const auto device_total = checked_mul(gpu.device_total_bytes, n);
+  f.push_back(bytes_figure("cluster.device_capacity_total", "device-reported capacity, all GPUs", device_total,
+                           gpu.device_total_evidence,
+                           fmt::format("{} x {} B", n, with_commas(gpu.device_total_bytes)), gpu_source(gpu)));
+  const auto even = ceil_div(inv.payload_bytes, n);
+  f.push_back(bytes_figure("weights.even_share_per_rank", "payload per rank under an even split", even,
+                           Evidence::estimate,
+                           fmt::format("ceil({} B / {} ranks) (assumes perfectly even placement)",
+                                       with_commas(inv.payload_bytes), n),
+                           kManifestSource));
+  const auto heaviest = std::max_element(placed.begin(), placed.end(),
+                                         [](const auto& a, const auto& b) { return a.total < b.total; });
+  f.push_back(bytes_figure("weights.heaviest_rank", fmt::format("weights on the heaviest rank ({})", heaviest->rank),
+                           heaviest->total, Evidence::estimate,
+                           fmt::format("sum of rank {}'s tensor shares: TP {} splits, EP {} deals {} experts per MoE "
+                                       "layer, {} replicated",
+                                       heaviest->rank, plan.layout.tp, plan.layout.ep, heaviest->experts_per_moe_layer,
+                                       format_gb(replicated_bytes(model.manifest))),
+                           kManifestSource));
+}
+
+void add_active_figures(Plan& plan, const ModelSpec& model, const Inventory& inv) {
+  plan.figures.push_back(exact_figure(
+      "model.active_parameters", "active parameters per token", inv.active_params, "params", Evidence::derived,
+      fmt::format("{} always-on text params (all but the input embedding and routed experts) + {} x {} layers x {} "
+                  "params per expert = {} + {}",
+                  with_commas(inv.active_trunk_params), model.moe.experts_per_token, inv.moe_layers,
+                  with_commas(inv.routed_params_per_expert), with_commas(inv.active_trunk_params),
+                  with_commas(inv.active_routed_params)),
+      kManifestSource));
+}
+
+LedgerRow row(std::string id, std::string label, Resource r, std::uint64_t bytes, Evidence e, std::string formula) {
+  return LedgerRow{std::move(id), std::move(label), r, bytes, e, std::move(formula)};
+}
+
+struct Pools {
+  std::uint64_t requests_per_group = 0;
+  KdaStatePerRequest kda;
+  MlaCachePerToken mla;
+  std::uint64_t kda_rank_bytes = 0;
+  std::uint64_t mla_rank_bytes = 0;
+  std::uint64_t hidden_buffer = 0;
+  std::uint64_t attn_res_sources = 0;
+  std::uint64_t attn_res_bytes = 0;
+  std::uint64_t routed_latent = 0;
+  std::uint64_t reserve = 0;
+};
+
+Pools compute_pools(const Plan& plan, const ModelSpec& model) {
+  const auto& w = plan.workload;
+  const auto& layout = plan.layout;
+  Pools p;
+  p.requests_per_group = ceil_div(w.concurrency, layout.dp);
+  p.kda = kda_state_per_request(model, layout.tp, state_dtype_bytes(w.state_dtype));
+  p.mla = mla_cache_per_token(model, kv_dtype_bytes(w.kv_dtype));
+  p.kda_rank_bytes = checked_mul(checked_mul(w.state_slots, p.requests_per_group), p.kda.bytes, "KDA state pool");
+  p.mla_rank_bytes = ceil_div(checked_mul(checked_mul(p.requests_per_group, w.context_tokens), p.mla.bytes, "MLA cache"),
+                              layout.dcp);
+  const auto width = dtype_bits(model.dtype) / 8;
+  p.hidden_buffer = checked_mul(checked_mul(w.chunk_tokens, model.hidden_size), width, "activations");
+  if (model.attn_res_block_size > 0) {
+    p.attn_res_sources = ceil_div(model.layers.size(), model.attn_res_block_size) + 1;
+    p.attn_res_bytes = checked_mul(p.attn_res_sources, p.hidden_buffer, "activations");
+  }
+  const auto latent = model.moe.latent_dim > 0 ? model.moe.latent_dim : model.hidden_size;
+  p.routed_latent = checked_mul(checked_mul(checked_mul(w.chunk_tokens, model.moe.experts_per_token), latent), width,
+                                "activations");
+  p.reserve = w.reserve.is_percent
+                  ? static_cast<std::uint64_t>(static_cast<double>(plan.gpu.device_total_bytes) * w.reserve.percent / 100.0)
+                  : w.reserve.bytes;
+  return p;
+}
+
+void add_pool_figures(Plan& plan, const ModelSpec& model, const Pools& p) {
+  auto& f = plan.figures;
+  const auto& w = plan.workload;
+  const auto tp = plan.layout.tp;
+  const auto& k = p.kda;
+  const auto d = model.kda.head_dim;
+  const auto positions = model.kda.conv_kernel - 1;
+  f.push_back(bytes_figure(
+      "state.kda_slot_per_rank", fmt::format("one KDA state slot per rank (TP{}, {} state)", tp, w.state_dtype), k.bytes,
+      Evidence::derived,
+      fmt::format("{} layers x {} heads x {} x {} x {} B + {} x {} projections x {} positions x {} x {} x {} B "
+                  "= {} + {}",
+                  k.layers, k.heads_per_rank, d, d, k.state_dtype_bytes, k.layers, model.kda.conv_projections,
+                  positions, k.heads_per_rank, d, k.conv_dtype_bytes, with_commas(k.recurrent_bytes),
+                  with_commas(k.conv_bytes)),
+      kConfigSource));
+  const auto whole = kda_state_per_request(model, 1, k.state_dtype_bytes);
+  f.push_back(bytes_figure("state.kda_per_request_whole_model",
+                           fmt::format("KDA state per request, all {} heads", model.kda.heads), whole.bytes,
+                           Evidence::derived,
+                           fmt::format("{} x ({} x {} x {} x {} + 3 x {} x {} x {})", k.layers, model.kda.heads, d, d,
+                                       k.state_dtype_bytes, model.kda.heads * d, positions, k.conv_dtype_bytes),
+                           kConfigSource));
+  f.push_back(bytes_figure(
+      "state.kda_pool_per_rank", "KDA state pool per rank", p.kda_rank_bytes, Evidence::estimate,
+      fmt::format("{} slots x {} requests per attention group x {} B (slots per request: SGLang's default buffering)",
+                  w.state_slots, p.requests_per_group, with_commas(k.bytes)),
+      "--state-slots (default 5: SGLang overlap scheduler with radix cache)"));
+  f.push_back(bytes_figure("kv.mla_per_token", fmt::format("MLA cache per token ({})", w.kv_dtype), p.mla.bytes,
+                           Evidence::derived,
+                           fmt::format("{} layers x ({} + {}) values x {} B", p.mla.layers, model.mla.kv_lora_rank,
+                                       model.mla.qk_rope_head_dim, p.mla.dtype_bytes),
+                           kConfigSource));
+  const auto per_request = checked_mul(w.context_tokens, p.mla.bytes);
+  f.push_back(bytes_figure("kv.mla_per_request", fmt::format("MLA cache for one {}-token request", with_commas(w.context_tokens)),
+                           per_request, Evidence::derived,
+                           fmt::format("{} B/token x {} tokens (replicated on every TP rank)", with_commas(p.mla.bytes),
+                                       with_commas(w.context_tokens)),
+                           kConfigSource));
+  f.push_back(bytes_figure("kv.mla_pool_per_rank", "MLA cache pool per rank", p.mla_rank_bytes, Evidence::derived,
+                           fmt::format("{} requests x {} tokens x {} B / DCP {}", p.requests_per_group,
+                                       with_commas(w.context_tokens), with_commas(p.mla.bytes), plan.layout.dcp),
+                           kConfigSource));
+  f.push_back(bytes_figure("activations.hidden_buffer",
+                           fmt::format("one hidden buffer, {}-token chunk", with_commas(w.chunk_tokens)), p.hidden_buffer,
+                           Evidence::derived,
+                           fmt::format("{} tokens x {} x {} B", w.chunk_tokens, model.hidden_size,
+                                       dtype_bits(model.dtype) / 8),
+                           kConfigSource));
+  if (p.attn_res_sources > 0)
+    f.push_back(bytes_figure("activations.attn_res_sources",
+                             fmt::format("{} Attention Residual sources", p.attn_res_sources), p.attn_res_bytes,
+                             Evidence::estimate,
+                             fmt::format("(ceil({} layers / block {}) + 1 embedding) = {} x {} B", model.layers.size(),
+                                         model.attn_res_block_size, p.attn_res_sources, with_commas(p.hidden_buffer)),
+                             kConfigSource));
+  f.push_back(bytes_figure("activations.routed_latent", fmt::format("{}-way routed latent payload", model.moe.experts_per_token),
+                           p.routed_latent, Evidence::derived,
+                           fmt::format("{} tokens x {} experts x {} x {} B", w.chunk_tokens, model.moe.experts_per_token,
+                                       model.moe.latent_dim > 0 ? model.moe.latent_dim : model.hidden_size,
+                                       dtype_bits(model.dtype) / 8),
+                           kConfigSource));
+  f.push_back(bytes_figure("reserve.per_gpu", "runtime reserve per GPU", p.reserve, Evidence::estimate,
+                           w.reserve.is_percent
+                               ? fmt::format("{}% x {} B device capacity", w.reserve.percent,
+                                             with_commas(plan.gpu.device_total_bytes))
+                               : fmt::format("--reserve {} B per GPU", with_commas(w.reserve.bytes)),
+                           "--reserve (a planning assumption: replace with a measured figure)"));
+}
+
+RankLedger rank_ledger(const Plan& plan, const RankWeights& weights, const Pools* pools) {
+  RankLedger l;
+  l.rank = weights.rank;
+  l.capacity = plan.gpu.device_total_bytes;
+  for (auto m : kAllModuleClasses) {
+    auto it = weights.bytes_by_module.find(m);
+    if (it == weights.bytes_by_module.end() || it->second == 0) continue;
+    std::string formula;
+    if (m == ModuleClass::routed_experts)
+      formula = fmt::format("{} experts per MoE layer on this rank (EP {}), MXFP4 codes + scales",
+                            weights.experts_per_moe_layer, plan.layout.ep);
+    else
+      formula = fmt::format("this rank's share under TP {} (replicated tensors in full)", plan.layout.tp);
+    l.rows.push_back(row(fmt::format("weights.{}", module_key(m)), std::string(module_label(m)), Resource::weights,
+                         it->second, Evidence::estimate, formula));
+  }
+  if (pools) {
+    const auto& p = *pools;
+    const auto& w = plan.workload;
+    l.rows.push_back(row("reserve.runtime", "runtime reserve", Resource::reserve, p.reserve, Evidence::estimate,
+                         w.reserve.is_percent ? fmt::format("{}% of device capacity", w.reserve.percent)
+                                              : "--reserve bytes per GPU"));
+    l.rows.push_back(row("activations.hidden", "prefill hidden buffer", Resource::activations, p.hidden_buffer,
+                         Evidence::estimate, fmt::format("{} tokens x hidden x dtype", w.chunk_tokens)));
+    if (p.attn_res_bytes > 0)
+      l.rows.push_back(row("activations.attn_res", "Attention Residual sources", Resource::activations, p.attn_res_bytes,
+                           Evidence::estimate, fmt::format("{} sources x hidden buffer", p.attn_res_sources)));
+    l.rows.push_back(row("activations.routed_latent", "routed latent payload", Resource::activations, p.routed_latent,
+                         Evidence::estimate, "chunk x experts per token x latent x dtype (logical aggregate, not divided)"));
+    l.rows.push_back(row("state.kda_slots", "KDA state slots", Resource::recurrent_state, p.kda_rank_bytes,
+                         Evidence::estimate,
+                         fmt::format("{} slots x {} requests x {}", w.state_slots, p.requests_per_group,
+                                     format_mib(p.kda.bytes, 1))));
+    l.rows.push_back(row("kv.mla", "MLA latent cache", Resource::kv_cache, p.mla_rank_bytes, Evidence::derived,
+                         fmt::format("{} requests x {} tokens x {} B / DCP {}", p.requests_per_group,
+                                     with_commas(w.context_tokens), with_commas(p.mla.bytes), plan.layout.dcp)));
+  }
+  close_ledger(l);
+  return l;
+}
+
+Verdict judge(const Plan& plan) {
+  Verdict v;
+  v.fits = true;
+  std::int64_t headroom = INT64_MAX;
+  int worst_boundary = 99;
+  for (const auto& l : plan.ranks) {
+    const auto slack = l.fits() ? static_cast<std::int64_t>(l.free) : -static_cast<std::int64_t>(l.over);
+    if (slack < headroom) {
+      headroom = slack;
+      v.worst_rank = l.rank;
+    }
+    if (!l.fits()) {
+      v.fits = false;
+      if (static_cast<int>(l.first_boundary) < worst_boundary) {
+        worst_boundary = static_cast<int>(l.first_boundary);
+        v.first_boundary = l.first_boundary;
+      }
+    }
+  }
+  v.headroom_bytes = headroom;
+  const auto& worst = plan.ranks[v.worst_rank];
+  const auto cap = fmt::format("{} ({}) device capacity", format_gb(worst.capacity, 1), format_gib(worst.capacity, 2));
+  if (!v.fits) {
+    v.evidence = Evidence::derived;
+    std::uint64_t at_boundary = 0;
+    for (const auto& r : worst.rows) {
+      at_boundary += r.bytes;
+      if (r.resource == v.first_boundary) break;
+    }
+    v.summary = fmt::format(
+        "does not fit: first boundary crossed: {}; rank {} needs {} against {} ({} over)",
+        resource_key(v.first_boundary), worst.rank, format_gb(worst.demand, 1), cap, format_gb(worst.over, 1));
+  } else {
+    v.evidence = Evidence::hypothesis;
+    v.summary = fmt::format(
+        "fits under the stated inputs, tightest rank {} keeps {} ({}) free; a deployment hypothesis until benchmarked",
+        worst.rank, format_gb(worst.free, 1), format_gib(worst.free, 2));
+  }
+  return v;
+}
+
+}  // namespace
+
+Result<Plan> build_plan(const ModelSpec& model, const Accelerator& gpu, const PlanRequest& request) {
+  if (request.gpu_count == 0) return Error{"--gpus", "", "GPU count must be at least 1"};
+  if (gpu.device_total_bytes == 0)
+    return Error{"--gpus", "", fmt::format("GPU '{}' has no known memory capacity", gpu.id)};
+  auto layout = choose_layout(model, request.gpu_count, request.layout);
+  if (!layout) return layout.error();
+
+  Plan plan;
+  plan.model_name = model.name;
+  plan.model_family = model.family;
+  plan.revision = model.artifact ? model.artifact->revision : "";
+  plan.gpu = gpu;
+  plan.gpu_count = request.gpu_count;
+  plan.layout = *layout;
+  plan.workload = request.workload;
+  plan.second_pass = request.workload.requested;
+  if (plan.workload.context_tokens == 0) plan.workload.context_tokens = model.max_context;
+  if (kv_dtype_bytes(plan.workload.kv_dtype) == 0)
+    return Error{"--kv-dtype", "", fmt::format("expected bf16 or fp8, got '{}'", plan.workload.kv_dtype)};
+  if (state_dtype_bytes(plan.workload.state_dtype) == 0)
+    return Error{"--state-dtype", "", fmt::format("expected fp32 or bf16, got '{}'", plan.workload.state_dtype)};
+  if (plan.workload.context_tokens > model.max_context)
+    plan.assumptions.push_back(fmt::format("context {} exceeds the model's max_position_embeddings {}",
+                                           with_commas(plan.workload.context_tokens), with_commas(model.max_context)));
+
+  const auto inv = build_inventory(model);
+  plan.checkpoint_bytes = inv.payload_bytes;
+  plan.logical_params = model.artifact && model.artifact->logical_parameters ? model.artifact->logical_parameters
+                                                                             : inv.logical_params;
+  plan.active_params = inv.active_params;
+
+  const auto placed = place_weights(model.manifest, plan.layout, model.moe.routed_experts);
+  add_weight_bound_figures(plan, model, inv, placed);
+  add_active_figures(plan, model, inv);
+
+  std::optional<Pools> pools;
+  if (plan.second_pass) {
+    pools = compute_pools(plan, model);
+    add_pool_figures(plan, model, *pools);
+  }
+  for (const auto& rw : placed) plan.ranks.push_back(rank_ledger(plan, rw, pools ? &*pools : nullptr));
+  plan.verdict = judge(plan);
+  if (model.artifact)
+    for (auto& f : disk_figures(*model.artifact)) plan.figures.push_back(std::move(f));
+
+  plan.assumptions.push_back(fmt::format("layout: {}", plan.layout.chosen_by));
+  plan.assumptions.push_back("capacity per GPU is what the device reports to CUDA/HIP, not the vendor headline");
+  plan.assumptions.push_back(
+      "placement: TP-split attention/MLP/embedding, experts dealt over all GPUs, routers, norms, latent projections "
+      "and the vision tower replicated");
+  if (plan.second_pass) {
+    plan.assumptions.push_back(fmt::format("{} KDA state slots per running request, {} recurrent state, {} MLA cache",
+                                           plan.workload.state_slots, plan.workload.state_dtype, plan.workload.kv_dtype));
+    plan.assumptions.push_back("activations: logical aggregate payloads of one prefill chunk, counted on every rank");
+  }
+  plan.checklist = build_checklist(plan, model);
+  return plan;
+}
+
+}  // namespace preflight

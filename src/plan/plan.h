@@ -1,0 +1,67 @@
+// Plan: the answer to "does this model serve on N x GPU, and if not, what runs
+// out first?" as a plain value. build_plan computes; renderers only read.
+//
+// Two passes (seed 000): with only --gpus, the weight lower bounds against
+// aggregate and per-GPU capacity and a weights-only ledger; with a workload,
+// the full per-rank ledger (weights by module, KDA state slots, MLA KV, prefill
+// activations, runtime reserve, free) and the verdict.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/figure.h"
+#include "core/result.h"
+#include "hardware/accelerator.h"
+#include "model/inventory.h"
+#include "model/model_spec.h"
+#include "plan/layout.h"
+#include "plan/ledger.h"
+#include "plan/workload.h"
+
+namespace preflight {
+
+struct Verdict {
+  bool fits = false;
+  Resource first_boundary = Resource::none;
+  std::int64_t headroom_bytes = 0;  // min free over ranks; negative: the worst shortfall
+  std::uint64_t worst_rank = 0;
+  Evidence evidence = Evidence::hypothesis;  // green is a hypothesis; red is derived under the inputs
+  std::string summary;                       // one sentence
+};
+
+struct ChecklistItem {
+  std::string step;    // "Pin the artifact"
+  std::string status;  // "established" | "open" | "failed"
+  std::string detail;
+};
+
+struct PlanRequest {
+  std::uint64_t gpu_count = 0;
+  LayoutOptions layout;
+  WorkloadOptions workload;
+};
+
+struct Plan {
+  std::string model_name;
+  std::string model_family;
+  std::string revision;
+  std::uint64_t checkpoint_bytes = 0;   // tensor payload
+  std::uint64_t logical_params = 0;
+  std::uint64_t active_params = 0;
+  Accelerator gpu;
+  std::uint64_t gpu_count = 0;
+  Layout layout;
+  WorkloadOptions workload;             // with defaults resolved (context filled in)
+  bool second_pass = false;
+  std::vector<RankLedger> ranks;
+  Verdict verdict;
+  std::vector<Figure> figures;          // every number, labelled, with formula and source
+  std::vector<ChecklistItem> checklist;
+  std::vector<std::string> assumptions; // planning assumptions in force
+};
+
+Result<Plan> build_plan(const ModelSpec& model, const Accelerator& gpu, const PlanRequest& request);
+
+}  // namespace preflight

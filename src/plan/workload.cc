@@ -1,0 +1,17 @@
+#include "plan/workload.h"
+
+namespace preflight {
+
+std::uint64_t kv_dtype_bytes(const std::string& name) {
+  if (name == "bf16" || name == "fp16" || name == "auto") return 2;
+  if (name == "fp8" || name == "fp8_e4m3" || name == "fp8_e5m2") return 1;
+  return 0;
+}
+
+std::uint64_t state_dtype_bytes(const std::string& name) {
+  if (name == "fp32" || name == "float32") return 4;
+  if (name == "bf16" || name == "bfloat16" || name == "fp16") return 2;
+  return 0;
+}
+
+}  // namespace preflight

@@ -1,0 +1,28 @@
+// Workload options: the second pass of seed 000 (context, concurrency, cache
+// and state precision, runtime reserve, prefill chunk). Defaults in-class with
+// their unit; each default is a planning assumption the plan reports.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/units.h"
+
+namespace preflight {
+
+struct WorkloadOptions {
+  bool requested = false;              // any workload flag given: run the second pass
+  std::uint64_t context_tokens = 0;    // per request; 0 = the model's max_position_embeddings
+  std::uint64_t concurrency = 1;       // running requests
+  std::string kv_dtype = "bf16";       // MLA cache dtype: bf16 | fp8
+  std::string state_dtype = "fp32";    // KDA recurrent state dtype: fp32 | bf16 (engines default to FP32)
+  std::uint64_t state_slots = 5;       // KDA state slots per running request (SGLang's default buffering)
+  ReserveSpec reserve;                 // runtime reserve per GPU (default 10% of device capacity)
+  std::uint64_t chunk_tokens = 16384;  // prefill chunk for the activation estimate (seed 000's figure)
+};
+
+// Bytes per element for the accepted dtype names; 0 for an unknown name.
+std::uint64_t kv_dtype_bytes(const std::string& name);
+std::uint64_t state_dtype_bytes(const std::string& name);
+
+}  // namespace preflight

@@ -1,0 +1,138 @@
+#include "report/json_report.h"
+
+#include "model/request_state.h"
+#include "report/reconstruction.h"
+
+namespace preflight {
+
+nlohmann::json figure_json(const Figure& f) {
+  nlohmann::json j{{"id", f.id},         {"label", f.label},   {"unit", f.unit},
+                   {"evidence", evidence_key(f.evidence)}, {"formula", f.formula}, {"source", f.source},
+                   {"display", f.display}};
+  if (f.is_exact) j["value"] = f.exact;
+  else j["value"] = f.value;
+  return j;
+}
+
+nlohmann::json plan_json(const Plan& plan) {
+  nlohmann::json j;
+  j["model"] = {{"name", plan.model_name},
+                {"family", plan.model_family},
+                {"revision", plan.revision},
+                {"checkpoint_bytes", plan.checkpoint_bytes},
+                {"parameters", plan.logical_params},
+                {"active_parameters", plan.active_params}};
+  j["cluster"] = {{"gpu", plan.gpu.id},
+                  {"gpu_name", plan.gpu.name},
+                  {"count", plan.gpu_count},
+                  {"capacity_bytes_per_gpu", plan.gpu.device_total_bytes},
+                  {"capacity_evidence", evidence_key(plan.gpu.device_total_evidence)},
+                  {"nominal_gb_per_gpu", plan.gpu.nominal_gb},
+                  {"gpus_per_node", plan.gpu.gpus_per_node}};
+  j["layout"] = {{"tp", plan.layout.tp}, {"ep", plan.layout.ep}, {"pp", plan.layout.pp},
+                 {"dp", plan.layout.dp}, {"dcp", plan.layout.dcp}, {"chosen_by", plan.layout.chosen_by}};
+  j["pass"] = plan.second_pass ? 2 : 1;
+  if (plan.second_pass) {
+    const auto& w = plan.workload;
+    j["workload"] = {{"context_tokens", w.context_tokens}, {"concurrency", w.concurrency},
+                     {"kv_dtype", w.kv_dtype},             {"state_dtype", w.state_dtype},
+                     {"state_slots", w.state_slots},       {"chunk_tokens", w.chunk_tokens}};
+  }
+  j["verdict"] = {{"fits", plan.verdict.fits},
+                  {"first_boundary", resource_key(plan.verdict.first_boundary)},
+                  {"headroom_bytes", plan.verdict.headroom_bytes},
+                  {"worst_rank", plan.verdict.worst_rank},
+                  {"evidence", evidence_key(plan.verdict.evidence)},
+                  {"summary", plan.verdict.summary}};
+  j["ranks"] = nlohmann::json::array();
+  for (const auto& r : plan.ranks) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto& row : r.rows)
+      rows.push_back({{"id", row.id},
+                      {"label", row.label},
+                      {"resource", resource_key(row.resource)},
+                      {"bytes", row.bytes},
+                      {"evidence", evidence_key(row.evidence)},
+                      {"formula", row.formula}});
+    j["ranks"].push_back({{"rank", r.rank},
+                          {"capacity_bytes", r.capacity},
+                          {"demand_bytes", r.demand},
+                          {"free_bytes", r.free},
+                          {"over_bytes", r.over},
+                          {"first_boundary", resource_key(r.first_boundary)},
+                          {"rows", rows}});
+  }
+  j["figures"] = nlohmann::json::array();
+  for (const auto& f : plan.figures) j["figures"].push_back(figure_json(f));
+  j["assumptions"] = plan.assumptions;
+  j["checklist"] = nlohmann::json::array();
+  for (const auto& c : plan.checklist)
+    j["checklist"].push_back({{"step", c.step}, {"status", c.status}, {"detail", c.detail}});
+  return j;
+}
+
+nlohmann::json inventory_json(const ModelSpec& model, const Inventory& inv) {
+  nlohmann::json j;
+  j["model"] = {{"name", model.name},
+                {"family", model.family},
+                {"architecture", model.architecture},
+                {"checkpoint_bytes", inv.payload_bytes},
+                {"parameters", inv.logical_params},
+                {"active_parameters", inv.active_params},
+                {"tensors", inv.tensors}};
+  if (model.artifact) {
+    const auto& a = *model.artifact;
+    j["model"]["revision"] = a.revision;
+    j["artifact"] = {{"hub_id", a.hub_id},         {"revision", a.revision},
+                     {"shard_count", a.shard_count}, {"shard_bytes", a.shard_bytes},
+                     {"file_count", a.file_count},   {"file_bytes", a.file_bytes},
+                     {"logical_parameters", a.logical_parameters}, {"source", a.source},
+                     {"evidence", "official"}};
+  }
+  j["modules"] = nlohmann::json::array();
+  for (const auto& r : inv.by_module)
+    j["modules"].push_back({{"module", module_key(r.module)},
+                            {"tensors", r.tensors},
+                            {"parameters", r.logical_params},
+                            {"bytes", r.bytes},
+                            {"bytes_by_dtype", r.bytes_by_dtype}});
+  j["bytes_by_dtype"] = inv.bytes_by_dtype;
+  j["elements_by_dtype"] = inv.elements_by_dtype;
+  const auto mla = mla_cache_per_token(model, 2);
+  const auto kda_fp32 = kda_state_per_request(model, 1, 4);
+  const auto kda_bf16 = kda_state_per_request(model, 1, 2);
+  j["cache_per_token"] = {{"mla_bf16_bytes", mla.bytes}, {"mla_fp8_bytes", mla.bytes / 2}, {"mla_layers", mla.layers}};
+  j["state_per_sequence"] = {{"kda_layers", kda_fp32.layers},
+                             {"fp32_recurrent_bytes", kda_fp32.bytes},
+                             {"bf16_recurrent_bytes", kda_bf16.bytes},
+                             {"conv_bytes", kda_fp32.conv_bytes}};
+  j["reconstruction"] = nlohmann::json::array();
+  for (const auto& f : two_precision_reconstruction(model, inv)) j["reconstruction"].push_back(figure_json(f));
+  return j;
+}
+
+nlohmann::json accelerator_json(const Accelerator& g) {
+  return {{"id", g.id},
+          {"vendor", g.vendor},
+          {"name", g.name},
+          {"aliases", g.aliases},
+          {"nominal_gb", g.nominal_gb},
+          {"smi_total_bytes", g.smi_total_bytes},
+          {"device_total_bytes", g.device_total_bytes},
+          {"device_total_evidence", evidence_key(g.device_total_evidence)},
+          {"device_total_source", g.device_total_source},
+          {"memory_type", g.memory_type},
+          {"memory_bandwidth_tb_s", g.memory_bandwidth_tb_s},
+          {"bf16_dense_tflops", g.bf16_dense_tflops},
+          {"fp8_dense_tflops", g.fp8_dense_tflops},
+          {"fp4_native", g.fp4_native},
+          {"fp4_dense_tflops", g.fp4_dense_tflops},
+          {"interconnect", g.interconnect},
+          {"interconnect_gb_s", g.interconnect_gb_s},
+          {"gpus_per_node", g.gpus_per_node},
+          {"price_usd_per_gpu_hour", g.price_usd_per_gpu_hour},
+          {"price_note", g.price_note},
+          {"sources", g.sources}};
+}
+
+}  // namespace preflight

@@ -1,0 +1,19 @@
+// JSON renderings of plans, inventories and catalogues (the stable contract in
+// docs/json.md and ../shared/design/CLI.md). They read values; they compute nothing.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "hardware/accelerator.h"
+#include "model/inventory.h"
+#include "model/model_spec.h"
+#include "plan/plan.h"
+
+namespace preflight {
+
+nlohmann::json figure_json(const Figure& f);
+nlohmann::json plan_json(const Plan& plan);
+nlohmann::json inventory_json(const ModelSpec& model, const Inventory& inv);
+nlohmann::json accelerator_json(const Accelerator& gpu);
+
+}  // namespace preflight

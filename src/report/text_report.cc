@@ -1,0 +1,286 @@
+#include "report/text_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/bytes.h"
+#include "model/request_state.h"
+#include "report/reconstruction.h"
+
+namespace preflight {
+
+namespace {
+
+char resource_glyph(Resource r) {
+  switch (r) {
+    case Resource::weights: return '#';
+    case Resource::reserve: return 'r';
+    case Resource::activations: return 'a';
+    case Resource::recurrent_state: return 's';
+    case Resource::kv_cache: return 'k';
+    case Resource::none: return '.';
+  }
+  return '?';
+}
+
+std::string heading(TextStyle style, int level, std::string_view text) {
+  if (style == TextStyle::markdown) return fmt::format("\n{} {}\n\n", std::string(level + 1, '#'), text);
+  return fmt::format("\n{}\n{}\n", text, std::string(text.size(), level == 1 ? '=' : '-'));
+}
+
+// Ranks whose rows are byte-identical are shown once ("ranks 0-7").
+struct RankGroup {
+  std::uint64_t first = 0, last = 0;
+  const RankLedger* ledger = nullptr;
+};
+
+bool same_rows(const RankLedger& a, const RankLedger& b) {
+  if (a.rows.size() != b.rows.size() || a.capacity != b.capacity) return false;
+  for (std::size_t i = 0; i < a.rows.size(); ++i)
+    if (a.rows[i].id != b.rows[i].id || a.rows[i].bytes != b.rows[i].bytes) return false;
+  return true;
+}
+
+std::vector<RankGroup> group_ranks(const std::vector<RankLedger>& ranks) {
+  std::vector<RankGroup> groups;
+  for (const auto& r : ranks) {
+    if (!groups.empty() && same_rows(*groups.back().ledger, r) && groups.back().last + 1 == r.rank) {
+      groups.back().last = r.rank;
+      continue;
+    }
+    groups.push_back({r.rank, r.rank, &r});
+  }
+  return groups;
+}
+
+std::string rank_name(const RankGroup& g) {
+  return g.first == g.last ? fmt::format("rank {}", g.first) : fmt::format("ranks {}-{}", g.first, g.last);
+}
+
+std::string bytes_cell(std::uint64_t b) { return fmt::format("{} ({})", format_gb(b, 2), format_binary(b, 2)); }
+
+void ledger_table(std::string& out, const RankGroup& g, TextStyle style) {
+  const auto& l = *g.ledger;
+  if (style == TextStyle::markdown) {
+    out += fmt::format("**{}** `{}`\n\n| row | bytes | evidence | formula |\n|---|---:|---|---|\n", rank_name(g),
+                       rank_bar(l, 40));
+    for (const auto& r : l.rows)
+      out += fmt::format("| {} | {} | {} | {} |\n", r.label, bytes_cell(r.bytes), evidence_label(r.evidence), r.formula);
+    out += fmt::format("| **total demand** | {} | | sum of rows |\n", bytes_cell(l.demand));
+    if (l.fits()) out += fmt::format("| free | {} | derived calculation | capacity - demand |\n", bytes_cell(l.free));
+    else out += fmt::format("| **over capacity** | {} | derived calculation | demand - capacity |\n", bytes_cell(l.over));
+    out += fmt::format("| capacity | {} | | device-reported |\n\n", bytes_cell(l.capacity));
+    return;
+  }
+  out += fmt::format("{}  [{}]\n", rank_name(g), rank_bar(l, 50));
+  for (const auto& r : l.rows)
+    out += fmt::format("  {:<30} {:>30}  {}\n", r.label, bytes_cell(r.bytes), evidence_label(r.evidence));
+  out += fmt::format("  {:<30} {:>30}\n", "total demand", bytes_cell(l.demand));
+  if (l.fits()) out += fmt::format("  {:<30} {:>30}\n", "free", bytes_cell(l.free));
+  else out += fmt::format("  {:<30} {:>30}  <- {} crossed the boundary\n", "OVER capacity", bytes_cell(l.over),
+                          resource_key(l.first_boundary));
+  out += fmt::format("  {:<30} {:>30}\n", "capacity (device-reported)", bytes_cell(l.capacity));
+}
+
+void figure_lines(std::string& out, const std::vector<Figure>& figures, std::string_view prefix, TextStyle style,
+                  bool with_formula) {
+  for (const auto& f : figures) {
+    if (!prefix.empty() && !f.id.starts_with(prefix)) continue;
+    if (style == TextStyle::markdown) {
+      out += fmt::format("- **{}**: {} — *{}*", f.label, f.display, evidence_label(f.evidence));
+      if (with_formula) out += fmt::format("; `{}`; source: {}", f.formula, f.source);
+      out += "\n";
+    } else {
+      out += fmt::format("  {:<46} {}  [{}]\n", f.label, f.display, evidence_label(f.evidence));
+      if (with_formula) {
+        out += fmt::format("  {:<46}   = {}\n", "", f.formula);
+        out += fmt::format("  {:<46}   source: {}\n", "", f.source);
+      }
+    }
+  }
+}
+
+void checklist_lines(std::string& out, const Plan& plan, TextStyle style) {
+  out += heading(style, 2, "Preflight checklist");
+  int i = 1;
+  for (const auto& c : plan.checklist) {
+    const char* mark = c.status == "established" ? "[x]" : c.status == "failed" ? "[!]" : "[ ]";
+    if (style == TextStyle::markdown) out += fmt::format("{}. {} **{}** ({}): {}\n", i++, mark, c.step, c.status, c.detail);
+    else out += fmt::format("{}. {} {}: {}\n", i++, mark, c.step, c.detail);
+  }
+}
+
+void verdict_block(std::string& out, const Plan& plan, TextStyle style) {
+  const auto& v = plan.verdict;
+  const std::string word = v.fits ? "GREEN" : "RED";
+  if (style == TextStyle::markdown)
+    out += fmt::format("**Verdict: {}** ({}): {}\n\nfirst boundary: `{}`; headroom on the tightest rank: {} B\n", word,
+                       evidence_label(v.evidence), v.summary, resource_key(v.first_boundary), v.headroom_bytes);
+  else
+    out += fmt::format("Verdict: {} [{}]\n  {}\n  first boundary: {}\n", word, evidence_label(v.evidence), v.summary,
+                       resource_key(v.first_boundary));
+}
+
+std::string plan_header(const Plan& plan, TextStyle style) {
+  std::string out;
+  out += (style == TextStyle::markdown ? "# " : "") +
+         fmt::format("preflight plan: {} on {} x {}\n", plan.model_name, plan.gpu_count, plan.gpu.name);
+  if (!plan.revision.empty()) out += fmt::format("{}revision {}\n", style == TextStyle::markdown ? "\n" : "", plan.revision);
+  out += fmt::format("{}layout: TP {} x DP {} attention, EP {}, PP {}, DCP {} ({})\n",
+                     style == TextStyle::markdown ? "\n" : "", plan.layout.tp, plan.layout.dp, plan.layout.ep,
+                     plan.layout.pp, plan.layout.dcp, plan.layout.chosen_by);
+  if (plan.second_pass) {
+    const auto& w = plan.workload;
+    out += fmt::format("workload: {} tokens x {} requests, KV {}, KDA state {} x {} slots, prefill chunk {}\n",
+                       with_commas(w.context_tokens), w.concurrency, w.kv_dtype, w.state_dtype, w.state_slots,
+                       with_commas(w.chunk_tokens));
+  } else {
+    out += "pass 1 (weights only): add --context/--concurrency/--reserve for request-level pressure\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string rank_bar(const RankLedger& l, int width) {
+  std::string bar;
+  const double scale = static_cast<double>(width) / static_cast<double>(std::max(l.capacity, l.demand));
+  double acc = 0;
+  for (const auto& r : l.rows) {
+    acc += static_cast<double>(r.bytes) * scale;
+    const auto target = static_cast<std::size_t>(acc + 0.5);
+    while (bar.size() < target) bar.push_back(resource_glyph(r.resource));
+  }
+  const auto cap = static_cast<std::size_t>(static_cast<double>(l.capacity) * scale + 0.5);
+  while (bar.size() < cap) bar.push_back('.');
+  // Mark what lies beyond the capacity.
+  for (std::size_t i = cap; i < bar.size(); ++i) bar[i] = '!';
+  return bar;
+}
+
+std::string render_plan(const Plan& plan, TextStyle style) {
+  std::string out = plan_header(plan, style);
+  out += "\n";
+  verdict_block(out, plan, style);
+  out += heading(style, 2, "Weight lower bounds");
+  for (const char* id : {"model.logical_parameters", "artifact.shard_bytes", "cluster.nominal_aggregate_gb",
+                         "weights.nominal_shortfall_gb", "weights.flat_4bit_bound", "cluster.device_capacity_per_gpu",
+                         "cluster.device_capacity_total", "weights.even_share_per_rank", "weights.heaviest_rank"}) {
+    if (const auto* f = find_figure(plan.figures, id)) figure_lines(out, {*f}, "", style, false);
+  }
+  if (plan.second_pass) {
+    out += heading(style, 2, "Request state");
+    figure_lines(out, plan.figures, "state.", style, false);
+    figure_lines(out, plan.figures, "kv.", style, false);
+    figure_lines(out, plan.figures, "activations.", style, false);
+  }
+  out += heading(style, 2, "Per-rank ledger");
+  if (style == TextStyle::table)
+    out += "  bar: # weights  r reserve  a activations  s KDA state  k MLA cache  . free  ! over capacity\n";
+  for (const auto& g : group_ranks(plan.ranks)) ledger_table(out, g, style);
+  out += heading(style, 2, "Disk and download");
+  figure_lines(out, plan.figures, "disk.", style, false);
+  out += heading(style, 2, "Assumptions");
+  for (const auto& a : plan.assumptions) out += fmt::format("- {}\n", a);
+  checklist_lines(out, plan, style);
+  out += "\n`preflight explain` with the same flags shows the arithmetic behind every figure.\n";
+  return out;
+}
+
+std::string render_explain(const Plan& plan, TextStyle style) {
+  std::string out = plan_header(plan, style);
+  out += "\n";
+  verdict_block(out, plan, style);
+  if (plan.verdict.fits)
+    out += "  A green verdict is a deployment hypothesis: it says the bytes can be placed under these inputs, not "
+           "that latency, throughput or reliability targets are met. Benchmark it.\n";
+  out += heading(style, 2, "Every figure, with its evidence, formula and source");
+  figure_lines(out, plan.figures, "", style, true);
+  out += heading(style, 2, "Ledger rows (tightest rank)");
+  const auto& worst = plan.ranks[plan.verdict.worst_rank];
+  for (const auto& r : worst.rows)
+    out += fmt::format("  {:<30} {:>28}  [{}]\n  {:<30}   = {}\n", r.label, bytes_cell(r.bytes),
+                       evidence_label(r.evidence), "", r.formula);
+  out += fmt::format("  sum of rows {} B {} capacity {} B: {}\n", with_commas(worst.demand),
+                     worst.fits() ? "<=" : ">", with_commas(worst.capacity),
+                     worst.fits() ? fmt::format("{} B free", with_commas(worst.free))
+                                  : fmt::format("{} B over", with_commas(worst.over)));
+  out += heading(style, 2, "Evidence labels");
+  out += "  official fact: read from a pinned artifact, report or serving recipe\n"
+         "  derived calculation: arithmetic on official facts alone\n"
+         "  planning estimate: adds an explicit assumption (even placement, a reserve %, a dtype)\n"
+         "  deployment hypothesis: a configuration that still needs a benchmark\n";
+  checklist_lines(out, plan, style);
+  return out;
+}
+
+std::string render_inventory(const ModelSpec& model, const Inventory& inv, TextStyle style) {
+  std::string out;
+  out += (style == TextStyle::markdown ? "# " : "") + fmt::format("preflight inspect: {}\n", model.name);
+  out += fmt::format("{} ({}), {} layers", model.architecture, model.family, model.layers.size());
+  if (model.count_layers(LayerKind::kda) > 0)
+    out += fmt::format(": {} KDA + {} MLA", model.count_layers(LayerKind::kda), model.count_layers(LayerKind::mla));
+  out += "\n";
+  if (model.artifact)
+    out += fmt::format("artifact: {}@{}, {} shards, {} B (official fact, {})\n", model.artifact->hub_id,
+                       model.artifact->revision, model.artifact->shard_count, with_commas(model.artifact->shard_bytes),
+                       model.artifact->checked_on);
+  out += heading(style, 2, "Parameters and bytes by module");
+  if (style == TextStyle::markdown) out += "| module | tensors | parameters | bytes | by dtype |\n|---|---:|---:|---:|---|\n";
+  else out += fmt::format("  {:<26} {:>9} {:>20} {:>24}  {}\n", "module", "tensors", "parameters", "bytes", "by dtype");
+  for (const auto& r : inv.by_module) {
+    std::string dtypes;
+    for (const auto& [d, b] : r.bytes_by_dtype) dtypes += (dtypes.empty() ? "" : ", ") + fmt::format("{} {}", d, format_gb(b, 2));
+    if (style == TextStyle::markdown)
+      out += fmt::format("| {} | {} | {} | {} | {} |\n", module_label(r.module), with_commas(r.tensors),
+                         with_commas(r.logical_params), with_commas(r.bytes), dtypes);
+    else
+      out += fmt::format("  {:<26} {:>9} {:>20} {:>24}  {}\n", module_label(r.module), with_commas(r.tensors),
+                         with_commas(r.logical_params), with_commas(r.bytes), dtypes);
+  }
+  out += fmt::format("{}  {:<26} {:>9} {:>20} {:>24}\n", style == TextStyle::markdown ? "\n" : "", "total",
+                     with_commas(inv.tensors), with_commas(inv.logical_params), with_commas(inv.payload_bytes));
+  out += heading(style, 2, "Bytes by storage format");
+  for (const auto& [d, b] : inv.bytes_by_dtype) out += fmt::format("  {:<20} {:>24} B  {}\n", d, with_commas(b), format_gb(b, 3));
+  out += heading(style, 2, "Two-precision reconstruction");
+  figure_lines(out, two_precision_reconstruction(model, inv), "", style, true);
+  out += heading(style, 2, "Cache and state per request");
+  const auto mla = mla_cache_per_token(model, 2);
+  const auto kda32 = kda_state_per_request(model, 1, 4);
+  const auto kda16 = kda_state_per_request(model, 1, 2);
+  out += fmt::format("  MLA cache per token: {} layers x ({} + {}) x 2 B = {} B BF16, {} B FP8 (derived)\n", mla.layers,
+                     model.mla.kv_lora_rank, model.mla.qk_rope_head_dim, with_commas(mla.bytes), with_commas(mla.bytes / 2));
+  out += fmt::format("  KDA state per sequence: {} B ({}) with FP32 recurrent state, {} B with BF16; of which "
+                     "short-conv {} B (derived)\n",
+                     with_commas(kda32.bytes), format_mib(kda32.bytes), with_commas(kda16.bytes),
+                     with_commas(kda32.conv_bytes));
+  return out;
+}
+
+std::string render_gpus(const std::vector<Accelerator>& gpus, TextStyle style) {
+  std::string out;
+  if (style == TextStyle::markdown)
+    out += "| id | name | nominal | device-reported | evidence | HBM TB/s | BF16 TF | FP4 | per node | $/GPU-h |\n"
+           "|---|---|---:|---:|---|---:|---:|---|---:|---:|\n";
+  else
+    out += fmt::format("{:<30} {:>8} {:>16} {:<10} {:>7} {:>8} {:>4} {:>5} {:>8}\n", "id", "nominal", "device-reported",
+                       "evidence", "TB/s", "BF16 TF", "FP4", "node", "$/GPU-h");
+  for (const auto& g : gpus) {
+    const auto price = g.price_usd_per_gpu_hour > 0 ? fmt::format("{:.2f}", g.price_usd_per_gpu_hour) : std::string("-");
+    if (style == TextStyle::markdown)
+      out += fmt::format("| {} | {} | {} GB | {} | {} | {} | {} | {} | {} | {} |\n", g.id, g.name, g.nominal_gb,
+                         format_gib(g.device_total_bytes), evidence_label(g.device_total_evidence),
+                         g.memory_bandwidth_tb_s, g.bf16_dense_tflops, g.fp4_native ? "yes" : "no", g.gpus_per_node, price);
+    else
+      out += fmt::format("{:<30} {:>5} GB {:>16} {:<10} {:>7} {:>8} {:>4} {:>5} {:>8}\n", g.id, g.nominal_gb,
+                         format_gib(g.device_total_bytes), evidence_key(g.device_total_evidence),
+                         g.memory_bandwidth_tb_s, g.bf16_dense_tflops, g.fp4_native ? "yes" : "no", g.gpus_per_node,
+                         price);
+  }
+  out += "\nnominal: the vendor's headline; device-reported: what CUDA/HIP report as total (plans use it).\n"
+         "Sources for every figure: preflight gpus --format json.\n";
+  return out;
+}
+
+}  // namespace preflight

@@ -1,0 +1,26 @@
+// Text renderings for people: the plan table (with a small bar per rank), its
+// Markdown variant for a deployment note, the explain view (every figure with
+// its evidence, formula and source), the inventory, and the GPU list.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "hardware/accelerator.h"
+#include "model/inventory.h"
+#include "model/model_spec.h"
+#include "plan/plan.h"
+
+namespace preflight {
+
+enum class TextStyle { table, markdown };
+
+std::string render_plan(const Plan& plan, TextStyle style);
+std::string render_explain(const Plan& plan, TextStyle style);
+std::string render_inventory(const ModelSpec& model, const Inventory& inv, TextStyle style);
+std::string render_gpus(const std::vector<Accelerator>& gpus, TextStyle style);
+
+// A rank's bar: '#' weights, 'r' reserve, 'a' activations, 's' state, 'k' KV, '.' free, '!' over.
+std::string rank_bar(const RankLedger& ledger, int width);
+
+}  // namespace preflight
