@@ -38,7 +38,8 @@ Result<ArtifactFacts> parse_artifact_facts(std::string_view json_text, std::stri
                           {"used_storage_bytes", &f.used_storage_bytes},
                           {"logical_parameters", &f.logical_parameters},
                           {"tensor_count", &f.tensor_count},
-                          {"tensor_payload_bytes", &f.tensor_payload_bytes}})
+                          {"tensor_payload_bytes", &f.tensor_payload_bytes},
+                          {"recipe_vram_minimum_gb", &f.recipe_vram_minimum_gb}})
     if (auto e = num(key, *out)) return *e;
   if (root.has("license")) {
     auto lic = root.object("license");

@@ -31,6 +31,7 @@ struct ArtifactFacts {
   std::uint64_t logical_parameters = 0;   // hub safetensors parameter total
   std::uint64_t tensor_count = 0;
   std::uint64_t tensor_payload_bytes = 0; // index metadata.total_size when it is bytes
+  std::uint64_t recipe_vram_minimum_gb = 0;  // serving recipe's stated minimum (GB), if any
   std::string activated_parameters_card;  // as the model card states it ("104.2B")
   std::string source;                     // where these facts were read
   LicenseFacts license;

@@ -230,23 +230,44 @@ Result<TensorManifest> apply_quantization(const std::vector<LogicalTensor>& logi
 
   for (const auto& t : logical) {
     // An expert group is decided once when no pattern can tell its instances
-    // apart; otherwise every instance is decided (and stored) on its own.
-    const bool per_instance = t.instances > 1 && sensitive;
-    const std::uint32_t passes = per_instance ? t.instances : 1;
-    for (std::uint32_t i = 0; i < passes; ++i) {
-      const std::string name = per_instance ? instantiate(t.name, i) : t.name;
-      const std::uint32_t instances = per_instance ? 1 : t.instances;
-      const QuantGroup* g = scheme.method == "none"
-                                ? nullptr
-                                : group_for(scheme, module_name_of(instantiate(name, 0)), t.linear_weight);
-      if (g == nullptr) {
-        manifest.tensors.push_back(plain_tensor(t, name, instances, per_instance ? i : 0));
-        continue;
+    // apart. Otherwise consecutive instances with the same decision stay one
+    // entry, so only the instances a rule singles out are split off.
+    // The common case is decided once from the first instance; only index-
+    // sensitive ignore patterns are then re-checked per instance.
+    const QuantGroup* first = scheme.method == "none"
+                                  ? nullptr
+                                  : group_for(scheme, module_name_of(instantiate(t.name, 0)), t.linear_weight);
+    const bool per_instance = t.instances > 1 && sensitive && first != nullptr;
+    const QuantGroup* run_group = nullptr;
+    std::uint32_t run_start = 0;
+    auto flush = [&](std::uint32_t end) -> std::optional<Error> {
+      if (end == run_start) return std::nullopt;
+      const std::uint32_t count = end - run_start;
+      const std::string name = (per_instance && count == 1) ? instantiate(t.name, run_start) : t.name;
+      if (run_group == nullptr) {
+        manifest.tensors.push_back(plain_tensor(t, name, count, run_start));
+        return std::nullopt;
       }
-      auto stored = quantized_tensors(t, *g, name, instances, per_instance ? i : 0, scheme.origin);
+      auto stored = quantized_tensors(t, *run_group, name, count, run_start, scheme.origin);
       if (!stored) return stored.error();
       for (auto& s : *stored) manifest.tensors.push_back(std::move(s));
+      return std::nullopt;
+    };
+    const std::uint32_t passes = per_instance ? t.instances : 1;
+    for (std::uint32_t i = 0; i < passes; ++i) {
+      const QuantGroup* g = first;
+      if (i > 0 && g != nullptr) {
+        const auto module = module_name_of(instantiate(t.name, i));
+        for (const auto& p : scheme.ignore)
+          if (p.index_sensitive && p.matches(module)) g = nullptr;
+      }
+      if (i > 0 && g == run_group) continue;
+      if (i > 0)
+        if (auto e = flush(i)) return *e;
+      run_group = g;
+      run_start = i;
     }
+    if (auto e = flush(t.instances)) return *e;
   }
   return manifest;
 }

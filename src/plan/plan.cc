@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/bytes.h"
 #include "model/request_state.h"
@@ -60,13 +61,24 @@ void add_weight_bound_figures(Plan& plan, const ModelSpec& model, const Inventor
                           fmt::format("{} GPUs x {} GB/GPU (vendor headline; HBM \"GB\" is GiB-sized in practice)", n,
                                       gpu.nominal_gb),
                           fmt::format("GPU catalogue entry {} (nominal_gb)", gpu.id)));
-  const double proxy_gb = static_cast<double>(weights_proxy) / 1e9;
-  const double shortfall = proxy_gb - nominal_total_gb;
-  f.push_back(real_figure("weights.nominal_shortfall_gb",
-                          shortfall > 0 ? "weight shards beyond nominal aggregate" : "nominal aggregate left after shards",
-                          std::abs(shortfall), "GB", Evidence::derived,
-                          fmt::format("{:.3f} GB shards - {} GB nominal = {:.3f} GB", proxy_gb, nominal_total_gb, shortfall),
-                          artifact_src));
+  const auto nominal_total = static_cast<std::uint64_t>(std::llround(gpu.nominal_gb * 1e9)) * n;
+  const bool short_of_nominal = weights_proxy > nominal_total;
+  f.push_back(bytes_figure(
+      "weights.nominal_shortfall",
+      short_of_nominal ? "weight shards beyond nominal aggregate" : "nominal aggregate left after the shards",
+      short_of_nominal ? weights_proxy - nominal_total : nominal_total - weights_proxy, Evidence::derived,
+      fmt::format("{} B shards {} {} x {} GB nominal ({} B)", with_commas(weights_proxy), short_of_nominal ? "-" : "vs", n,
+                  gpu.nominal_gb, with_commas(nominal_total)),
+      artifact_src));
+  if (model.artifact && model.artifact->recipe_vram_minimum_gb > 0) {
+    const auto recipe = model.artifact->recipe_vram_minimum_gb * kGB;
+    if (recipe > weights_proxy)
+      f.push_back(bytes_figure("weights.recipe_minimum_left", "recipe vram_minimum_gb left after the shards",
+                               recipe - weights_proxy, Evidence::derived,
+                               fmt::format("{} GB (pre-release recipe estimate) - {} B shards",
+                                           model.artifact->recipe_vram_minimum_gb, with_commas(weights_proxy)),
+                               "serving recipe YAML (official, marked as a pre-release estimate)"));
+  }
   const auto flat4 = checked_mul(logical, 4) / 8;
   f.push_back(bytes_figure("weights.flat_4bit_bound", "flat 4-bit lower bound", flat4, Evidence::derived,
                            fmt::format("{} params x 4 bits / 8", with_commas(logical)), artifact_src));
@@ -164,6 +176,12 @@ void add_pool_figures(Plan& plan, const ModelSpec& model, const Pools& p) {
                   with_commas(k.conv_bytes)),
       kConfigSource));
   const auto whole = kda_state_per_request(model, 1, k.state_dtype_bytes);
+  const auto recurrent_elements = k.layers * model.kda.heads * d * d;
+  f.push_back(exact_figure("state.kda_recurrent_elements", "KDA recurrent state elements per sequence, all heads",
+                           recurrent_elements, "elements", Evidence::derived,
+                           fmt::format("{} layers x {} heads x {} x {} = {} BF16, {} FP32", k.layers, model.kda.heads, d,
+                                       d, format_mib(recurrent_elements * 2, 1), format_mib(recurrent_elements * 4, 1)),
+                           kConfigSource));
   f.push_back(bytes_figure("state.kda_per_request_whole_model",
                            fmt::format("KDA state per request, all {} heads", model.kda.heads), whole.bytes,
                            Evidence::derived,

@@ -165,7 +165,7 @@ std::string render_plan(const Plan& plan, TextStyle style) {
   verdict_block(out, plan, style);
   out += heading(style, 2, "Weight lower bounds");
   for (const char* id : {"model.logical_parameters", "artifact.shard_bytes", "cluster.nominal_aggregate_gb",
-                         "weights.nominal_shortfall_gb", "weights.flat_4bit_bound", "cluster.device_capacity_per_gpu",
+                         "weights.nominal_shortfall", "weights.recipe_minimum_left", "weights.flat_4bit_bound", "cluster.device_capacity_per_gpu",
                          "cluster.device_capacity_total", "weights.even_share_per_rank", "weights.heaviest_rank"}) {
     if (const auto* f = find_figure(plan.figures, id)) figure_lines(out, {*f}, "", style, false);
   }
