@@ -1,0 +1,1 @@
+plan --gpus 8xH100 --catalogue data/bad-catalogue.json

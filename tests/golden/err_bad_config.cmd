@@ -1,0 +1,1 @@
+plan data/bad-config.json --gpus 8xH100

@@ -1,0 +1,1 @@
+plan --gpus 8xH100 --kv-dtype fp4

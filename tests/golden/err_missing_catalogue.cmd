@@ -1,0 +1,1 @@
+gpus --catalogue data/nope.json

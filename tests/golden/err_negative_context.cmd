@@ -1,0 +1,1 @@
+plan --gpus 8xH100 --context=-5

@@ -1,0 +1,1 @@
+plan --gpus 10xH100 --tp 5

@@ -1,0 +1,1 @@
+plan kimi-k4 --gpus 8xH100

@@ -1,0 +1,1 @@
+plan --gpus 0xH100

@@ -1,0 +1,1 @@
+explain --gpus 8xH100

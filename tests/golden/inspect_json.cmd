@@ -1,0 +1,1 @@
+inspect --format json

@@ -1,0 +1,1 @@
+inspect kimi-k3
