@@ -60,8 +60,10 @@ Figure bytes_figure(std::string id, std::string label, std::uint64_t bytes, Evid
                     std::string formula, std::string source) {
   Figure f = exact_figure(std::move(id), std::move(label), bytes, "B", evidence,
                           std::move(formula), std::move(source));
-  f.display = fmt::format("{} B = {} = {}", with_commas(bytes), format_gb(bytes),
-                          format_binary(bytes, 3));
+  // GB only where it reads well; the binary unit always, both labelled.
+  f.display = bytes >= 100'000'000 ? fmt::format("{} B = {} = {}", with_commas(bytes), format_gb(bytes),
+                                                 format_binary(bytes, 3))
+                                   : fmt::format("{} B = {}", with_commas(bytes), format_binary(bytes, 3));
   return f;
 }
 

@@ -7,16 +7,11 @@
 #include <cmath>
 
 #include "core/bytes.h"
+#include "core/text.h"
 
 namespace preflight {
 
 namespace {
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
@@ -81,7 +76,7 @@ Result<std::uint64_t> parse_token_count(std::string_view text, std::string_view 
   split_number(t, number, suffix);
   auto v = parse_decimal(number, text, origin, "a token count such as 131072, 128K or 1M");
   if (!v) return v.error();
-  const std::string s = lower(suffix);
+  const std::string s = to_lower(suffix);
   double mult = 1;
   if (s.empty()) mult = 1;
   else if (s == "k") mult = 1024.0;
@@ -106,7 +101,7 @@ Result<std::uint64_t> parse_byte_size(std::string_view text, std::string_view or
   split_number(t, number, suffix);
   auto v = parse_decimal(number, text, origin, "a size such as 8GiB or 20GB");
   if (!v) return v.error();
-  const std::string s = lower(suffix);
+  const std::string s = to_lower(suffix);
   double mult = 0;
   if (s.empty() || s == "b") mult = 1;
   else if (s == "kib") mult = static_cast<double>(kKiB);

@@ -8,6 +8,8 @@
 // fields appear in the schema, so messages are deterministic.
 #include "hardware/gpu_catalogue.h"
 
+#include "core/suggest.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -413,21 +415,6 @@ Fail add_keys(std::unordered_map<std::string, std::size_t>& index,
   return std::nullopt;
 }
 
-// Levenshtein distance, for did-you-mean suggestions.
-std::size_t key_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
 
 }  // namespace
 
@@ -566,7 +553,7 @@ Result<const Accelerator*> GpuCatalogue::find(std::string_view name,
   if (!key.empty() && key.size() <= kLongestWorthComparing) {
     for (const auto& a : accelerators_) {
       const auto consider = [&](const std::string& candidate) {
-        const std::size_t d = key_distance(key, lookup_key(candidate));
+        const std::size_t d = edit_distance(key, lookup_key(candidate));
         if (d < best_distance) {
           best_distance = d;
           best = &candidate;

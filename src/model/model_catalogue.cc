@@ -6,18 +6,11 @@
 #include <cctype>
 
 #include "core/suggest.h"
+#include "core/text.h"
 #include "embedded_files.h"
 #include "model/kimi_k3_family.h"
 
 namespace preflight {
-
-namespace {
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-}  // namespace
 
 const std::vector<CatalogueModel>& model_catalogue() {
   static const std::vector<CatalogueModel> kModels = {
@@ -38,7 +31,7 @@ Result<ModelSpec> load_config_model(std::string_view config_json, std::string_vi
 }
 
 Result<ModelSpec> load_catalogue_model(std::string_view name, std::string_view origin) {
-  const auto key = lower(name);
+  const auto key = to_lower(name);
   std::vector<std::string> names;
   for (const auto& entry : model_catalogue()) {
     names.push_back(entry.name);

@@ -87,7 +87,7 @@ void add_weight_bound_figures(Plan& plan, const ModelSpec& model, const Inventor
                            gpu_source(gpu)));
   const auto device_total = checked_mul(gpu.device_total_bytes, n);
   f.push_back(bytes_figure("cluster.device_capacity_total", "device-reported capacity, all GPUs", device_total,
-                           gpu.device_total_evidence,
+                           gpu.device_total_evidence == Evidence::official ? Evidence::derived : gpu.device_total_evidence,
                            fmt::format("{} x {} B", n, with_commas(gpu.device_total_bytes)), gpu_source(gpu)));
   const auto even = ceil_div(inv.payload_bytes, n);
   f.push_back(bytes_figure("weights.even_share_per_rank", "payload per rank under an even split", even,
