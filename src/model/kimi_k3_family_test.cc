@@ -85,7 +85,8 @@ std::vector<InventoryRow> read_inventory() {
 
 TEST(KimiK3Family, EveryInventoryGroupHasItsShapeAndDtype) {
   const auto rows = read_inventory();
-  ASSERT_GE(rows.size(), 55u);
+  ASSERT_GE(rows.size(), 55u) << "tensor inventory not found under " << testing::shared_path("models")
+                              << " (tests read ../shared beside the checkout)";
   std::vector<std::string> normalized;
   for (const auto& t : k3().manifest.tensors) normalized.push_back("." + normalize(t.name));
   for (const auto& row : rows) {

@@ -132,8 +132,9 @@ std::string plan_header(const Plan& plan, TextStyle style) {
                      plan.layout.pp, plan.layout.dcp, plan.layout.chosen_by);
   if (plan.second_pass) {
     const auto& w = plan.workload;
-    out += fmt::format("workload: {} tokens x {} requests, KV {}, KDA state {} x {} slots, prefill chunk {}\n",
-                       with_commas(w.context_tokens), w.concurrency, w.kv_dtype, w.state_dtype, w.state_slots,
+    out += fmt::format("workload: {} tokens x {} request{}, KV {}, KDA state {} x {} slots, prefill chunk {}\n",
+                       with_commas(w.context_tokens), w.concurrency, w.concurrency == 1 ? "" : "s", w.kv_dtype,
+                       w.state_dtype, w.state_slots,
                        with_commas(w.chunk_tokens));
   } else {
     out += "pass 1 (weights only): add --context/--concurrency/--reserve for request-level pressure\n";
