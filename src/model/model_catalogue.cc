@@ -8,7 +8,7 @@
 #include "core/suggest.h"
 #include "core/text.h"
 #include "embedded_files.h"
-#include "model/kimi_k3_family.h"
+#include "model/family_registry.h"
 
 namespace preflight {
 
@@ -25,9 +25,7 @@ const std::vector<CatalogueModel>& model_catalogue() {
 }
 
 Result<ModelSpec> load_config_model(std::string_view config_json, std::string_view origin) {
-  if (is_kimi_k3_config(config_json)) return build_kimi_k3_model(config_json, origin);
-  return Error{std::string(origin), "/model_type",
-               "only the kimi_k3 family is supported in this release (other families: see the roadmap)"};
+  return build_model_from_config(config_json, origin);
 }
 
 Result<ModelSpec> load_catalogue_model(std::string_view name, std::string_view origin) {

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "model/artifact_facts.h"
@@ -18,7 +20,47 @@
 
 namespace preflight {
 
-enum class LayerKind { kda, mla };
+// The attention kind of a decoder layer: decides its per-token cache or
+// per-request state (request_state.h).
+enum class LayerKind {
+  full_attention,     // GQA/MHA: K and V per token per KV head
+  sliding_attention,  // same, capped at the sliding window
+  chunked_attention,  // local attention in fixed chunks (capped at the chunk)
+  mla,                // Multi-head Latent Attention: one latent (+ rope) per token
+  kda,                // Kimi Delta Attention: fixed recurrent state + short conv
+  gated_deltanet,     // Gated DeltaNet: fixed recurrent state + short conv
+  mamba2,             // Mamba-2 SSM: fixed state + conv
+};
+
+std::string_view layer_kind_key(LayerKind k);
+
+// Grouped-query attention (full, sliding or chunked layers).
+struct GqaDims {
+  std::uint64_t heads = 0;
+  std::uint64_t kv_heads = 0;
+  std::uint64_t head_dim = 0;      // K (and Q) head size
+  std::uint64_t v_head_dim = 0;    // V head size (usually head_dim)
+  std::uint64_t sliding_window = 0;
+  std::uint64_t attention_chunk = 0;
+};
+
+// Gated DeltaNet (Qwen3-Next linear attention).
+struct DeltaNetDims {
+  std::uint64_t k_heads = 0;
+  std::uint64_t v_heads = 0;
+  std::uint64_t k_head_dim = 0;
+  std::uint64_t v_head_dim = 0;
+  std::uint64_t conv_kernel = 0;
+};
+
+// Mamba-2 mixer.
+struct Mamba2Dims {
+  std::uint64_t heads = 0;
+  std::uint64_t head_dim = 0;
+  std::uint64_t state_size = 0;   // ssm_state_size (d_state)
+  std::uint64_t groups = 1;       // n_groups
+  std::uint64_t conv_kernel = 0;
+};
 
 struct MlaDims {
   std::uint64_t heads = 0;
@@ -55,16 +97,24 @@ struct ModelSpec {
   std::uint64_t hidden_size = 0;
   std::uint64_t vocab_size = 0;
   std::uint64_t max_context = 0;  // max_position_embeddings
-  std::vector<LayerKind> layers;  // 0-indexed
+  std::vector<LayerKind> layers;  // 0-indexed decoder layers (MTP layers are not counted)
+  GqaDims gqa;
   MlaDims mla;
   KdaDims kda;
+  DeltaNetDims gdn;
+  Mamba2Dims mamba;
   MoeDims moe;
+  std::uint64_t mtp_layers = 0;   // multi-token-prediction layers stored beyond num_hidden_layers
+  std::vector<std::string> notes; // what the family reader assumed or could not read
   std::uint64_t attn_res_block_size = 0;  // 0 when the model has no Attention Residuals
   QuantizationScheme quantization;
   TensorManifest manifest;
   std::optional<ArtifactFacts> artifact;
 
   std::uint64_t count_layers(LayerKind kind) const;
+
+  // Head counts that attention TP must divide, with what they are ("96 KDA heads").
+  std::vector<std::pair<std::uint64_t, std::string>> tp_divisors() const;
 };
 
 }  // namespace preflight

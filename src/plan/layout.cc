@@ -5,12 +5,10 @@
 namespace preflight {
 
 namespace {
-// TP must divide every head count that TP shards (KDA and MLA heads).
+// TP must divide every head count that TP shards.
 std::optional<std::string> heads_not_divided(const ModelSpec& m, std::uint64_t tp) {
-  if (m.kda.heads > 0 && m.kda.heads % tp != 0)
-    return fmt::format("{} KDA heads", m.kda.heads);
-  if (m.mla.heads > 0 && m.mla.heads % tp != 0)
-    return fmt::format("{} attention heads", m.mla.heads);
+  for (const auto& [count, what] : m.tp_divisors())
+    if (count % tp != 0) return what;
   return std::nullopt;
 }
 }  // namespace

@@ -1,4 +1,6 @@
 #include "model/kimi_k3_family.h"
+#include "model/families/families.h"
+#include "model/family_common.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -21,21 +23,6 @@ struct VisionDims {
   std::uint64_t pos_h = 0, pos_w = 0;  // init_pos_emb_height / width
   std::uint64_t merge = 1;         // merge_kernel_size product (tokens merged by the projector)
   std::uint64_t text_hidden = 0;
-};
-
-// Small builder so the naming scheme below reads like the inventory it mirrors.
-class TensorList {
- public:
-  void add(std::string name, std::vector<std::uint64_t> shape, Dtype dtype, ModuleClass module,
-           ParallelRole role, bool linear, int layer = kNoLayer, std::uint32_t instances = 1,
-           bool text = true) {
-    out_.push_back(LogicalTensor{std::move(name), std::move(shape), dtype, linear, module, role,
-                                 layer, instances, text});
-  }
-  std::vector<LogicalTensor> take() { return std::move(out_); }
-
- private:
-  std::vector<LogicalTensor> out_;
 };
 
 Result<std::vector<LayerKind>> read_layer_kinds(const JsonFields& lin, std::uint64_t num_layers) {
@@ -220,6 +207,10 @@ Result<ModelSpec> build_kimi_k3_model(std::string_view config_json, std::string_
   nlohmann::json doc = nlohmann::json::parse(config_json, nullptr, false);
   if (doc.is_discarded()) return Error{std::string(origin), "", "not valid JSON"};
   if (!doc.is_object()) return Error{std::string(origin), "", "expected a JSON object at the top level"};
+  return build_kimi_k3(doc, origin);
+}
+
+Result<ModelSpec> build_kimi_k3(const nlohmann::json& doc, std::string_view origin) {
   JsonFields root(doc, std::string(origin));
   ModelSpec m;
   m.family = "kimi_k3";
@@ -288,10 +279,6 @@ Result<ModelSpec> build_kimi_k3_model(std::string_view config_json, std::string_
   if (!kinds) return kinds.error();
   m.layers = *kinds;
 
-  auto quant = parse_quantization(*text);
-  if (!quant) return quant.error();
-  m.quantization = *quant;
-
   bool tied = false;
   if (doc.contains("tie_word_embeddings") && doc["tie_word_embeddings"].is_boolean())
     tied = doc["tie_word_embeddings"].get<bool>();
@@ -305,16 +292,7 @@ Result<ModelSpec> build_kimi_k3_model(std::string_view config_json, std::string_
     if (!v) return v.error();
     add_vision_tensors(list, *v, m.dtype);
   }
-  auto manifest = apply_quantization(list.take(), m.quantization);
-  if (!manifest) return manifest.error();
-  m.manifest = std::move(manifest).value();
-  return m;
-}
-
-std::uint64_t ModelSpec::count_layers(LayerKind kind) const {
-  std::uint64_t n = 0;
-  for (auto k : layers) n += k == kind;
-  return n;
+  return finish_model(std::move(m), list.take(), *text, root);
 }
 
 }  // namespace preflight

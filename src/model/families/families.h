@@ -1,0 +1,35 @@
+// Family readers: each builds a ModelSpec (dimensions, layer kinds, manifest)
+// from a parsed config.json. Registered in model/family_registry.cc.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string_view>
+
+#include "core/result.h"
+#include "model/model_spec.h"
+
+namespace preflight {
+
+// families/kimi_k3.cc
+Result<ModelSpec> build_kimi_k3(const nlohmann::json& root, std::string_view origin);
+// families/dense_decoder.cc: Llama, Mistral, Qwen2, Qwen3, CodeLlama, and the generic fallback
+Result<ModelSpec> build_dense_decoder(const nlohmann::json& root, std::string_view origin);
+// families/moe_decoder.cc: Mixtral, Qwen2-MoE, Qwen3-MoE
+Result<ModelSpec> build_moe_decoder(const nlohmann::json& root, std::string_view origin);
+// families/gemma.cc: Gemma 2 / Gemma 3 (sliding pattern, tied embeddings, vision tower)
+Result<ModelSpec> build_gemma(const nlohmann::json& root, std::string_view origin);
+// families/deepseek.cc: DeepSeek-V2/V3, Kimi K2 (MLA, MoE, shared experts, MTP layers)
+Result<ModelSpec> build_deepseek(const nlohmann::json& root, std::string_view origin);
+// families/kimi_linear.cc: Kimi-Linear (KDA + MLA, MoE)
+Result<ModelSpec> build_kimi_linear(const nlohmann::json& root, std::string_view origin);
+// families/qwen3_next.cc: Qwen3-Next (Gated DeltaNet + gated attention, mtp.*)
+Result<ModelSpec> build_qwen3_next(const nlohmann::json& root, std::string_view origin);
+// families/glm4_moe.cc: GLM-4.5 (MTP layers with embedding/head copies)
+Result<ModelSpec> build_glm4_moe(const nlohmann::json& root, std::string_view origin);
+// families/minimax_m2.cc: MiniMax-M2 (FP8, F32 router)
+Result<ModelSpec> build_minimax_m2(const nlohmann::json& root, std::string_view origin);
+// families/gpt_oss.cc: gpt-oss (MXFP4 experts, attention sinks, sliding window)
+Result<ModelSpec> build_gpt_oss(const nlohmann::json& root, std::string_view origin);
+
+}  // namespace preflight

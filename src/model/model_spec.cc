@@ -1,0 +1,41 @@
+#include "model/model_spec.h"
+
+#include <fmt/format.h>
+
+namespace preflight {
+
+std::string_view layer_kind_key(LayerKind k) {
+  switch (k) {
+    case LayerKind::full_attention: return "full_attention";
+    case LayerKind::sliding_attention: return "sliding_attention";
+    case LayerKind::chunked_attention: return "chunked_attention";
+    case LayerKind::mla: return "mla";
+    case LayerKind::kda: return "kda";
+    case LayerKind::gated_deltanet: return "gated_deltanet";
+    case LayerKind::mamba2: return "mamba2";
+  }
+  return "?";
+}
+
+std::uint64_t ModelSpec::count_layers(LayerKind kind) const {
+  std::uint64_t n = 0;
+  for (auto k : layers) n += k == kind;
+  return n;
+}
+
+std::vector<std::pair<std::uint64_t, std::string>> ModelSpec::tp_divisors() const {
+  std::vector<std::pair<std::uint64_t, std::string>> out;
+  const bool has_gqa = count_layers(LayerKind::full_attention) + count_layers(LayerKind::sliding_attention) +
+                       count_layers(LayerKind::chunked_attention) > 0;
+  if (count_layers(LayerKind::kda) > 0 && kda.heads > 0) out.emplace_back(kda.heads, fmt::format("{} KDA heads", kda.heads));
+  if (count_layers(LayerKind::mla) > 0 && mla.heads > 0)
+    out.emplace_back(mla.heads, fmt::format("{} attention heads", mla.heads));
+  if (has_gqa && gqa.heads > 0) out.emplace_back(gqa.heads, fmt::format("{} attention heads", gqa.heads));
+  if (count_layers(LayerKind::gated_deltanet) > 0 && gdn.v_heads > 0)
+    out.emplace_back(gdn.v_heads, fmt::format("{} Gated DeltaNet value heads", gdn.v_heads));
+  if (count_layers(LayerKind::mamba2) > 0 && mamba.heads > 0)
+    out.emplace_back(mamba.heads, fmt::format("{} Mamba-2 heads", mamba.heads));
+  return out;
+}
+
+}  // namespace preflight
