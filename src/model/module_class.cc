@@ -8,6 +8,9 @@ std::string_view module_key(ModuleClass m) {
     case ModuleClass::lm_head: return "lm_head";
     case ModuleClass::kda_attention: return "kda_attention";
     case ModuleClass::mla_attention: return "mla_attention";
+    case ModuleClass::gqa_attention: return "gqa_attention";
+    case ModuleClass::linear_attention: return "linear_attention";
+    case ModuleClass::mtp: return "mtp";
     case ModuleClass::dense_mlp: return "dense_mlp";
     case ModuleClass::shared_experts: return "shared_experts";
     case ModuleClass::router: return "router";
@@ -27,6 +30,9 @@ std::string_view module_label(ModuleClass m) {
     case ModuleClass::lm_head: return "LM head";
     case ModuleClass::kda_attention: return "attention: KDA (linear)";
     case ModuleClass::mla_attention: return "attention: MLA (global)";
+    case ModuleClass::gqa_attention: return "attention: GQA";
+    case ModuleClass::linear_attention: return "attention: linear (DeltaNet/Mamba)";
+    case ModuleClass::mtp: return "MTP layers";
     case ModuleClass::dense_mlp: return "dense MLP";
     case ModuleClass::shared_experts: return "shared experts";
     case ModuleClass::router: return "router";

@@ -10,6 +10,8 @@ enum class ModuleClass {
   lm_head,            // output projection over the vocabulary
   kda_attention,      // Kimi Delta Attention layers (linear / recurrent)
   mla_attention,      // Multi-head Latent Attention layers (global)
+  gqa_attention,      // grouped-query / multi-head attention (full, sliding or chunked)
+  linear_attention,   // other linear / recurrent mixers (Gated DeltaNet, Mamba-2)
   dense_mlp,          // dense feed-forward layers (first_k_dense_replace)
   shared_experts,     // MoE shared experts (every token)
   router,             // MoE gate and its score-correction bias
@@ -19,14 +21,16 @@ enum class ModuleClass {
   attn_res,           // Attention Residuals norms and projections
   vision_tower,       // vision encoder
   projector,          // multimodal projector
+  mtp,                // multi-token-prediction layers stored beyond num_hidden_layers
 };
 
 inline constexpr ModuleClass kAllModuleClasses[] = {
     ModuleClass::embedding,      ModuleClass::lm_head,        ModuleClass::kda_attention,
-    ModuleClass::mla_attention,  ModuleClass::dense_mlp,      ModuleClass::shared_experts,
+    ModuleClass::mla_attention,  ModuleClass::gqa_attention,  ModuleClass::linear_attention,
+    ModuleClass::dense_mlp,      ModuleClass::shared_experts,
     ModuleClass::router,         ModuleClass::latent_projection, ModuleClass::routed_experts,
     ModuleClass::norms,          ModuleClass::attn_res,       ModuleClass::vision_tower,
-    ModuleClass::projector,
+    ModuleClass::projector,      ModuleClass::mtp,
 };
 
 std::string_view module_key(ModuleClass m);    // "routed_experts"
