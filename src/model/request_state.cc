@@ -2,6 +2,8 @@
 
 #include "core/bytes.h"
 
+#include <fmt/format.h>
+
 namespace preflight {
 
 MlaCachePerToken mla_cache_per_token(const ModelSpec& m, std::uint64_t kv_dtype_bytes) {
@@ -28,6 +30,103 @@ KdaStatePerRequest kda_state_per_request(const ModelSpec& m, std::uint64_t atten
                              checked_mul(s.heads_per_rank * d, s.conv_dtype_bytes), "KDA conv state");
   s.bytes = checked_add(s.recurrent_bytes, s.conv_bytes);
   return s;
+}
+
+}  // namespace preflight
+
+namespace preflight {
+
+namespace {
+std::uint64_t per_rank(std::uint64_t heads, std::uint64_t tp) { return heads >= tp ? heads / tp : 1; }
+}  // namespace
+
+std::vector<TokenCacheRow> token_cache_per_rank(const ModelSpec& m, std::uint64_t kv, std::uint64_t tp) {
+  std::vector<TokenCacheRow> rows;
+  const auto& g = m.gqa;
+  const auto v_dim = g.v_head_dim > 0 ? g.v_head_dim : g.head_dim;
+  for (auto kind : {LayerKind::full_attention, LayerKind::sliding_attention, LayerKind::chunked_attention}) {
+    const auto n = m.count_layers(kind);
+    if (n == 0) continue;
+    TokenCacheRow r;
+    r.kind = kind;
+    r.layers = n;
+    const auto heads = per_rank(g.kv_heads, tp);
+    r.replicated_over_tp = g.kv_heads < tp;
+    r.bytes_per_token = checked_mul(checked_mul(n, heads), checked_mul(g.head_dim + v_dim, kv), "KV cache per token");
+    r.token_cap = kind == LayerKind::sliding_attention ? g.sliding_window
+                  : kind == LayerKind::chunked_attention ? g.attention_chunk
+                                                         : 0;
+    r.formula = fmt::format("{} {} layers x {} KV heads{} x ({} + {}) x {} B", n, layer_kind_key(kind), heads,
+                            r.replicated_over_tp ? " (replicated: fewer KV heads than TP)" : "", g.head_dim, v_dim, kv);
+    if (r.token_cap > 0) r.formula += fmt::format(", capped at {} tokens", r.token_cap);
+    rows.push_back(r);
+  }
+  if (const auto n = m.count_layers(LayerKind::mla); n > 0) {
+    TokenCacheRow r;
+    r.kind = LayerKind::mla;
+    r.layers = n;
+    r.replicated_over_tp = true;
+    const auto values = m.mla.kv_lora_rank + m.mla.qk_rope_head_dim;
+    r.bytes_per_token = checked_mul(checked_mul(n, values), kv, "MLA cache per token");
+    r.formula = fmt::format("{} MLA layers x ({} + {}) values x {} B (one latent per layer, on every TP rank)", n,
+                            m.mla.kv_lora_rank, m.mla.qk_rope_head_dim, kv);
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+std::vector<StateRow> recurrent_state_per_rank(const ModelSpec& m, std::uint64_t tp, std::uint64_t state) {
+  std::vector<StateRow> rows;
+  const auto conv = dtype_bits(m.dtype) / 8;
+  if (m.count_layers(LayerKind::kda) > 0) {
+    const auto k = kda_state_per_request(m, tp, state);
+    StateRow r{LayerKind::kda, k.layers, k.recurrent_bytes, k.conv_bytes, k.bytes, ""};
+    r.formula = fmt::format("{} KDA layers x {} heads x {} x {} x {} B + {} x {} projections x {} positions x {} x {} x {} B",
+                            k.layers, k.heads_per_rank, m.kda.head_dim, m.kda.head_dim, state, k.layers,
+                            m.kda.conv_projections, m.kda.conv_kernel - 1, k.heads_per_rank, m.kda.head_dim, conv);
+    rows.push_back(r);
+  }
+  if (const auto n = m.count_layers(LayerKind::gated_deltanet); n > 0) {
+    const auto& g = m.gdn;
+    const auto vh = per_rank(g.v_heads, tp);
+    const auto kh = per_rank(g.k_heads, tp);
+    StateRow r;
+    r.kind = LayerKind::gated_deltanet;
+    r.layers = n;
+    r.recurrent_bytes = checked_mul(checked_mul(n, vh), checked_mul(g.k_head_dim * g.v_head_dim, state));
+    const auto channels = 2 * kh * g.k_head_dim + vh * g.v_head_dim;
+    const auto positions = g.conv_kernel > 0 ? g.conv_kernel - 1 : 0;
+    r.conv_bytes = checked_mul(checked_mul(n, channels), checked_mul(positions, conv));
+    r.bytes = checked_add(r.recurrent_bytes, r.conv_bytes);
+    r.formula = fmt::format("{} Gated DeltaNet layers x {} value heads x {} x {} x {} B + {} x (2 x {} x {} + {} x {}) channels x {} positions x {} B",
+                            n, vh, g.k_head_dim, g.v_head_dim, state, n, kh, g.k_head_dim, vh, g.v_head_dim, positions, conv);
+    rows.push_back(r);
+  }
+  if (const auto n = m.count_layers(LayerKind::mamba2); n > 0) {
+    const auto& g = m.mamba;
+    const auto h = per_rank(g.heads, tp);
+    StateRow r;
+    r.kind = LayerKind::mamba2;
+    r.layers = n;
+    r.recurrent_bytes = checked_mul(checked_mul(n, h), checked_mul(g.head_dim * g.state_size, state));
+    const auto channels = h * g.head_dim + 2 * g.groups * g.state_size;
+    const auto positions = g.conv_kernel > 0 ? g.conv_kernel - 1 : 0;
+    r.conv_bytes = checked_mul(checked_mul(n, channels), checked_mul(positions, conv));
+    r.bytes = checked_add(r.recurrent_bytes, r.conv_bytes);
+    r.formula = fmt::format("{} Mamba-2 layers x {} heads x {} x {} x {} B + {} x ({} x {} + 2 x {} x {}) channels x {} positions x {} B",
+                            n, h, g.head_dim, g.state_size, state, n, h, g.head_dim, g.groups, g.state_size, positions, conv);
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+std::uint64_t cache_bytes_for_context(const std::vector<TokenCacheRow>& rows, std::uint64_t context) {
+  std::uint64_t total = 0;
+  for (const auto& r : rows) {
+    const auto tokens = r.token_cap > 0 && r.token_cap < context ? r.token_cap : context;
+    total = checked_add(total, checked_mul(r.bytes_per_token, tokens, "cache per request"), "cache per request");
+  }
+  return total;
 }
 
 }  // namespace preflight

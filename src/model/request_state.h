@@ -11,6 +11,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "core/result.h"
 #include "model/model_spec.h"
@@ -39,5 +41,39 @@ MlaCachePerToken mla_cache_per_token(const ModelSpec& m, std::uint64_t kv_dtype_
 // `attention_tp` must divide the KDA heads (checked by the caller's layout validation).
 KdaStatePerRequest kda_state_per_request(const ModelSpec& m, std::uint64_t attention_tp,
                                          std::uint64_t state_dtype_bytes);
+
+}  // namespace preflight
+
+namespace preflight {
+
+// One layer kind's share of the token-growing cache on one rank.
+struct TokenCacheRow {
+  LayerKind kind = LayerKind::full_attention;
+  std::uint64_t layers = 0;
+  std::uint64_t bytes_per_token = 0;  // all layers of this kind, on one rank
+  std::uint64_t token_cap = 0;        // sliding window / chunk; 0 = grows with the context
+  bool replicated_over_tp = false;    // MLA latents, or KV heads fewer than TP
+  std::string formula;
+};
+
+// One layer kind's fixed state per request (one slot) on one rank.
+struct StateRow {
+  LayerKind kind = LayerKind::kda;
+  std::uint64_t layers = 0;
+  std::uint64_t recurrent_bytes = 0;
+  std::uint64_t conv_bytes = 0;
+  std::uint64_t bytes = 0;
+  std::string formula;
+};
+
+// Token cache per layer kind (GQA K and V with head_dim / v_head_dim, sliding
+// and chunked layers capped, MLA latent + rope replicated over TP).
+std::vector<TokenCacheRow> token_cache_per_rank(const ModelSpec& m, std::uint64_t kv_dtype_bytes, std::uint64_t tp);
+
+// Recurrent state per layer kind (KDA, Gated DeltaNet, Mamba-2), sharded by TP heads.
+std::vector<StateRow> recurrent_state_per_rank(const ModelSpec& m, std::uint64_t tp, std::uint64_t state_dtype_bytes);
+
+// Cache bytes one request of `context` tokens holds on one rank (caps applied).
+std::uint64_t cache_bytes_for_context(const std::vector<TokenCacheRow>& rows, std::uint64_t context);
 
 }  // namespace preflight

@@ -43,11 +43,11 @@ std::vector<ChecklistItem> build_checklist(const Plan& plan, const ModelSpec& mo
                              plan.layout.chosen_by)});
 
   if (plan.second_pass) {
-    const auto* kda = fig("state.kda_pool_per_rank");
-    const auto* mla = fig("kv.mla_pool_per_rank");
+    const auto* state = fig("state.pool_per_rank");
+    const auto* cache = fig("kv.pool_per_rank");
     out.push_back({"Model both request pools", "established",
-                   fmt::format("KDA state {} and MLA cache {} per rank for {} requests at {} tokens",
-                               kda ? format_binary(kda->exact) : "?", mla ? format_binary(mla->exact) : "?",
+                   fmt::format("recurrent state {} and token cache {} per rank for {} requests at {} tokens",
+                               state ? format_binary(state->exact) : "none", cache ? format_binary(cache->exact) : "none",
                                plan.workload.concurrency, with_commas(plan.workload.context_tokens))});
   } else {
     out.push_back({"Model both request pools", "open", "add --context and --concurrency for the second pass"});

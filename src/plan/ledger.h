@@ -20,7 +20,7 @@ enum class Resource { none, weights, reserve, activations, recurrent_state, kv_c
 std::string_view resource_key(Resource r);  // "weights", "kv_cache", ... "none"
 
 struct LedgerRow {
-  std::string id;        // "weights.routed_experts", "state.kda_slots", "kv.mla"
+  std::string id;        // "weights.routed_experts", "state.recurrent", "kv.cache"
   std::string label;
   Resource resource = Resource::weights;
   std::uint64_t bytes = 0;

@@ -123,14 +123,19 @@ LedgerRow row(std::string id, std::string label, Resource r, std::uint64_t bytes
 
 struct Pools {
   std::uint64_t requests_per_group = 0;
-  KdaStatePerRequest kda;
-  MlaCachePerToken mla;
-  std::uint64_t kda_rank_bytes = 0;
-  std::uint64_t mla_rank_bytes = 0;
+  std::vector<StateRow> state;         // per slot, per rank, by layer kind
+  std::vector<TokenCacheRow> cache;    // per token, per rank, by layer kind
+  std::uint64_t slot_bytes = 0;        // one state slot on one rank
+  std::uint64_t state_rank_bytes = 0;  // the state pool on one rank
+  std::uint64_t cache_per_token = 0;   // uncapped, per rank
+  std::uint64_t cache_per_request = 0; // one request at the context, per rank (caps applied, before DCP)
+  std::uint64_t cache_rank_bytes = 0;  // the cache pool on one rank
   std::uint64_t hidden_buffer = 0;
   std::uint64_t attn_res_sources = 0;
   std::uint64_t attn_res_bytes = 0;
-  std::uint64_t routed_latent = 0;
+  std::uint64_t ffn_payload = 0;       // routed latent payload (MoE) or MLP intermediate (dense)
+  std::string ffn_label;
+  std::string ffn_formula;
   std::uint64_t reserve = 0;
 };
 
@@ -139,75 +144,95 @@ Pools compute_pools(const Plan& plan, const ModelSpec& model) {
   const auto& layout = plan.layout;
   Pools p;
   p.requests_per_group = ceil_div(w.concurrency, layout.dp);
-  p.kda = kda_state_per_request(model, layout.tp, state_dtype_bytes(w.state_dtype));
-  p.mla = mla_cache_per_token(model, kv_dtype_bytes(w.kv_dtype));
-  p.kda_rank_bytes = checked_mul(checked_mul(w.state_slots, p.requests_per_group), p.kda.bytes, "KDA state pool");
-  p.mla_rank_bytes = ceil_div(checked_mul(checked_mul(p.requests_per_group, w.context_tokens), p.mla.bytes, "MLA cache"),
-                              layout.dcp);
+  p.state = recurrent_state_per_rank(model, layout.tp, state_dtype_bytes(w.state_dtype));
+  p.cache = token_cache_per_rank(model, kv_dtype_bytes(w.kv_dtype), layout.tp);
+  for (const auto& r : p.state) p.slot_bytes = checked_add(p.slot_bytes, r.bytes);
+  for (const auto& r : p.cache) p.cache_per_token = checked_add(p.cache_per_token, r.bytes_per_token);
+  p.state_rank_bytes = checked_mul(checked_mul(w.state_slots, p.requests_per_group), p.slot_bytes, "state pool");
+  p.cache_per_request = cache_bytes_for_context(p.cache, w.context_tokens);
+  p.cache_rank_bytes = ceil_div(checked_mul(p.requests_per_group, p.cache_per_request, "cache pool"), layout.dcp);
   const auto width = dtype_bits(model.dtype) / 8;
   p.hidden_buffer = checked_mul(checked_mul(w.chunk_tokens, model.hidden_size), width, "activations");
   if (model.attn_res_block_size > 0) {
     p.attn_res_sources = ceil_div(model.layers.size(), model.attn_res_block_size) + 1;
     p.attn_res_bytes = checked_mul(p.attn_res_sources, p.hidden_buffer, "activations");
   }
-  const auto latent = model.moe.latent_dim > 0 ? model.moe.latent_dim : model.hidden_size;
-  p.routed_latent = checked_mul(checked_mul(checked_mul(w.chunk_tokens, model.moe.experts_per_token), latent), width,
+  if (model.moe.routed_experts > 0) {
+    const auto latent = model.moe.latent_dim > 0 ? model.moe.latent_dim : model.hidden_size;
+    p.ffn_payload = checked_mul(checked_mul(checked_mul(w.chunk_tokens, model.moe.experts_per_token), latent), width,
                                 "activations");
+    p.ffn_label = fmt::format("{}-way routed {} payload", model.moe.experts_per_token,
+                              model.moe.latent_dim > 0 ? "latent" : "hidden");
+    p.ffn_formula = fmt::format("{} tokens x {} experts x {} x {} B", w.chunk_tokens, model.moe.experts_per_token,
+                                latent, width);
+  } else if (model.moe.dense_intermediate > 0) {
+    // gate and up projections' outputs of one chunk, split by TP.
+    const auto inter = ceil_div(model.moe.dense_intermediate, layout.tp);
+    p.ffn_payload = checked_mul(checked_mul(checked_mul(w.chunk_tokens, 2), inter), width, "activations");
+    p.ffn_label = "MLP gate and up outputs";
+    p.ffn_formula = fmt::format("{} tokens x 2 x {} / TP {} x {} B", w.chunk_tokens, model.moe.dense_intermediate,
+                                layout.tp, width);
+  }
   p.reserve = w.reserve.is_percent
                   ? static_cast<std::uint64_t>(static_cast<double>(plan.gpu.device_total_bytes) * w.reserve.percent / 100.0)
                   : w.reserve.bytes;
   return p;
 }
 
+std::string joined(const std::vector<std::string>& parts, std::string_view sep) {
+  std::string out;
+  for (const auto& part : parts) out += (out.empty() ? "" : std::string(sep)) + part;
+  return out;
+}
+
 void add_pool_figures(Plan& plan, const ModelSpec& model, const Pools& p) {
   auto& f = plan.figures;
   const auto& w = plan.workload;
   const auto tp = plan.layout.tp;
-  const auto& k = p.kda;
-  const auto d = model.kda.head_dim;
-  const auto positions = model.kda.conv_kernel - 1;
-  f.push_back(bytes_figure(
-      "state.kda_slot_per_rank", fmt::format("one KDA state slot per rank (TP{}, {} state)", tp, w.state_dtype), k.bytes,
-      Evidence::derived,
-      fmt::format("{} layers x {} heads x {} x {} x {} B + {} x {} projections x {} positions x {} x {} x {} B "
-                  "= {} + {}",
-                  k.layers, k.heads_per_rank, d, d, k.state_dtype_bytes, k.layers, model.kda.conv_projections,
-                  positions, k.heads_per_rank, d, k.conv_dtype_bytes, with_commas(k.recurrent_bytes),
-                  with_commas(k.conv_bytes)),
-      kConfigSource));
-  const auto whole = kda_state_per_request(model, 1, k.state_dtype_bytes);
-  const auto recurrent_elements = k.layers * model.kda.heads * d * d;
-  f.push_back(exact_figure("state.kda_recurrent_elements", "KDA recurrent state elements per sequence, all heads",
-                           recurrent_elements, "elements", Evidence::derived,
-                           fmt::format("{} layers x {} heads x {} x {} = {} BF16, {} FP32", k.layers, model.kda.heads, d,
-                                       d, format_mib(recurrent_elements * 2, 1), format_mib(recurrent_elements * 4, 1)),
-                           kConfigSource));
-  f.push_back(bytes_figure("state.kda_per_request_whole_model",
-                           fmt::format("KDA state per request, all {} heads", model.kda.heads), whole.bytes,
-                           Evidence::derived,
-                           fmt::format("{} x ({} x {} x {} x {} + 3 x {} x {} x {})", k.layers, model.kda.heads, d, d,
-                                       k.state_dtype_bytes, model.kda.heads * d, positions, k.conv_dtype_bytes),
-                           kConfigSource));
-  f.push_back(bytes_figure(
-      "state.kda_pool_per_rank", "KDA state pool per rank", p.kda_rank_bytes, Evidence::estimate,
-      fmt::format("{} slots x {} requests per attention group x {} B (slots per request: SGLang's default buffering)",
-                  w.state_slots, p.requests_per_group, with_commas(k.bytes)),
-      "--state-slots (default 5: SGLang overlap scheduler with radix cache)"));
-  f.push_back(bytes_figure("kv.mla_per_token", fmt::format("MLA cache per token ({})", w.kv_dtype), p.mla.bytes,
-                           Evidence::derived,
-                           fmt::format("{} layers x ({} + {}) values x {} B", p.mla.layers, model.mla.kv_lora_rank,
-                                       model.mla.qk_rope_head_dim, p.mla.dtype_bytes),
-                           kConfigSource));
-  const auto per_request = checked_mul(w.context_tokens, p.mla.bytes);
-  f.push_back(bytes_figure("kv.mla_per_request", fmt::format("MLA cache for one {}-token request", with_commas(w.context_tokens)),
-                           per_request, Evidence::derived,
-                           fmt::format("{} B/token x {} tokens (replicated on every TP rank)", with_commas(p.mla.bytes),
-                                       with_commas(w.context_tokens)),
-                           kConfigSource));
-  f.push_back(bytes_figure("kv.mla_pool_per_rank", "MLA cache pool per rank", p.mla_rank_bytes, Evidence::derived,
-                           fmt::format("{} requests x {} tokens x {} B / DCP {}", p.requests_per_group,
-                                       with_commas(w.context_tokens), with_commas(p.mla.bytes), plan.layout.dcp),
-                           kConfigSource));
+  if (!p.state.empty()) {
+    std::vector<std::string> parts;
+    for (const auto& r : p.state) parts.push_back(r.formula);
+    std::string formula = joined(parts, " + ");
+    if (p.state.size() == 1) formula += fmt::format(" = {} + {}", with_commas(p.state[0].recurrent_bytes), with_commas(p.state[0].conv_bytes));
+    f.push_back(bytes_figure("state.slot_per_rank",
+                             fmt::format("one recurrent-state slot per rank (TP{}, {} state)", tp, w.state_dtype),
+                             p.slot_bytes, Evidence::derived, formula, kConfigSource));
+    std::uint64_t whole = 0;
+    for (const auto& r : recurrent_state_per_rank(model, 1, state_dtype_bytes(w.state_dtype))) whole += r.bytes;
+    f.push_back(bytes_figure("state.per_request_whole_model", "recurrent state per request, all heads", whole,
+                             Evidence::derived, "the same formula at TP 1", kConfigSource));
+    if (model.count_layers(LayerKind::kda) > 0) {
+      const auto d = model.kda.head_dim;
+      const auto elements = model.count_layers(LayerKind::kda) * model.kda.heads * d * d;
+      f.push_back(exact_figure("state.kda_recurrent_elements", "KDA recurrent state elements per sequence, all heads",
+                               elements, "elements", Evidence::derived,
+                               fmt::format("{} layers x {} heads x {} x {} = {} BF16, {} FP32",
+                                           model.count_layers(LayerKind::kda), model.kda.heads, d, d,
+                                           format_mib(elements * 2, 1), format_mib(elements * 4, 1)),
+                               kConfigSource));
+    }
+    f.push_back(bytes_figure(
+        "state.pool_per_rank", "recurrent-state pool per rank", p.state_rank_bytes, Evidence::estimate,
+        fmt::format("{} slots x {} requests per attention group x {} B (slots per request: SGLang's default buffering)",
+                    w.state_slots, p.requests_per_group, with_commas(p.slot_bytes)),
+        "--state-slots (default 5: SGLang overlap scheduler with radix cache)"));
+  }
+  if (!p.cache.empty()) {
+    std::vector<std::string> parts;
+    for (const auto& r : p.cache) parts.push_back(r.formula);
+    f.push_back(bytes_figure("kv.per_token_per_rank", fmt::format("cache per token per rank ({})", w.kv_dtype),
+                             p.cache_per_token, Evidence::derived, joined(parts, " + "), kConfigSource));
+    f.push_back(bytes_figure("kv.per_request_per_rank",
+                             fmt::format("cache for one {}-token request per rank", with_commas(w.context_tokens)),
+                             p.cache_per_request, Evidence::derived,
+                             fmt::format("sum over layer kinds of bytes per token x min(context {}, window)",
+                                         with_commas(w.context_tokens)),
+                             kConfigSource));
+    f.push_back(bytes_figure("kv.pool_per_rank", "cache pool per rank", p.cache_rank_bytes, Evidence::derived,
+                             fmt::format("{} requests x {} B / DCP {}", p.requests_per_group,
+                                         with_commas(p.cache_per_request), plan.layout.dcp),
+                             kConfigSource));
+  }
   f.push_back(bytes_figure("activations.hidden_buffer",
                            fmt::format("one hidden buffer, {}-token chunk", with_commas(w.chunk_tokens)), p.hidden_buffer,
                            Evidence::derived,
@@ -221,12 +246,9 @@ void add_pool_figures(Plan& plan, const ModelSpec& model, const Pools& p) {
                              fmt::format("(ceil({} layers / block {}) + 1 embedding) = {} x {} B", model.layers.size(),
                                          model.attn_res_block_size, p.attn_res_sources, with_commas(p.hidden_buffer)),
                              kConfigSource));
-  f.push_back(bytes_figure("activations.routed_latent", fmt::format("{}-way routed latent payload", model.moe.experts_per_token),
-                           p.routed_latent, Evidence::derived,
-                           fmt::format("{} tokens x {} experts x {} x {} B", w.chunk_tokens, model.moe.experts_per_token,
-                                       model.moe.latent_dim > 0 ? model.moe.latent_dim : model.hidden_size,
-                                       dtype_bits(model.dtype) / 8),
-                           kConfigSource));
+  if (p.ffn_payload > 0)
+    f.push_back(bytes_figure("activations.ffn_payload", p.ffn_label, p.ffn_payload, Evidence::derived, p.ffn_formula,
+                             kConfigSource));
   f.push_back(bytes_figure("reserve.per_gpu", "runtime reserve per GPU", p.reserve, Evidence::estimate,
                            w.reserve.is_percent
                                ? fmt::format("{}% x {} B device capacity", w.reserve.percent,
@@ -262,15 +284,25 @@ RankLedger rank_ledger(const Plan& plan, const RankWeights& weights, const Pools
     if (p.attn_res_bytes > 0)
       l.rows.push_back(row("activations.attn_res", "Attention Residual sources", Resource::activations, p.attn_res_bytes,
                            Evidence::estimate, fmt::format("{} sources x hidden buffer", p.attn_res_sources)));
-    l.rows.push_back(row("activations.routed_latent", "routed latent payload", Resource::activations, p.routed_latent,
-                         Evidence::estimate, "chunk x experts per token x latent x dtype (logical aggregate, not divided)"));
-    l.rows.push_back(row("state.kda_slots", "KDA state slots", Resource::recurrent_state, p.kda_rank_bytes,
-                         Evidence::estimate,
-                         fmt::format("{} slots x {} requests x {}", w.state_slots, p.requests_per_group,
-                                     format_mib(p.kda.bytes, 1))));
-    l.rows.push_back(row("kv.mla", "MLA latent cache", Resource::kv_cache, p.mla_rank_bytes, Evidence::derived,
-                         fmt::format("{} requests x {} tokens x {} B / DCP {}", p.requests_per_group,
-                                     with_commas(w.context_tokens), with_commas(p.mla.bytes), plan.layout.dcp)));
+    if (p.ffn_payload > 0)
+      l.rows.push_back(row("activations.ffn", p.ffn_label, Resource::activations, p.ffn_payload, Evidence::estimate,
+                           p.ffn_formula + " (logical aggregate, not divided)"));
+    if (p.slot_bytes > 0) {
+      std::string kinds;
+      for (const auto& r : p.state) kinds += (kinds.empty() ? "" : " + ") + std::string(layer_kind_key(r.kind));
+      l.rows.push_back(row("state.recurrent", fmt::format("recurrent state slots ({})", kinds), Resource::recurrent_state,
+                           p.state_rank_bytes, Evidence::estimate,
+                           fmt::format("{} slots x {} requests x {}", w.state_slots, p.requests_per_group,
+                                       format_mib(p.slot_bytes, 1))));
+    }
+    if (p.cache_per_token > 0) {
+      std::string kinds;
+      for (const auto& r : p.cache) kinds += (kinds.empty() ? "" : " + ") + std::string(layer_kind_key(r.kind));
+      l.rows.push_back(row("kv.cache", fmt::format("token cache ({})", kinds), Resource::kv_cache, p.cache_rank_bytes,
+                           Evidence::derived,
+                           fmt::format("{} requests x {} B per request / DCP {}", p.requests_per_group,
+                                       with_commas(p.cache_per_request), plan.layout.dcp)));
+    }
   }
   close_ledger(l);
   return l;
@@ -370,7 +402,7 @@ Result<Plan> build_plan(const ModelSpec& model, const Accelerator& gpu, const Pl
       "placement: TP-split attention/MLP/embedding, experts dealt over all GPUs, routers, norms, latent projections "
       "and the vision tower replicated");
   if (plan.second_pass) {
-    plan.assumptions.push_back(fmt::format("{} KDA state slots per running request, {} recurrent state, {} MLA cache",
+    plan.assumptions.push_back(fmt::format("{} recurrent-state slots per running request, {} recurrent state, {} cache",
                                            plan.workload.state_slots, plan.workload.state_dtype, plan.workload.kv_dtype));
     plan.assumptions.push_back("activations: logical aggregate payloads of one prefill chunk, counted on every rank");
   }

@@ -81,28 +81,28 @@ TEST(PlanK3Facts, DiskAndDownload) {
 TEST(PlanK3Facts, RequestStateAtTp8) {
   const auto p = make("B300", 8, second_pass(1'048'576));
   EXPECT_EQ(p.layout.tp, 8u);
-  EXPECT_EQ(fig(p, "state.kda_slot_per_rank"), 56'171'520u);            // 53.6 MiB
-  EXPECT_EQ(fig(p, "state.kda_pool_per_rank"), 5u * 56'171'520u);        // about 268 MiB
-  EXPECT_EQ(fig(p, "state.kda_per_request_whole_model"), 449'372'160u);  // 428.55 MiB
+  EXPECT_EQ(fig(p, "state.slot_per_rank"), 56'171'520u);            // 53.6 MiB
+  EXPECT_EQ(fig(p, "state.pool_per_rank"), 5u * 56'171'520u);        // about 268 MiB
+  EXPECT_EQ(fig(p, "state.per_request_whole_model"), 449'372'160u);  // 428.55 MiB
   EXPECT_EQ(fig(p, "state.kda_recurrent_elements"), 108'527'616u);
-  EXPECT_EQ(fig(p, "kv.mla_per_token"), 27'648u);                        // 27 KiB
-  EXPECT_EQ(fig(p, "kv.mla_per_request"), 27ULL * kGiB);                 // 1M tokens, BF16
+  EXPECT_EQ(fig(p, "kv.per_token_per_rank"), 27'648u);                        // 27 KiB
+  EXPECT_EQ(fig(p, "kv.per_request_per_rank"), 27ULL * kGiB);                 // 1M tokens, BF16
   EXPECT_EQ(fig(p, "activations.hidden_buffer"), 224ULL * kMiB);
   EXPECT_EQ(fig(p, "activations.attn_res_sources"), 9ULL * 224 * kMiB);  // 1.969 GiB
-  EXPECT_EQ(fig(p, "activations.routed_latent"), 1792ULL * kMiB);        // 1.750 GiB
+  EXPECT_EQ(fig(p, "activations.ffn_payload"), 1792ULL * kMiB);        // 1.750 GiB
 }
 
 TEST(PlanK3Facts, BfloatStateAndFp8CacheAndDcp) {
   auto w = second_pass(1'048'576, "fp8");
   w.state_dtype = "bf16";
   const auto p = make("B300", 8, w, LayoutOptions{8, 8});
-  EXPECT_EQ(fig(p, "state.kda_per_request_whole_model"), 232'316'928u);
-  EXPECT_EQ(fig(p, "kv.mla_per_request"), 27ULL * kGiB / 2);            // 13.5 GiB FP8
-  EXPECT_EQ(fig(p, "kv.mla_pool_per_rank"), 27ULL * kGiB / 2 / 8);      // FP8 with DCP8
+  EXPECT_EQ(fig(p, "state.per_request_whole_model"), 232'316'928u);
+  EXPECT_EQ(fig(p, "kv.per_request_per_rank"), 27ULL * kGiB / 2);            // 13.5 GiB FP8
+  EXPECT_EQ(fig(p, "kv.pool_per_rank"), 27ULL * kGiB / 2 / 8);      // FP8 with DCP8
   const auto bf16_dcp8 = make("B300", 8, second_pass(1'048'576), LayoutOptions{8, 8});
-  EXPECT_EQ(fig(bf16_dcp8, "kv.mla_pool_per_rank"), 3ULL * kGiB + 3 * kGiB / 8);  // 3.375 GiB
+  EXPECT_EQ(fig(bf16_dcp8, "kv.pool_per_rank"), 3ULL * kGiB + 3 * kGiB / 8);  // 3.375 GiB
   const auto k128 = make("B300", 8, second_pass(131'072));
-  EXPECT_EQ(fig(k128, "kv.mla_per_request"), 3ULL * kGiB + 3 * kGiB / 8);       // 3.375 GiB at 128K
+  EXPECT_EQ(fig(k128, "kv.per_request_per_rank"), 3ULL * kGiB + 3 * kGiB / 8);       // 3.375 GiB at 128K
 }
 
 // Verdicts come from the ledger, not from a rule about GPU counts.
