@@ -169,12 +169,17 @@ int run_models(const Options& o) {
   if (o.format == "json") {
     nlohmann::json j = nlohmann::json::array();
     for (const auto& m : model_catalogue())
-      j.push_back({{"name", m.name}, {"aliases", m.aliases}, {"family", m.family}, {"description", m.description}});
+      j.push_back({{"name", m.name},
+                   {"aliases", m.aliases},
+                   {"hub_id", m.hub_id},
+                   {"description", m.description},
+                   {"config_provenance", m.config_provenance},
+                   {"default", m.is_default}});
     std::cout << j.dump(2) << "\n";
     return 0;
   }
   for (const auto& m : model_catalogue())
-    std::cout << fmt::format("{:<12} {}{}\n", m.name, m.description, m.name == kDefaultModel ? " (default)" : "");
+    std::cout << fmt::format("{:<34} {:<44} {}{}\n", m.name, m.hub_id, m.description, m.is_default ? " (default)" : "");
   return 0;
 }
 

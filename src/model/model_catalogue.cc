@@ -1,26 +1,57 @@
 #include "model/model_catalogue.h"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <cctype>
+#include <stdexcept>
 
 #include "core/suggest.h"
 #include "core/text.h"
 #include "embedded_files.h"
 #include "model/family_registry.h"
+#include "model/json_fields.h"
 
 namespace preflight {
 
+Result<std::vector<CatalogueModel>> parse_model_catalogue(std::string_view json_text, std::string_view origin) {
+  nlohmann::json doc = nlohmann::json::parse(json_text, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object()) return Error{std::string(origin), "", "not a JSON object"};
+  if (!doc.contains("models") || !doc["models"].is_array()) return Error{std::string(origin), "/models", "missing list"};
+  std::vector<CatalogueModel> out;
+  for (std::size_t i = 0; i < doc["models"].size(); ++i) {
+    const auto& entry = doc["models"][i];
+    if (!entry.is_object())
+      return Error{std::string(origin), fmt::format("/models/{}", i), "expected an object"};
+    JsonFields f(entry, std::string(origin), fmt::format("/models/{}", i));
+    CatalogueModel m;
+    for (auto [key, target, required] : {std::tuple<std::string_view, std::string*, bool>{"name", &m.name, true},
+                                         {"hub_id", &m.hub_id, false},
+                                         {"description", &m.description, false},
+                                         {"config", &m.config_path, true},
+                                         {"config_provenance", &m.config_provenance, false},
+                                         {"artifact", &m.artifact_path, false},
+                                         {"index", &m.index_path, false}}) {
+      auto v = required ? f.string(key) : f.string_or(key, "");
+      if (!v) return v.error();
+      *target = *v;
+    }
+    auto aliases = f.string_list("aliases");
+    if (!aliases) return aliases.error();
+    for (const auto& a : *aliases) m.aliases.push_back(to_lower(a));
+    if (entry.contains("default") && entry["default"].is_boolean()) m.is_default = entry["default"].get<bool>();
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
 const std::vector<CatalogueModel>& model_catalogue() {
-  static const std::vector<CatalogueModel> kModels = {
-      {"kimi-k3",
-       {"moonshotai/kimi-k3", "k3", "kimi_k3"},
-       "kimi_k3",
-       "Moonshot Kimi K3: 93 layers (69 KDA + 24 MLA), 896 MXFP4 routed experts, MoonViT-V2 vision",
-       embedded::data_models_kimi_k3_config_json,
-       embedded::data_models_kimi_k3_artifact_json},
-  };
+  static const std::vector<CatalogueModel> kModels = [] {
+    auto parsed = parse_model_catalogue(embedded::embedded_file("data/models/catalogue.json"),
+                                        "data/models/catalogue.json (embedded)");
+    if (!parsed) throw std::logic_error("embedded model catalogue is invalid: " + parsed.error().to_string());
+    return std::move(parsed).value();
+  }();
   return kModels;
 }
 
@@ -36,12 +67,14 @@ Result<ModelSpec> load_catalogue_model(std::string_view name, std::string_view o
     const bool hit = entry.name == key ||
                      std::find(entry.aliases.begin(), entry.aliases.end(), key) != entry.aliases.end();
     if (!hit) continue;
-    auto spec = load_config_model(entry.config_json, fmt::format("{} (embedded config.json)", entry.name));
+    const auto config = embedded::embedded_file(entry.config_path);
+    if (config.empty()) return Error{std::string(origin), "", fmt::format("{}: embedded {} is missing", entry.name, entry.config_path)};
+    auto spec = load_config_model(config, fmt::format("{} ({})", entry.name, entry.config_path));
     if (!spec) return spec.error();
     ModelSpec m = std::move(spec).value();
     m.name = entry.name;
-    if (!entry.artifact_json.empty()) {
-      auto facts = parse_artifact_facts(entry.artifact_json, fmt::format("{} (embedded artifact.json)", entry.name));
+    if (!entry.artifact_path.empty()) {
+      auto facts = parse_artifact_facts(embedded::embedded_file(entry.artifact_path), entry.artifact_path);
       if (!facts) return facts.error();
       m.artifact = *facts;
     }

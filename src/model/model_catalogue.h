@@ -1,7 +1,8 @@
 // The model catalogue: models embedded in the binary, by name.
 //
-// Each entry is data (the raw released config.json and an artifact-facts file),
-// built into a ModelSpec by its family. `kimi-k3` is the default model.
+// data/models/catalogue.json lists each entry: its config.json, artifact facts
+// and, where available, its safetensors index, all embedded at build time; the
+// family registry builds the ModelSpec. `kimi-k3` is the default model.
 #pragma once
 
 #include <string>
@@ -15,16 +16,22 @@ namespace preflight {
 
 struct CatalogueModel {
   std::string name;                 // "kimi-k3"
-  std::vector<std::string> aliases; // "moonshotai/Kimi-K3", "k3"
-  std::string family;               // "kimi_k3"
+  std::vector<std::string> aliases; // lower-case: "moonshotai/kimi-k3", "k3"
+  std::string hub_id;               // "moonshotai/Kimi-K3"
   std::string description;
-  std::string_view config_json;
-  std::string_view artifact_json;   // may be empty
+  std::string config_path;          // embedded path of config.json
+  std::string config_provenance;    // verbatim, reconstructed, sibling...
+  std::string artifact_path;        // embedded path of artifact.json; may be empty
+  std::string index_path;           // embedded model.safetensors.index.json; may be empty
+  bool is_default = false;
 };
 
 inline constexpr std::string_view kDefaultModel = "kimi-k3";
 
+// The parsed catalogue (data/models/catalogue.json); a bad embedded file is a
+// programming error (std::logic_error), caught by the unit tests.
 const std::vector<CatalogueModel>& model_catalogue();
+Result<std::vector<CatalogueModel>> parse_model_catalogue(std::string_view json_text, std::string_view origin);
 
 // Looks a name up (case-insensitive, aliases too) and builds the model.
 // Unknown names get a did-you-mean suggestion naming `origin`.
