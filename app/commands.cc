@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/units.h"
+#include "model_source.h"
 #include "hardware/gpu_catalogue.h"
 #include "model/inventory.h"
 #include "model/model_catalogue.h"
@@ -31,23 +32,6 @@ Result<std::string> read_file(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
-}
-
-Result<ModelSpec> resolve_model(const std::string& name) {
-  if (name.empty()) return load_catalogue_model(kDefaultModel, "MODEL");
-  std::error_code ec;
-  if (std::filesystem::exists(name, ec)) {
-    std::string path = name;
-    if (std::filesystem::is_directory(name, ec)) path = (std::filesystem::path(name) / "config.json").string();
-    auto text = read_file(path);
-    if (!text) return text.error();
-    auto model = load_config_model(*text, path);
-    if (!model) return model;
-    ModelSpec m = std::move(model).value();
-    m.name = name;
-    return m;
-  }
-  return load_catalogue_model(name, "MODEL");
 }
 
 Result<GpuCatalogue> resolve_catalogue(const Options& o) {
@@ -118,12 +102,12 @@ Result<Plan> make_plan(const Options& o) {
   if (!catalogue) return catalogue.error();
   auto gpu = catalogue->find(spec->family, "--gpus");
   if (!gpu) return gpu.error();
-  auto model = resolve_model(o.model);
-  if (!model) return model.error();
+  auto loaded = load_model(o.model);
+  if (!loaded) return loaded.error();
   auto request = plan_request(o);
   if (!request) return request.error();
   request.value().gpu_count = spec->count;
-  return build_plan(*model, **gpu, *request);
+  return build_plan(loaded->model, **gpu, *request);
 }
 
 int print_plan(const Options& o, bool explain) {
@@ -144,11 +128,13 @@ int run_plan(const Options& o) { return print_plan(o, false); }
 int run_explain(const Options& o) { return print_plan(o, true); }
 
 int run_inspect(const Options& o) {
-  auto model = resolve_model(o.model);
-  if (!model) return fail(model.error());
-  const auto inv = build_inventory(*model);
-  if (o.format == "json") std::cout << inventory_json(*model, inv).dump(2) << "\n";
-  else std::cout << render_inventory(*model, inv, style_of(o));
+  auto loaded = load_model(o.model);
+  if (!loaded) return fail(loaded.error());
+  const auto& model = loaded->model;
+  const auto inv = build_inventory(model);
+  const auto* rec = loaded->reconciliation ? &*loaded->reconciliation : nullptr;
+  if (o.format == "json") std::cout << inventory_json(model, inv, rec).dump(2) << "\n";
+  else std::cout << render_inventory(model, inv, rec, style_of(o));
   return 0;
 }
 

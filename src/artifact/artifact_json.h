@@ -41,7 +41,7 @@ std::string show(const nlohmann::json& value);
 
 // A string from the input, JSON-quoted (escapes control characters), shortened
 // to ~80 characters.
-std::string quoted(std::string_view text);
+std::string quote(std::string_view text);
 
 // A JSON integer >= 0 that fits in 64 bits (nlohmann keeps non-negative literals
 // as unsigned; "-0" arrives as a signed zero). Floats, even 4.0, are not integers.

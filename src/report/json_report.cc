@@ -71,7 +71,30 @@ nlohmann::json plan_json(const Plan& plan) {
   return j;
 }
 
-nlohmann::json inventory_json(const ModelSpec& model, const Inventory& inv) {
+nlohmann::json reconciliation_json(const Reconciliation& r) {
+  nlohmann::json j{{"exact", r.exact()},
+                   {"from_headers", r.from_headers},
+                   {"adds_up", r.adds_up()},
+                   {"shards", r.shard_count},
+                   {"generated_tensors", r.generated_tensors},
+                   {"real_tensors", r.real_tensors},
+                   {"generated_bytes", r.generated_bytes},
+                   {"real_bytes", r.real_bytes},
+                   {"header_bytes", r.header_bytes},
+                   {"missing", r.missing_count},
+                   {"missing_bytes", r.missing_bytes},
+                   {"extra", r.extra_count},
+                   {"extra_bytes", r.extra_bytes},
+                   {"mismatched", r.mismatched_count},
+                   {"mismatch_byte_delta", r.mismatch_delta}};
+  if (r.index_total_size) j["index_total_size"] = *r.index_total_size;
+  j["examples"] = nlohmann::json::array();
+  for (const auto& d : r.examples)
+    j["examples"].push_back({{"name", d.name}, {"generated", d.generated}, {"real", d.real}, {"byte_delta", d.byte_delta}});
+  return j;
+}
+
+nlohmann::json inventory_json(const ModelSpec& model, const Inventory& inv, const Reconciliation* reconciliation) {
   nlohmann::json j;
   j["model"] = {{"name", model.name},
                 {"family", model.family},
@@ -98,14 +121,28 @@ nlohmann::json inventory_json(const ModelSpec& model, const Inventory& inv) {
                             {"bytes_by_dtype", r.bytes_by_dtype}});
   j["bytes_by_dtype"] = inv.bytes_by_dtype;
   j["elements_by_dtype"] = inv.elements_by_dtype;
-  const auto mla = mla_cache_per_token(model, 2);
-  const auto kda_fp32 = kda_state_per_request(model, 1, 4);
-  const auto kda_bf16 = kda_state_per_request(model, 1, 2);
-  j["cache_per_token"] = {{"mla_bf16_bytes", mla.bytes}, {"mla_fp8_bytes", mla.bytes / 2}, {"mla_layers", mla.layers}};
-  j["state_per_sequence"] = {{"kda_layers", kda_fp32.layers},
-                             {"fp32_recurrent_bytes", kda_fp32.bytes},
-                             {"bf16_recurrent_bytes", kda_bf16.bytes},
-                             {"conv_bytes", kda_fp32.conv_bytes}};
+  j["cache_per_token"] = nlohmann::json::array();
+  for (const auto& r : token_cache_per_rank(model, 2, 1))
+    j["cache_per_token"].push_back({{"kind", layer_kind_key(r.kind)},
+                                    {"layers", r.layers},
+                                    {"bf16_bytes", r.bytes_per_token},
+                                    {"fp8_bytes", r.bytes_per_token / 2},
+                                    {"token_cap", r.token_cap},
+                                    {"replicated_over_tp", r.replicated_over_tp},
+                                    {"formula", r.formula}});
+  j["state_per_sequence"] = nlohmann::json::array();
+  const auto bf16 = recurrent_state_per_rank(model, 1, 2);
+  const auto fp32 = recurrent_state_per_rank(model, 1, 4);
+  for (std::size_t i = 0; i < fp32.size(); ++i)
+    j["state_per_sequence"].push_back({{"kind", layer_kind_key(fp32[i].kind)},
+                                       {"layers", fp32[i].layers},
+                                       {"fp32_recurrent_bytes", fp32[i].bytes},
+                                       {"bf16_recurrent_bytes", bf16[i].bytes},
+                                       {"conv_bytes", fp32[i].conv_bytes},
+                                       {"formula", fp32[i].formula}});
+  j["notes"] = model.notes;
+  j["mtp_layers"] = model.mtp_layers;
+  if (reconciliation) j["reconciliation"] = reconciliation_json(*reconciliation);
   j["reconstruction"] = nlohmann::json::array();
   for (const auto& f : two_precision_reconstruction(model, inv)) j["reconstruction"].push_back(figure_json(f));
   return j;

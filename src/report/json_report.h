@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "artifact/reconciliation.h"
 #include "hardware/accelerator.h"
 #include "model/inventory.h"
 #include "model/model_spec.h"
@@ -13,7 +14,8 @@ namespace preflight {
 
 nlohmann::json figure_json(const Figure& f);
 nlohmann::json plan_json(const Plan& plan);
-nlohmann::json inventory_json(const ModelSpec& model, const Inventory& inv);
+nlohmann::json inventory_json(const ModelSpec& model, const Inventory& inv, const Reconciliation* reconciliation);
+nlohmann::json reconciliation_json(const Reconciliation& r);
 nlohmann::json accelerator_json(const Accelerator& gpu);
 
 }  // namespace preflight

@@ -216,7 +216,8 @@ std::string render_explain(const Plan& plan, TextStyle style) {
   return out;
 }
 
-std::string render_inventory(const ModelSpec& model, const Inventory& inv, TextStyle style) {
+std::string render_inventory(const ModelSpec& model, const Inventory& inv, const Reconciliation* rec,
+                             TextStyle style) {
   std::string out;
   out += (style == TextStyle::markdown ? "# " : "") + fmt::format("preflight inspect: {}\n", model.name);
   out += fmt::format("{} ({}), {} layers", model.architecture, model.family, model.layers.size());
@@ -246,16 +247,46 @@ std::string render_inventory(const ModelSpec& model, const Inventory& inv, TextS
   for (const auto& [d, b] : inv.bytes_by_dtype) out += fmt::format("  {:<20} {:>24} B  {}\n", d, with_commas(b), format_gb(b, 3));
   out += heading(style, 2, "Two-precision reconstruction");
   figure_lines(out, two_precision_reconstruction(model, inv), "", style, true);
-  out += heading(style, 2, "Cache and state per request");
-  const auto mla = mla_cache_per_token(model, 2);
-  const auto kda32 = kda_state_per_request(model, 1, 4);
-  const auto kda16 = kda_state_per_request(model, 1, 2);
-  out += fmt::format("  MLA cache per token: {} layers x ({} + {}) x 2 B = {} B BF16, {} B FP8 (derived)\n", mla.layers,
-                     model.mla.kv_lora_rank, model.mla.qk_rope_head_dim, with_commas(mla.bytes), with_commas(mla.bytes / 2));
-  out += fmt::format("  KDA state per sequence: {} B ({}) with FP32 recurrent state, {} B with BF16; of which "
-                     "short-conv {} B (derived)\n",
-                     with_commas(kda32.bytes), format_mib(kda32.bytes), with_commas(kda16.bytes),
-                     with_commas(kda32.conv_bytes));
+  out += heading(style, 2, "Cache per token and state per sequence (whole model, TP 1)");
+  for (const auto& r : token_cache_per_rank(model, 2, 1))
+    out += fmt::format("  {:<18} {} B/token BF16, {} B FP8{}: {} (derived)\n", layer_kind_key(r.kind),
+                       with_commas(r.bytes_per_token), with_commas(r.bytes_per_token / 2),
+                       r.token_cap > 0 ? fmt::format(", capped at {} tokens", r.token_cap) : "", r.formula);
+  const auto bf16 = recurrent_state_per_rank(model, 1, 2);
+  const auto fp32 = recurrent_state_per_rank(model, 1, 4);
+  for (std::size_t i = 0; i < fp32.size(); ++i)
+    out += fmt::format("  {:<18} {} B ({}) per sequence with FP32 recurrent state, {} B with BF16; of which "
+                       "short-conv {} B (derived)\n",
+                       layer_kind_key(fp32[i].kind), with_commas(fp32[i].bytes), format_mib(fp32[i].bytes),
+                       with_commas(bf16[i].bytes), with_commas(fp32[i].conv_bytes));
+  if (!model.notes.empty()) {
+    out += heading(style, 2, "Reader notes");
+    for (const auto& n : model.notes) out += fmt::format("- {}\n", n);
+  }
+  if (rec) {
+    out += heading(style, 2, rec->from_headers ? "Reconciliation against the shard headers"
+                                               : "Reconciliation against the index (names only)");
+    out += fmt::format("  generated {} tensors, {} B; real {} tensors{}\n", with_commas(rec->generated_tensors),
+                       with_commas(rec->generated_bytes), with_commas(rec->real_tensors),
+                       rec->from_headers ? fmt::format(", {} B payload + {} B headers in {} shards",
+                                                       with_commas(rec->real_bytes), with_commas(rec->header_bytes),
+                                                       rec->shard_count)
+                                         : fmt::format(" in {} shards", rec->shard_count));
+    if (rec->index_total_size)
+      out += fmt::format("  index metadata.total_size {} (as reported: not always bytes)\n",
+                         with_commas(*rec->index_total_size));
+    out += fmt::format("  missing {} ({} B), extra {} ({} B), mismatched {} (real - generated {} B): {}\n",
+                       rec->missing_count, with_commas(rec->missing_bytes), rec->extra_count,
+                       with_commas(rec->extra_bytes), rec->mismatched_count, rec->mismatch_delta,
+                       rec->exact() ? "exact match" : "differs");
+    if (rec->from_headers)
+      out += fmt::format("  check: {} - {} + {} + ({}) = {} {}\n", with_commas(rec->generated_bytes),
+                         with_commas(rec->missing_bytes), with_commas(rec->extra_bytes), rec->mismatch_delta,
+                         with_commas(rec->real_bytes), rec->adds_up() ? "(adds up)" : "(DOES NOT ADD UP)");
+    for (const auto& d : rec->examples)
+      out += fmt::format("    {}: generated {} | real {}\n", d.name, d.generated.empty() ? "-" : d.generated,
+                         d.real.empty() ? "-" : d.real);
+  }
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "artifact/reconciliation.h"
 #include "hardware/accelerator.h"
 #include "model/inventory.h"
 #include "model/model_spec.h"
@@ -17,7 +18,8 @@ enum class TextStyle { table, markdown };
 
 std::string render_plan(const Plan& plan, TextStyle style);
 std::string render_explain(const Plan& plan, TextStyle style);
-std::string render_inventory(const ModelSpec& model, const Inventory& inv, TextStyle style);
+std::string render_inventory(const ModelSpec& model, const Inventory& inv, const Reconciliation* reconciliation,
+                             TextStyle style);
 std::string render_gpus(const std::vector<Accelerator>& gpus, TextStyle style);
 
 // A rank's bar: '#' weights, 'r' reserve, 'a' activations, 's' state, 'k' KV, '.' free, '!' over.

@@ -1,0 +1,174 @@
+#include "model_source.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "artifact/safetensors_header.h"
+#include "artifact/safetensors_index.h"
+#include "embedded_files.h"
+#include "model/model_catalogue.h"
+
+namespace preflight::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::uint64_t kMaxJsonFile = 256ULL * 1024 * 1024;
+
+Result<std::string> read_file(const fs::path& path, std::uint64_t limit = kMaxJsonFile) {
+  std::error_code ec;
+  const auto name = path.string();
+  if (!fs::is_regular_file(path, ec)) return Error{name, "", "no such file"};
+  const auto size = fs::file_size(path, ec);
+  if (ec) return Error{name, "", "cannot read the file size"};
+  if (size > limit) return Error{name, "", fmt::format("file is larger than {} bytes", limit)};
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error{name, "", "cannot open the file"};
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Reads only the 8-byte length and the JSON header of a shard, never the tensor data.
+Result<NamedHeader> read_shard_header(const fs::path& path) {
+  const auto name = path.string();
+  std::error_code ec;
+  const auto size = fs::file_size(path, ec);
+  if (ec) return Error{name, "", "cannot read the file size"};
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error{name, "", "cannot open the file"};
+  std::string first(8, '\0');
+  in.read(first.data(), 8);
+  first.resize(static_cast<std::size_t>(in.gcount()));
+  auto length = parse_safetensors_header_length(first, name);
+  if (!length) return length.error();
+  if (8 + *length > size) return Error{name, "", fmt::format("header length {} runs past the {}-byte file", *length, size)};
+  std::string header(static_cast<std::size_t>(*length), '\0');
+  in.read(header.data(), static_cast<std::streamsize>(*length));
+  auto parsed = parse_safetensors_header(header, *length, size, name);
+  if (!parsed) return parsed.error();
+  return NamedHeader{path.filename().string(), std::move(parsed).value()};
+}
+
+enum class JsonKind { config, index, listing };
+
+JsonKind classify(const std::string& text) {
+  auto doc = nlohmann::json::parse(text, nullptr, false);
+  if (doc.is_object() && doc.contains("siblings")) return JsonKind::listing;
+  if (doc.is_object() && (doc.contains("weight_map") || (doc.contains("metadata") && !doc.contains("model_type") &&
+                                                         !doc.contains("architectures"))))
+    return JsonKind::index;
+  return JsonKind::config;
+}
+
+// Artifact facts the hub listing states (official, with the listing as source).
+ArtifactFacts facts_from_listing(const HubListing& l, const std::string& origin) {
+  ArtifactFacts f;
+  f.hub_id = l.id;
+  f.revision = l.sha;
+  f.source = fmt::format("saved hub listing {}", origin);
+  f.shard_count = l.shard_count();
+  f.shard_bytes = l.shard_bytes();
+  f.file_count = l.siblings.size();
+  f.file_bytes = l.file_bytes();
+  f.used_storage_bytes = l.used_storage.value_or(0);
+  f.logical_parameters = l.parameters_total;
+  f.license.name = l.license;
+  return f;
+}
+
+Result<LoadedModel> from_folder(const fs::path& dir, const std::optional<fs::path>& only_shard,
+                                const std::optional<fs::path>& index_file, const std::optional<std::string>& listing_text,
+                                const std::string& listing_origin) {
+  LoadedModel loaded;
+  const auto config_path = dir / "config.json";
+  auto config = read_file(config_path);
+  if (!config) return Error{config_path.string(), "", "no config.json beside the given file: preflight needs the config"};
+  auto model = build_model_from_config_path(*config, config_path.string());
+  if (!model) return model.error();
+  loaded.model = std::move(model).value();
+  loaded.model.name = dir.filename().string().empty() ? dir.string() : dir.filename().string();
+  loaded.source = config_path.string();
+
+  std::vector<NamedHeader> headers;
+  std::vector<fs::path> shards;
+  if (only_shard) {
+    shards.push_back(*only_shard);
+  } else {
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(dir, ec))
+      if (entry.is_regular_file() && entry.path().extension() == ".safetensors") shards.push_back(entry.path());
+    std::sort(shards.begin(), shards.end());
+  }
+  for (const auto& s : shards) {
+    auto h = read_shard_header(s);
+    if (!h) return h.error();
+    headers.push_back(std::move(h).value());
+  }
+  if (!headers.empty()) {
+    loaded.reconciliation = reconcile_with_headers(loaded.model.manifest, headers);
+    loaded.source += fmt::format(" + {} shard header(s)", headers.size());
+  } else if (const auto index_path = index_file.value_or(dir / "model.safetensors.index.json"); fs::exists(index_path)) {
+    auto text = read_file(index_path);
+    if (!text) return text.error();
+    auto index = parse_safetensors_index(*text, index_path.string());
+    if (!index) return index.error();
+    loaded.reconciliation = reconcile_with_index(loaded.model.manifest, *index);
+    loaded.source += " + " + index_path.filename().string();
+  }
+  if (listing_text) {
+    auto listing = parse_hub_listing(*listing_text, listing_origin);
+    if (!listing) return listing.error();
+    loaded.listing = *listing;
+    loaded.model.artifact = facts_from_listing(*listing, listing_origin);
+    loaded.source += " + hub listing";
+  }
+  return loaded;
+}
+
+}  // namespace
+
+Result<ModelSpec> build_model_from_config_path(const std::string& text, const std::string& origin) {
+  return load_config_model(text, origin);
+}
+
+Result<LoadedModel> load_model(const std::string& arg) {
+  std::error_code ec;
+  if (arg.empty() || !fs::exists(arg, ec)) {
+    auto model = load_catalogue_model(arg.empty() ? std::string(kDefaultModel) : arg, "MODEL");
+    if (!model) return model.error();
+    LoadedModel loaded{std::move(model).value(), std::nullopt, std::nullopt, "embedded catalogue"};
+    for (const auto& entry : model_catalogue()) {
+      if (entry.name != loaded.model.name || entry.index_path.empty()) continue;
+      auto index = parse_safetensors_index(embedded::embedded_file(entry.index_path), entry.index_path);
+      if (!index) return index.error();
+      loaded.reconciliation = reconcile_with_index(loaded.model.manifest, *index);
+      loaded.source += " + embedded model.safetensors.index.json";
+    }
+    return loaded;
+  }
+  const fs::path path(arg);
+  if (fs::is_directory(path, ec)) return from_folder(path, std::nullopt, std::nullopt, std::nullopt, "");
+  const auto dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  if (path.extension() == ".safetensors") return from_folder(dir, path, std::nullopt, std::nullopt, "");
+  auto text = read_file(path);
+  if (!text) return text.error();
+  switch (classify(*text)) {
+    case JsonKind::listing: return from_folder(dir, std::nullopt, std::nullopt, *text, path.string());
+    case JsonKind::index: return from_folder(dir, std::nullopt, path, std::nullopt, "");
+    case JsonKind::config: break;
+  }
+  auto model = load_config_model(*text, path.string());
+  if (!model) return model.error();
+  LoadedModel loaded{std::move(model).value(), std::nullopt, std::nullopt, path.string()};
+  loaded.model.name = arg;
+  return loaded;
+}
+
+}  // namespace preflight::cli

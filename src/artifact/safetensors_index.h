@@ -1,0 +1,41 @@
+// model.safetensors.index.json: which shard file holds each tensor of a
+// sharded checkpoint.
+//
+// Format (written by transformers' save_pretrained / huggingface_hub's
+// split_torch_state_dict_into_shards; the Hub shows it beside the shards):
+//   {"metadata": {"total_size": 13761264768, ...},
+//    "weight_map": {"model.embed_tokens.weight": "model-00001-of-00002.safetensors", ...}}
+// The shard files are the distinct weight_map values. The "-of-N" suffix is
+// never trusted for the count: gpt-oss-20b names model-00000/00001/00002-of-00002
+// (3 files). metadata.total_size is reported as found, not as bytes: it is not
+// always a byte count (DeepSeek-V3's is twice the element count, 1,369,062,772,000).
+// Some copies keep only the metadata (../shared/models/*/model.safetensors.index.metadata.json),
+// so a file with "metadata" and no "weight_map" is accepted.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/result.h"
+
+namespace preflight {
+
+struct SafetensorsIndex {
+  std::optional<std::uint64_t> total_size;        // metadata.total_size, as written
+  std::optional<std::uint64_t> total_parameters;  // metadata.total_parameters, when present
+  std::map<std::string, std::string> weight_map;  // tensor -> file
+  std::vector<std::string> shard_files;           // unique weight_map values, sorted
+};
+
+// Errors: not JSON, not an object, neither weight_map nor metadata, a
+// weight_map that is not an object of file names (or is empty), a file name
+// that is not relative to the model folder, total_size / total_parameters that
+// are not non-negative integers (or strings of digits), duplicate keys.
+Result<SafetensorsIndex> parse_safetensors_index(std::string_view json_text,
+                                                 std::string_view origin);
+
+}  // namespace preflight
