@@ -1,0 +1,1 @@
+inspect data/k3-snapshot
