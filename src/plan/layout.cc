@@ -9,6 +9,11 @@ namespace {
 std::optional<std::string> heads_not_divided(const ModelSpec& m, std::uint64_t tp) {
   for (const auto& [count, what] : m.tp_divisors())
     if (count % tp != 0) return what;
+  // KV heads are split when there are at least TP of them and replicated
+  // otherwise; either way the two must divide one another.
+  const auto kv = m.gqa.kv_heads;
+  if (kv > 0 && m.gqa.heads > 0 && kv % tp != 0 && tp % kv != 0)
+    return fmt::format("{} KV heads (TP must divide them or be a multiple of them)", kv);
   return std::nullopt;
 }
 }  // namespace
