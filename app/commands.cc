@@ -165,7 +165,7 @@ int run_models(const Options& o) {
     return 0;
   }
   for (const auto& m : model_catalogue())
-    std::cout << fmt::format("{:<34} {:<44} {}{}\n", m.name, m.hub_id, m.description, m.is_default ? " (default)" : "");
+    std::cout << fmt::format("{:<36} {:<54} {}{}\n", m.name, m.hub_id, m.description, m.is_default ? " (default)" : "");
   return 0;
 }
 

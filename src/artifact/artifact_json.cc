@@ -122,6 +122,12 @@ class StrictDomBuilder final : public nlohmann::json_sax<json> {
 
   const std::string& duplicate_pointer() const { return duplicate_pointer_; }
   const std::string& syntax_error() const { return syntax_error_; }
+  bool too_deep() const { return too_deep_; }
+
+  // No artifact file nests more than a handful of levels (a hub listing's
+  // config is the deepest); the cap bounds the memory a hostile file can make
+  // the container stack use.
+  static constexpr std::size_t kMaxDepth = 512;
 
  private:
   // Where the next value goes: the root, a new element of the open array, or
@@ -143,6 +149,10 @@ class StrictDomBuilder final : public nlohmann::json_sax<json> {
   }
 
   bool open(json container) {
+    if (stack_.size() >= kMaxDepth) {
+      too_deep_ = true;
+      return false;  // stops the parse
+    }
     json* place = next_place();
     *place = std::move(container);
     stack_.push_back(place);
@@ -181,6 +191,7 @@ class StrictDomBuilder final : public nlohmann::json_sax<json> {
   json* slot_ = nullptr;
   std::string duplicate_pointer_;
   std::string syntax_error_;
+  bool too_deep_ = false;
 };
 
 }  // namespace
@@ -202,6 +213,10 @@ Result<json> parse_json_document(std::string_view text, std::string_view origin,
                  "invalid JSON: " + printable(e.what())};
   }
   if (ok) return root;
+  if (builder.too_deep())
+    return Error{std::string(origin), std::string(field),
+                 fmt::format("invalid JSON: nested deeper than {} levels",
+                             StrictDomBuilder::kMaxDepth)};
   if (!builder.duplicate_pointer().empty())
     return Error{std::string(origin), builder.duplicate_pointer(),
                  "duplicate key (a second value would silently replace the first)"};

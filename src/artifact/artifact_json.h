@@ -9,6 +9,7 @@
 //     pointer;
 //   - a NUL byte is an error (nlohmann's lexer treats NUL as the end of input,
 //     so "{...}\0anything" would otherwise parse);
+//   - nesting deeper than 512 levels is an error (no artifact file needs more);
 //   - parse errors, pointers and quoted values are rendered on one line, with
 //     control characters escaped, so an Error always prints as one line.
 // The DOM is built by a SAX handler that never recurses, so deeply nested input

@@ -15,7 +15,7 @@ constexpr std::size_t kMaxExamples = 20;
 
 struct GeneratedTensor {
   Dtype dtype;
-  const std::vector<std::uint64_t>* shape;
+  std::vector<std::uint64_t> shape;  // as stored (a fused expert entry carries its expert dimension)
   std::uint64_t bytes;
   bool seen = false;
 };
@@ -27,13 +27,14 @@ std::unordered_map<std::string, GeneratedTensor> expand(const TensorManifest& m)
   for (const auto& t : m.tensors) {
     const auto pos = t.name.find("{E}");
     if (pos == std::string::npos) {
-      out.emplace(t.name, GeneratedTensor{t.dtype, &t.shape, t.bytes_each});
+      // One stored tensor (a fused expert entry holds all its slices).
+      out.emplace(t.name, GeneratedTensor{t.dtype, stored_shape(t), t.bytes()});
       continue;
     }
     for (std::uint32_t i = 0; i < t.instances; ++i) {
       std::string name = t.name;
       name.replace(pos, 3, std::to_string(t.first_instance + i));
-      out.emplace(std::move(name), GeneratedTensor{t.dtype, &t.shape, t.bytes_each});
+      out.emplace(std::move(name), GeneratedTensor{t.dtype, t.shape, t.bytes_each});
     }
   }
   return out;
@@ -58,7 +59,7 @@ void finish_missing(Reconciliation& r, const std::unordered_map<std::string, Gen
   std::sort(missing.begin(), missing.end());  // deterministic examples
   for (const auto& name : missing) {
     const auto& g = generated.at(name);
-    note(r, {name, describe(g.dtype, *g.shape, g.bytes), "", -static_cast<std::int64_t>(g.bytes)});
+    note(r, {name, describe(g.dtype, g.shape, g.bytes), "", -static_cast<std::int64_t>(g.bytes)});
   }
 }
 
@@ -93,11 +94,11 @@ Reconciliation reconcile_with_headers(const TensorManifest& generated_manifest, 
         continue;
       }
       it->second.seen = true;
-      if (it->second.dtype != t.dtype || *it->second.shape != t.shape || it->second.bytes != bytes) {
+      if (it->second.dtype != t.dtype || it->second.shape != t.shape || it->second.bytes != bytes) {
         ++r.mismatched_count;
         const auto delta = static_cast<std::int64_t>(bytes) - static_cast<std::int64_t>(it->second.bytes);
         r.mismatch_delta += delta;
-        note(r, {t.name, describe(it->second.dtype, *it->second.shape, it->second.bytes),
+        note(r, {t.name, describe(it->second.dtype, it->second.shape, it->second.bytes),
                  describe(t.dtype, t.shape, bytes), delta});
       }
     }

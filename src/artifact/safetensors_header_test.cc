@@ -217,6 +217,8 @@ TEST(SafetensorsBadInput, EachProblemIsOneLocatedLine) {
        "s.safetensors: header: invalid JSON: parse error at line 1, column 4: syntax error while "
        "parsing object key - invalid string: ill-formed UTF-8 byte; last read: '\"w?'; expected "
        "string literal"},
+      {"nested too deep", shard("{\"w\":" + std::string(600, '[')), 0,
+       "s.safetensors: header: invalid JSON: nested deeper than 512 levels"},
       {"duplicate tensor", shard("{\"w\":" + f32_2x2 + ",\"w\":" + f32_2x2 + "}"), 0,
        "s.safetensors: /w: duplicate key (a second value would silently replace the first)"},
       {"duplicate field in an entry", one(R"({"dtype":"F32","dtype":"BF16"})"), 0,

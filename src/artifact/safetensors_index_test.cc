@@ -136,6 +136,8 @@ TEST(IndexBadInput, EachProblemIsOneLocatedLine) {
        "expected a path inside the model folder"},
       {"duplicate tensor", R"({"weight_map": {"w": "a.safetensors", "w": "b.safetensors"}})",
        "i.json: /weight_map/w: duplicate key (a second value would silently replace the first)"},
+      {"nested too deep", std::string(600, '['),
+       "i.json: invalid JSON: nested deeper than 512 levels"},
       {"duplicate metadata", R"({"metadata": {}, "metadata": {"total_size": 1}})",
        "i.json: /metadata: duplicate key (a second value would silently replace the first)"},
   };

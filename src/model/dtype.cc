@@ -40,10 +40,11 @@ std::optional<Dtype> dtype_from_safetensors(std::string_view name) {
 
 std::optional<Dtype> dtype_from_torch(std::string_view name) {
   if (name.starts_with("torch.")) name.remove_prefix(6);
-  static constexpr std::array<std::pair<std::string_view, Dtype>, 8> kTorch{{
-      {"bfloat16", Dtype::BF16}, {"float16", Dtype::F16},  {"half", Dtype::F16},
-      {"float32", Dtype::F32},   {"float", Dtype::F32},    {"uint8", Dtype::U8},
-      {"int8", Dtype::I8},       {"float8_e4m3fn", Dtype::F8_E4M3},
+  static constexpr std::array<std::pair<std::string_view, Dtype>, 12> kTorch{{
+      {"bfloat16", Dtype::BF16},         {"float16", Dtype::F16},          {"half", Dtype::F16},
+      {"float32", Dtype::F32},           {"float", Dtype::F32},            {"uint8", Dtype::U8},
+      {"int8", Dtype::I8},               {"int32", Dtype::I32},            {"int64", Dtype::I64},
+      {"float8_e4m3fn", Dtype::F8_E4M3}, {"float8_e5m2", Dtype::F8_E5M2},  {"float64", Dtype::F64},
   }};
   for (const auto& [key, d] : kTorch)
     if (key == name) return d;

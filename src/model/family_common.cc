@@ -40,6 +40,7 @@ Result<ModelSpec> finish_model(ModelSpec model, std::vector<LogicalTensor> tenso
   auto quant = parse_quantization(holder);
   if (!quant) return quant.error();
   model.quantization = *quant;
+  for (const auto& note : model.quantization.notes) model.notes.push_back(note);
   auto manifest = apply_quantization(tensors, model.quantization);
   if (!manifest) return manifest.error();
   model.manifest = std::move(manifest).value();

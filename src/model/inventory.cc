@@ -1,5 +1,7 @@
 #include "model/inventory.h"
 
+#include <fmt/format.h>
+
 #include <set>
 
 #include "core/bytes.h"
@@ -10,6 +12,18 @@ std::string dtype_bucket(const StoredTensor& t) {
   switch (t.format) {
     case StorageFormat::mxfp4_packed: return "U8 (MXFP4 codes)";
     case StorageFormat::mxfp4_scale: return "U8 (E8M0 scales)";
+    case StorageFormat::nvfp4_packed: return "U8 (NVFP4 codes)";
+    case StorageFormat::int_packed: {
+      // Bits per value from the counting rule (logical params = values): "I32 (packed int4)".
+      const auto bits = t.logical_params_each > 0 ? t.bytes_each * 8 / t.logical_params_each : 0;
+      return fmt::format("{} (packed int{})", dtype_name(t.dtype), bits);
+    }
+    case StorageFormat::weight_scale: return fmt::format("{} (weight scales)", dtype_name(t.dtype));
+    case StorageFormat::zero_point: return fmt::format("{} (zero points)", dtype_name(t.dtype));
+    case StorageFormat::quant_metadata: return fmt::format("{} (quantization metadata)", dtype_name(t.dtype));
+    case StorageFormat::activation_scale: return fmt::format("{} (activation scales)", dtype_name(t.dtype));
+    case StorageFormat::fp8:   // F8_E4M3 values: the dtype says it
+    case StorageFormat::int8:  // I8 values
     case StorageFormat::plain: break;
   }
   return std::string(dtype_name(t.dtype));
@@ -24,7 +38,8 @@ Inventory build_inventory(const ModelSpec& model) {
     row.module = t.module;
     const auto bytes = t.bytes();
     const auto params = t.logical_params();
-    row.tensors = checked_add(row.tensors, t.instances);
+    const std::uint64_t stored = is_fused_slice(t) ? 1 : t.instances;
+    row.tensors = checked_add(row.tensors, stored);
     row.logical_params = checked_add(row.logical_params, params);
     row.bytes = checked_add(row.bytes, bytes);
     const auto bucket = dtype_bucket(t);
@@ -33,7 +48,7 @@ Inventory build_inventory(const ModelSpec& model) {
     const auto elements = checked_mul(element_count(t.shape), t.instances);
     inv.elements_by_dtype[std::string(dtype_name(t.dtype))] =
         checked_add(inv.elements_by_dtype[std::string(dtype_name(t.dtype))], elements);
-    inv.tensors = checked_add(inv.tensors, t.instances);
+    inv.tensors = checked_add(inv.tensors, stored);
     inv.logical_params = checked_add(inv.logical_params, params);
     inv.payload_bytes = checked_add(inv.payload_bytes, bytes);
     if (t.format == StorageFormat::plain) {
@@ -46,7 +61,8 @@ Inventory build_inventory(const ModelSpec& model) {
     if (t.module == ModuleClass::routed_experts) {
       inv.routed_params = checked_add(inv.routed_params, params);
       moe_layers.insert(t.layer);
-    } else if (t.text && t.module != ModuleClass::embedding) {
+    } else if (t.text && t.module != ModuleClass::embedding && t.module != ModuleClass::mtp) {
+      // MTP layers serve speculative decoding only; they are not on the main token's path.
       inv.active_trunk_params = checked_add(inv.active_trunk_params, params);
     }
   }

@@ -35,8 +35,9 @@ struct Inventory {
   std::uint64_t unquantized_bytes = 0;
 
   // Active parameters per token: every text tensor except the input embedding
-  // (a lookup, not a matmul) and the routed experts, plus experts_per_token of
-  // the routed experts in each MoE layer. Vision and projector are excluded.
+  // (a lookup, not a matmul), the routed experts and the MTP layers, plus
+  // experts_per_token of the routed experts in each MoE layer. Vision and
+  // projector are excluded.
   std::uint64_t active_params = 0;
   std::uint64_t active_trunk_params = 0;   // the always-on part
   std::uint64_t active_routed_params = 0;  // the selected experts' part

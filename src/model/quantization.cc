@@ -2,11 +2,17 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
+#include <string_view>
+
 #include "core/bytes.h"
 
 namespace preflight {
 
 namespace {
+
+using Shape = std::vector<std::uint64_t>;
 
 std::string module_name_of(const std::string& tensor_name) {
   constexpr std::string_view kWeight = ".weight";
@@ -21,130 +27,782 @@ std::string instantiate(const std::string& name, std::uint32_t index) {
   return out;
 }
 
-Result<NamePattern> compile_pattern(const std::string& text, const std::string& origin,
-                                    const std::string& pointer) {
+// ---------------------------------------------------------------------------
+// Module patterns
+
+// The subset of Python regex syntax that module patterns use in practice:
+// literal characters, escaped punctuation ("\\."), '.' (any character) and
+// 'x*'. Matching it by hand keeps per-expert decisions cheap (std::regex is slow
+// on ".*" prefixes); anything else goes to std::regex. Returns false when the
+// pattern needs the regex engine.
+bool simple_atoms(std::string_view re, std::vector<SimpleAtom>& out) {
+  out.clear();
+  for (std::size_t i = 0; i < re.size(); ++i) {
+    SimpleAtom a;
+    const char c = re[i];
+    if (c == '\\') {
+      if (i + 1 >= re.size() || std::isalnum(static_cast<unsigned char>(re[i + 1]))) return false;  // \d, \w, \1...
+      a.c = re[++i];
+    } else if (c == '.') {
+      a.any = true;
+    } else if (std::string_view("[](){}|+?^$*").find(c) != std::string_view::npos) {
+      return false;  // classes, groups, alternation, other quantifiers, anchors, a '*' with nothing to repeat
+    } else {
+      a.c = c;
+    }
+    if (i + 1 < re.size() && re[i + 1] == '*') {
+      a.star = true;
+      ++i;
+      if (i + 1 < re.size() && (re[i + 1] == '*' || re[i + 1] == '?' || re[i + 1] == '+')) return false;
+    }
+    out.push_back(a);
+  }
+  return true;
+}
+
+// re.match semantics: the atoms must match a prefix of the text.
+bool match_atoms(const SimpleAtom* a, const SimpleAtom* end, std::string_view text) {
+  if (a == end) return true;
+  if (a->star) {
+    for (std::size_t i = 0;; ++i) {
+      if (match_atoms(a + 1, end, text.substr(i))) return true;
+      if (i >= text.size() || !(a->any || text[i] == a->c)) return false;
+    }
+  }
+  if (!text.empty() && (a->any || text[0] == a->c)) return match_atoms(a + 1, end, text.substr(1));
+  return false;
+}
+
+bool regex_match_start(const NamePattern& p, const std::string& text) {
+  if (p.simple) return match_atoms(p.atoms.data(), p.atoms.data() + p.atoms.size(), text);
+  return std::regex_search(text, p.regex, std::regex_constants::match_continuous);
+}
+
+bool has_digit(std::string_view text) {
+  return std::any_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// compressed-tensors `ignore` / `targets` entry: "re:<regex>" or an exact name.
+Result<NamePattern> compile_ct_pattern(const std::string& text, const std::string& origin, const std::string& pointer) {
   NamePattern p;
   p.text = text;
   if (text.starts_with("re:")) {
+    p.kind = NamePattern::Kind::regex;
     p.is_regex = true;
-    try {
-      p.regex = std::regex(text.substr(3), std::regex::ECMAScript | std::regex::optimize);
-    } catch (const std::regex_error&) {
-      return Error{origin, pointer, fmt::format("invalid regular expression '{}'", text)};
+    p.simple = simple_atoms(std::string_view(text).substr(3), p.atoms);
+    if (!p.simple) {
+      try {
+        p.regex = std::regex(text.substr(3), std::regex::ECMAScript | std::regex::optimize);
+      } catch (const std::regex_error&) {
+        return Error{origin, pointer, fmt::format("invalid regular expression '{}'", text)};
+      }
     }
     p.index_sensitive = pattern_is_index_sensitive(text.substr(3));
+  } else {
+    // An exact name can single out one expert only by naming its index.
+    p.index_sensitive = has_digit(text);
   }
   return p;
 }
 
-Result<std::vector<NamePattern>> compile_list(const JsonFields& node, std::string_view key) {
+// modules_to_not_convert / ignored_layers entry (substring or re.match).
+Result<NamePattern> compile_module_pattern(const std::string& text, const std::string& origin,
+                                           const std::string& pointer) {
+  NamePattern p;
+  p.text = text;
+  p.kind = NamePattern::Kind::module;
+  if (text.empty()) return Error{origin, pointer, "empty module pattern (it would exclude every module)"};
+  p.simple = simple_atoms(text, p.atoms);
+  if (!p.simple) {
+    try {
+      p.regex = std::regex(text, std::regex::ECMAScript | std::regex::optimize);
+    } catch (const std::regex_error&) {
+      return Error{origin, pointer,
+                   fmt::format("'{}' is neither a module name nor a valid regular expression", text)};
+    }
+  }
+  p.index_sensitive = has_digit(text) || pattern_is_index_sensitive(text);
+  return p;
+}
+
+using PatternCompiler = Result<NamePattern> (*)(const std::string&, const std::string&, const std::string&);
+
+Result<std::vector<NamePattern>> compile_list(const JsonFields& node, std::string_view key, PatternCompiler compile) {
   auto list = node.string_list(key);
   if (!list) return list.error();
   std::vector<NamePattern> out;
   for (std::size_t i = 0; i < list->size(); ++i) {
-    auto p = compile_pattern((*list)[i], node.origin(), fmt::format("{}/{}", node.pointer_to(key), i));
+    auto p = compile((*list)[i], node.origin(), fmt::format("{}/{}", node.pointer_to(key), i));
     if (!p) return p.error();
     out.push_back(std::move(p).value());
   }
   return out;
 }
 
-bool any_matches(const std::vector<NamePattern>& patterns, const std::string& module_name,
-                 bool linear) {
-  for (const auto& p : patterns) {
-    if (!p.is_regex && p.text == "Linear") {
-      if (linear) return true;
-      continue;
+// ---------------------------------------------------------------------------
+// Small typed reads
+
+Result<bool> read_bool(const JsonFields& node, std::string_view key, bool fallback) {
+  if (!node.has(key)) return fallback;
+  const auto& v = node.node()[std::string(key)];
+  if (!v.is_boolean()) return node.error(key, fmt::format("expected true or false, got {}", json_brief(v)));
+  return v.get<bool>();
+}
+
+// group_size as AWQ / GPTQ write it: a positive integer, or -1 for one group
+// per row (returned as 0). Required: both producers always write it.
+Result<std::uint64_t> read_group_size(const JsonFields& node, std::string_view key) {
+  if (!node.has(key)) return node.error(key, "missing positive integer or -1");
+  const auto& v = node.node()[std::string(key)];
+  // nlohmann reads non-negative literals as unsigned and negative ones as signed.
+  if (v.is_number_integer() && !v.is_number_unsigned() && v.get<std::int64_t>() == -1) return std::uint64_t{0};
+  if (v.is_number_unsigned() && v.get<std::uint64_t>() > 0) return node.positive_integer(key);
+  return node.error(key, fmt::format("expected a positive integer or -1, got {}", json_brief(v)));
+}
+
+// One dimension of a scale block ([rows, columns]), located on its list entry.
+std::optional<Error> check_block_dim(std::uint64_t value, const JsonFields& node, std::string_view key, std::size_t i) {
+  const auto pointer = fmt::format("{}/{}", node.pointer_to(key), i);
+  if (value == 0) return Error{node.origin(), pointer, "block size must be positive, got 0"};
+  if (value > (1ULL << 20)) return Error{node.origin(), pointer, fmt::format("block size {} is implausibly large", value)};
+  return std::nullopt;
+}
+
+// ---------------------------------------------------------------------------
+// compressed-tensors
+
+struct CtFormat {
+  std::string_view name;
+  QuantFormat kind;
+};
+constexpr CtFormat kCtFormats[] = {
+    {"mxfp4-pack-quantized", QuantFormat::ct_mxfp4}, {"nvfp4-pack-quantized", QuantFormat::ct_nvfp4},
+    {"pack-quantized", QuantFormat::ct_pack},        {"int-quantized", QuantFormat::ct_int},
+    {"float-quantized", QuantFormat::ct_float},      {"naive-quantized", QuantFormat::ct_int},
+};
+
+Result<ScaleStrategy> read_strategy(const JsonFields& w) {
+  // compressed-tensors' default: group when a group_size is given, else tensor.
+  auto s = w.string_or("strategy", w.has("group_size") ? "group" : "tensor");
+  if (!s) return s.error();
+  if (*s == "tensor") return ScaleStrategy::tensor;
+  if (*s == "channel") return ScaleStrategy::channel;
+  if (*s == "group") return ScaleStrategy::group;
+  if (*s == "block") return ScaleStrategy::block;
+  if (*s == "tensor_group") return ScaleStrategy::tensor_group;
+  return w.error("strategy", fmt::format("weight strategy '{}' is not supported (expected tensor, channel, group, "
+                                         "block or tensor_group)",
+                                         *s));
+}
+
+// Format-specific limits, located on the field that breaks them.
+std::optional<Error> check_ct_weights(const QuantGroup& g, const JsonFields& w) {
+  const auto& f = g.format;
+  switch (g.kind) {
+    case QuantFormat::ct_mxfp4:
+    case QuantFormat::ct_nvfp4: {
+      const std::uint64_t want_group = g.kind == QuantFormat::ct_mxfp4 ? 32 : 16;
+      if (g.num_bits != 4) return w.error("num_bits", fmt::format("{} stores 4-bit values, got {}", f, g.num_bits));
+      if (g.type != "float")
+        return w.error("type", fmt::format("{} stores float (E2M1) values, got type '{}'", f, g.type));
+      if (g.strategy != ScaleStrategy::group && g.strategy != ScaleStrategy::tensor_group)
+        return w.error("strategy", fmt::format("{} scales groups of {} values; strategy must be group or tensor_group",
+                                               f, want_group));
+      if (g.group_size != want_group)
+        return w.error("group_size", fmt::format("{} uses groups of {}, got {}", f, want_group, g.group_size));
+      return std::nullopt;
     }
-    if (p.matches(module_name)) return true;
+    case QuantFormat::ct_pack:
+      if (g.type != "int") return w.error("type", fmt::format("{} packs integers, got type '{}'", f, g.type));
+      if (g.num_bits != 2 && g.num_bits != 4 && g.num_bits != 8)
+        return w.error("num_bits", fmt::format("{} packs 2, 4 or 8-bit integers into I32, got {}", f, g.num_bits));
+      break;
+    case QuantFormat::ct_int:
+      if (g.num_bits > 8) return w.error("num_bits", fmt::format("{} stores I8 values, got {} bits", f, g.num_bits));
+      break;
+    case QuantFormat::ct_float:
+      if (g.num_bits != 8) return w.error("num_bits", fmt::format("{} stores FP8 (E4M3) values, got {} bits", f, g.num_bits));
+      break;
+    default: break;
   }
-  return false;
+  if (g.strategy == ScaleStrategy::tensor_group)
+    return w.error("strategy", fmt::format("tensor_group scales belong to nvfp4-pack-quantized, not {}", f));
+  return std::nullopt;
 }
 
-bool any_index_sensitive(const std::vector<NamePattern>& patterns) {
-  for (const auto& p : patterns)
+Result<QuantGroup> parse_ct_group(const JsonFields& groups, const std::string& key, const std::string& top_format) {
+  auto g = groups.object(key);
+  if (!g) return g.error();
+  QuantGroup group;
+  group.name = key;
+  group.pointer = groups.pointer_to(key);
+  auto targets = compile_list(*g, "targets", compile_ct_pattern);
+  if (!targets) return targets.error();
+  if (targets->empty()) return g->error("targets", "a config group needs at least one target");
+  group.targets = std::move(targets).value();
+
+  auto gformat = g->string_or("format", top_format);
+  if (!gformat) return gformat.error();
+  group.format = *gformat;
+  if (group.format.empty())
+    return g->error("format", "no format: set quantization_config/format or this group's format");
+  const CtFormat* known = nullptr;
+  for (const auto& row : kCtFormats)
+    if (row.name == group.format) known = &row;
+  if (known == nullptr) {
+    const auto msg = fmt::format("compressed-tensors format '{}' is not supported yet", group.format);
+    if (g->has("format")) return g->error("format", msg);
+    return Error{groups.origin(), group.pointer, msg + " (from quantization_config/format)"};
+  }
+  group.kind = known->kind;
+
+  auto w = g->object("weights");
+  if (!w) return w.error();
+  auto bits = w->positive_integer("num_bits");
+  if (!bits) return bits.error();
+  group.num_bits = *bits;
+  auto type = w->string_or("type", "int");
+  if (!type) return type.error();
+  if (*type != "int" && *type != "float")
+    return w->error("type", fmt::format("expected \"int\" or \"float\", got \"{}\"", *type));
+  group.type = *type;
+  if (group.format == "naive-quantized") group.kind = group.type == "float" ? QuantFormat::ct_float : QuantFormat::ct_int;
+
+  auto strategy = read_strategy(*w);
+  if (!strategy) return strategy.error();
+  group.strategy = *strategy;
+  if (group.strategy == ScaleStrategy::group || group.strategy == ScaleStrategy::tensor_group) {
+    auto gs = w->positive_integer("group_size");
+    if (!gs) return gs.error();
+    group.group_size = *gs;
+  } else if (group.strategy == ScaleStrategy::block) {
+    auto block = w->integer_list("block_structure");
+    if (!block) return block.error();
+    if (block->size() != 2)
+      return w->error("block_structure", fmt::format("expected [rows, columns], got {} values", block->size()));
+    for (std::size_t i = 0; i < 2; ++i)
+      if (auto e = check_block_dim((*block)[i], *w, "block_structure", i)) return *e;
+    group.block_rows = (*block)[0];
+    group.block_cols = (*block)[1];
+    group.group_size = checked_mul(group.block_rows, group.block_cols, "block_structure");
+  }
+  auto sym = read_bool(*w, "symmetric", true);
+  if (!sym) return sym.error();
+  group.symmetric = *sym;
+  if (w->has("actorder")) {
+    const auto& a = w->node()["actorder"];
+    if (a.is_boolean()) group.group_index = a.get<bool>();  // legacy `true` means "group"
+    else if (a.is_string()) group.group_index = a.get<std::string>() == "group";
+    else return w->error("actorder", fmt::format("expected a string or a boolean, got {}", json_brief(a)));
+  }
+  if (w->has("scale_dtype")) {
+    auto sd = w->string("scale_dtype");
+    if (!sd) return sd.error();
+    auto scale_dtype = dtype_from_torch(*sd);
+    if (!scale_dtype) return w->error("scale_dtype", fmt::format("unknown dtype '{}'", *sd));
+    group.scale_dtype_override = *scale_dtype;
+  }
+  if (auto e = check_ct_weights(group, *w)) return *e;
+  group.scale_dtype = group.scale_dtype_override.value_or(
+      group.kind == QuantFormat::ct_mxfp4 ? Dtype::U8
+      : group.kind == QuantFormat::ct_nvfp4 ? Dtype::F8_E4M3
+                                            : Dtype::BF16);  // report default; stored: the weight's dtype
+  if (group.strategy == ScaleStrategy::channel || group.strategy == ScaleStrategy::tensor) group.group_size = 0;
+
+  if (g->has("input_activations")) {
+    auto in = g->object("input_activations");
+    if (!in) return in.error();
+    const auto& dyn = in->node().contains("dynamic") ? in->node()["dynamic"] : nlohmann::json();
+    const bool dynamic_true = dyn.is_boolean() && dyn.get<bool>();
+    if (!dyn.is_null() && !dyn.is_boolean() && !(dyn.is_string() && dyn.get<std::string>() == "local"))
+      return in->error("dynamic", fmt::format("expected true, false or \"local\", got {}", json_brief(dyn)));
+    auto in_bits = in->positive_integer_or("num_bits", 8);
+    if (!in_bits) return in_bits.error();
+    auto in_type = in->string_or("type", "int");
+    if (!in_type) return in_type.error();
+    if (*in_bits == 4 && *in_type == "float") {
+      // NVFP4 activations: a per-tensor global scale is stored, the local
+      // (per-16) scales are computed at run time.
+      if (!dynamic_true) group.input = QuantGroup::Input::fp4_global;
+    } else if (!dyn.is_null() && dyn.is_string()) {
+      return in->error("dynamic", "\"local\" dynamic scales are only defined for FP4 (4-bit float) activations");
+    } else if (!dynamic_true) {
+      group.input = QuantGroup::Input::static_scale;
+      auto in_strategy = in->string_or("strategy", "tensor");
+      if (!in_strategy) return in_strategy.error();
+      group.input_per_token = *in_strategy == "token";
+      auto in_sym = read_bool(*in, "symmetric", true);
+      if (!in_sym) return in_sym.error();
+      group.input_symmetric = *in_sym;
+    }
+  }
+  if (g->has("output_activations"))
+    return g->error("output_activations", "output activation quantization is not supported yet");
+  return group;
+}
+
+Result<QuantizationScheme> parse_compressed_tensors(const JsonFields& q, QuantizationScheme scheme) {
+  auto format = q.string_or("format", "");
+  if (!format) return format.error();
+  scheme.format = *format;
+  auto ignore = compile_list(q, "ignore", compile_ct_pattern);
+  if (!ignore) return ignore.error();
+  scheme.ignore = std::move(ignore).value();
+  if (q.has("sparsity_config")) {
+    auto sparsity = q.object("sparsity_config");
+    if (!sparsity) return sparsity.error();
+    auto sformat = sparsity->string_or("format", "dense");
+    if (!sformat) return sformat.error();
+    if (*sformat != "dense")
+      return sparsity->error("format", fmt::format("sparsity format '{}' is not supported yet", *sformat));
+  }
+  if (q.has("kv_cache_scheme")) {
+    auto kv = q.object("kv_cache_scheme");
+    if (!kv) return kv.error();
+    auto dynamic = read_bool(*kv, "dynamic", false);
+    if (!dynamic) return dynamic.error();
+    scheme.kv_cache_scales = !*dynamic;
+    if (scheme.kv_cache_scales)
+      scheme.notes.push_back("kv_cache_scheme: k_scale and v_scale [1] (model dtype) stored on every attention module "
+                             "with a k_proj, as compressed-tensors initialises them");
+  }
+  auto groups = q.object("config_groups");
+  if (!groups) return groups.error();
+  if (groups->node().empty()) return q.error("config_groups", "no config groups: nothing would be quantized");
+  for (const auto& [key, value] : groups->node().items()) {
+    auto group = parse_ct_group(*groups, key, scheme.format);
+    if (!group) return group.error();
+    scheme.groups.push_back(std::move(group).value());
+  }
+  return scheme;
+}
+
+// ---------------------------------------------------------------------------
+// Hugging Face quantizers: fp8, mxfp4, awq, gptq
+
+Result<std::vector<NamePattern>> read_not_convert(const JsonFields& q, std::initializer_list<std::string_view> keys) {
+  std::vector<NamePattern> out;
+  for (auto key : keys) {
+    auto list = compile_list(q, key, compile_module_pattern);
+    if (!list) return list.error();
+    for (auto& p : *list) out.push_back(std::move(p));
+  }
+  return out;
+}
+
+Result<QuantizationScheme> parse_fp8(const JsonFields& q, QuantizationScheme scheme) {
+  QuantGroup g;
+  g.name = "fp8";
+  g.pointer = scheme.pointer;
+  g.format = "fp8";
+  g.kind = QuantFormat::fp8;
+  g.num_bits = 8;
+  g.type = "float";
+  g.scale_dtype = Dtype::F32;
+  auto fmt_name = q.string_or("fmt", "e4m3");
+  if (!fmt_name) return fmt_name.error();
+  if (*fmt_name != "e4m3" && *fmt_name != "float8_e4m3fn")
+    return q.error("fmt", fmt::format("FP8 format '{}' is not supported (expected \"e4m3\" or \"float8_e4m3fn\")",
+                                      *fmt_name));
+  auto activation = q.string_or("activation_scheme", "dynamic");
+  if (!activation) return activation.error();
+  if (*activation != "dynamic" && *activation != "static")
+    return q.error("activation_scheme",
+                   fmt::format("expected \"dynamic\" or \"static\", got \"{}\"", *activation));
+  if (q.has("weight_block_size")) {
+    auto block = q.integer_list("weight_block_size");
+    if (!block) return block.error();
+    if (block->size() != 2)
+      return q.error("weight_block_size", fmt::format("expected [rows, columns], got {} values", block->size()));
+    for (std::size_t i = 0; i < 2; ++i)
+      if (auto e = check_block_dim((*block)[i], q, "weight_block_size", i)) return *e;
+    if (*activation == "static")
+      return q.error("activation_scheme",
+                     "static activation scales with weight_block_size: block-wise FP8 checkpoints use dynamic "
+                     "activation scaling (vLLM rejects this combination)");
+    g.strategy = ScaleStrategy::block;
+    g.block_rows = (*block)[0];
+    g.block_cols = (*block)[1];
+    g.group_size = checked_mul(g.block_rows, g.block_cols, "weight_block_size");
+  } else {
+    g.strategy = ScaleStrategy::tensor;
+    g.group_size = 0;
+    if (*activation == "static") g.input = QuantGroup::Input::static_scale;
+    scheme.notes.push_back(
+        "fp8 without weight_block_size: per-tensor scales as AutoFP8 writes them (weight_scale F32 [], plus "
+        "input_scale F32 [] when activation_scheme is static)");
+  }
+  auto ignore = read_not_convert(q, {"modules_to_not_convert", "ignored_layers"});
+  if (!ignore) return ignore.error();
+  scheme.ignore = std::move(ignore).value();
+  scheme.groups.push_back(std::move(g));
+  return scheme;
+}
+
+Result<QuantizationScheme> parse_mxfp4(const JsonFields& q, QuantizationScheme scheme) {
+  QuantGroup g;
+  g.name = "mxfp4";
+  g.pointer = scheme.pointer;
+  g.format = "mxfp4";
+  g.kind = QuantFormat::gpt_oss_mxfp4;
+  g.num_bits = 4;
+  g.type = "float";
+  g.group_size = 32;
+  g.scale_dtype = Dtype::U8;
+  auto ignore = read_not_convert(q, {"modules_to_not_convert"});
+  if (!ignore) return ignore.error();
+  scheme.ignore = std::move(ignore).value();
+  scheme.groups.push_back(std::move(g));
+  return scheme;
+}
+
+Result<QuantizationScheme> parse_awq(const JsonFields& q, QuantizationScheme scheme) {
+  QuantGroup g;
+  g.name = "awq";
+  g.pointer = scheme.pointer;
+  g.format = "awq";
+  g.kind = QuantFormat::awq_gemm;
+  g.type = "int";
+  g.scale_dtype = Dtype::F16;
+  g.symmetric = false;
+  // AutoAWQ always writes bits and group_size; zero_point and version default
+  // as in transformers' AwqConfig (true, "gemm").
+  auto bits = q.positive_integer("bits");
+  if (!bits) return bits.error();
+  if (*bits != 4) return q.error("bits", fmt::format("AWQ (GEMM) packs 4-bit weights, got {}", *bits));
+  g.num_bits = *bits;
+  auto gs = read_group_size(q, "group_size");
+  if (!gs) return gs.error();
+  g.group_size = *gs;
+  g.strategy = g.group_size == 0 ? ScaleStrategy::channel : ScaleStrategy::group;
+  auto zp = read_bool(q, "zero_point", true);
+  if (!zp) return zp.error();
+  auto version = q.string_or("version", "gemm");
+  if (!version) return version.error();
+  std::string lower = *version;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (lower != "gemm")
+    return q.error("version", fmt::format("AWQ version '{}' is not supported yet (only \"gemm\")", *version));
+  auto ignore = read_not_convert(q, {"modules_to_not_convert"});
+  if (!ignore) return ignore.error();
+  scheme.ignore = std::move(ignore).value();
+  scheme.groups.push_back(std::move(g));
+  return scheme;
+}
+
+Result<QuantizationScheme> parse_gptq(const JsonFields& q, QuantizationScheme scheme) {
+  QuantGroup g;
+  g.name = "gptq";
+  g.pointer = scheme.pointer;
+  g.format = "gptq";
+  g.kind = QuantFormat::gptq;
+  g.type = "int";
+  g.scale_dtype = Dtype::F16;
+  auto bits = q.positive_integer("bits");
+  if (!bits) return bits.error();
+  if (*bits != 2 && *bits != 3 && *bits != 4 && *bits != 8)
+    return q.error("bits", fmt::format("GPTQ stores 2, 3, 4 or 8-bit weights, got {}", *bits));
+  g.num_bits = *bits;
+  auto gs = read_group_size(q, "group_size");
+  if (!gs) return gs.error();
+  g.group_size = *gs;
+  g.strategy = g.group_size == 0 ? ScaleStrategy::channel : ScaleStrategy::group;
+  // desc_act and sym change values, not what is stored (g_idx and qzeros are
+  // always written), but a wrong type is still a bad config.
+  for (const char* key : {"desc_act", "sym"}) {
+    auto flag = read_bool(q, key, key == std::string_view("sym"));
+    if (!flag) return flag.error();
+    if (key == std::string_view("sym")) g.symmetric = *flag;
+  }
+  auto ckpt = q.string_or("checkpoint_format", "gptq");
+  if (!ckpt) return ckpt.error();
+  if (*ckpt != "gptq" && *ckpt != "gptq_v2")
+    return q.error("checkpoint_format",
+                   fmt::format("GPTQ checkpoint format '{}' is not supported yet (expected gptq or gptq_v2)", *ckpt));
+  if (q.has("dynamic")) {
+    const auto& d = q.node()["dynamic"];
+    if (!d.is_object()) return q.error("dynamic", fmt::format("expected an object, got {}", json_brief(d)));
+    if (!d.empty()) return q.error("dynamic", "per-module GPTQ overrides ('dynamic') are not supported yet");
+  }
+  auto ignore = read_not_convert(q, {"modules_to_not_convert"});
+  if (!ignore) return ignore.error();
+  scheme.ignore = std::move(ignore).value();
+  scheme.groups.push_back(std::move(g));
+  return scheme;
+}
+
+// ---------------------------------------------------------------------------
+// Decisions
+
+bool is_ct(const QuantizationScheme& s) { return s.method == "compressed-tensors"; }
+
+// What the HF quantizers convert before any modules_to_not_convert entry.
+bool eligible(const QuantizationScheme& s, const LogicalTensor& t) {
+  if (is_ct(s)) return true;
+  if (!t.linear_weight) return false;
+  if (s.method == "mxfp4") return t.module == ModuleClass::routed_experts;  // only GptOssExperts are replaced
+  if (t.module == ModuleClass::lm_head) return false;                      // the output embedding is kept
+  if (s.method == "awq" || s.method == "gptq") return t.text && t.module != ModuleClass::mtp;
+  return true;  // fp8: every nn.Linear
+}
+
+// Memoised pattern results for one logical tensor: a pattern that cannot tell
+// instances apart is evaluated once, the others per instance.
+class Decider {
+ public:
+  explicit Decider(const QuantizationScheme& s) : s_(s) {
+    std::size_t n = s.ignore.size();
+    for (const auto& g : s.groups) n += g.targets.size();
+    memo_.assign(n, -1);
+  }
+  void reset() { std::fill(memo_.begin(), memo_.end(), static_cast<signed char>(-1)); }
+
+  const QuantGroup* decide(const LogicalTensor& t, const std::string& module) {
+    if (s_.method == "none" || !eligible(s_, t)) return nullptr;
+    std::size_t slot = 0;
+    for (const auto& p : s_.ignore) {
+      const std::size_t here = slot++;
+      // A class name in `ignore` ("Linear") would ignore everything; names and regexes only.
+      if (!(p.kind == NamePattern::Kind::exact && p.text == "Linear") && test(p, here, module)) return nullptr;
+    }
+    if (!is_ct(s_)) return s_.groups.empty() ? nullptr : &s_.groups.front();
+    // compressed-tensors: the most specific target wins (exact name, then regex, then class).
+    const QuantGroup* best = nullptr;
+    int best_level = 0;
+    for (const auto& g : s_.groups) {
+      for (const auto& p : g.targets) {
+        const std::size_t here = slot++;
+        int level = 0;
+        if (p.kind == NamePattern::Kind::exact && p.text == "Linear") level = t.linear_weight ? 1 : 0;
+        else if (test(p, here, module)) level = p.kind == NamePattern::Kind::exact ? 3 : 2;
+        if (level > best_level) {
+          best_level = level;
+          best = &g;
+        }
+      }
+    }
+    return best;
+  }
+
+ private:
+  bool test(const NamePattern& p, std::size_t slot, const std::string& module) {
+    if (p.index_sensitive) return p.matches(module);
+    if (memo_[slot] < 0) memo_[slot] = p.matches(module) ? 1 : 0;
+    return memo_[slot] == 1;
+  }
+  const QuantizationScheme& s_;
+  std::vector<signed char> memo_;
+};
+
+bool any_index_sensitive(const QuantizationScheme& s) {
+  for (const auto& p : s.ignore)
     if (p.index_sensitive) return true;
+  for (const auto& g : s.groups)
+    for (const auto& p : g.targets)
+      if (p.index_sensitive) return true;
   return false;
 }
 
-// The group (if any) that quantizes this module.
-const QuantGroup* group_for(const QuantizationScheme& scheme, const std::string& module_name,
-                            bool linear) {
-  if (any_matches(scheme.ignore, module_name, false)) return nullptr;
-  for (const auto& g : scheme.groups)
-    if (any_matches(g.targets, module_name, linear)) return &g;
-  return nullptr;
-}
+// ---------------------------------------------------------------------------
+// Stored tensors
+
+class Emitter {
+ public:
+  Emitter(const LogicalTensor& t, std::uint32_t instances, std::uint32_t first)
+      : t_(t), instances_(instances), first_(first) {}
+
+  void add(std::string name, Shape shape, Dtype dtype, StorageFormat format, std::uint64_t params_each) {
+    StoredTensor s;
+    s.bytes_each = checked_mul(element_count(shape), dtype_bits(dtype) / 8, name);
+    s.name = std::move(name);
+    s.shape = std::move(shape);
+    s.dtype = dtype;
+    s.format = format;
+    s.logical_params_each = params_each;
+    s.instances = instances_;
+    s.module = t_.module;
+    s.role = t_.role;
+    s.layer = t_.layer;
+    s.text = t_.text;
+    s.first_instance = first_;
+    out_.push_back(std::move(s));
+  }
+  std::vector<StoredTensor> take() { return std::move(out_); }
+
+ private:
+  const LogicalTensor& t_;
+  std::uint32_t instances_;
+  std::uint32_t first_;
+  std::vector<StoredTensor> out_;
+};
 
 StoredTensor plain_tensor(const LogicalTensor& t, const std::string& name, std::uint32_t instances,
                           std::uint32_t first_instance) {
-  StoredTensor s;
-  s.name = name;
-  s.shape = t.shape;
-  s.dtype = t.dtype;
-  s.format = StorageFormat::plain;
-  const auto elements = element_count(t.shape);
-  s.bytes_each = checked_mul(elements, dtype_bits(t.dtype) / 8, name);
-  s.logical_params_each = elements;
-  s.instances = instances;
-  s.module = t.module;
-  s.role = t.role;
-  s.layer = t.layer;
-  s.text = t.text;
-  s.first_instance = first_instance;
-  return s;
+  Emitter e(t, instances, first_instance);
+  e.add(name, t.shape, t.dtype, StorageFormat::plain, element_count(t.shape));
+  return e.take().front();
 }
 
-Result<std::vector<StoredTensor>> quantized_tensors(const LogicalTensor& t, const QuantGroup& g,
-                                                    const std::string& name, std::uint32_t instances,
-                                                    std::uint32_t first_instance, const std::string& origin) {
-  if (t.shape.size() != 2)
-    return Error{origin, "quantization_config/config_groups/" + g.name,
-                 fmt::format("cannot quantize {} of shape {}: a 2-D weight is required", name,
-                             shape_text(t.shape))};
+// compressed-tensors scale dtype: the config's scale_dtype, else the weight's
+// own dtype, with anything but F16/BF16/F32 falling back to F16
+// (quantization/lifecycle/initialize.py).
+Dtype ct_scale_dtype(const QuantGroup& g, const LogicalTensor& t) {
+  if (g.scale_dtype_override) return *g.scale_dtype_override;
+  if (t.dtype == Dtype::F16 || t.dtype == Dtype::BF16 || t.dtype == Dtype::F32) return t.dtype;
+  return Dtype::F16;
+}
+
+Shape ct_scale_shape(const QuantGroup& g, std::uint64_t out, std::uint64_t in) {
+  switch (g.strategy) {
+    case ScaleStrategy::tensor: return {1};
+    case ScaleStrategy::channel: return {out, 1};
+    case ScaleStrategy::block: return {ceil_div(out, g.block_rows), ceil_div(in, g.block_cols)};
+    case ScaleStrategy::group:
+    case ScaleStrategy::tensor_group: return {out, std::max<std::uint64_t>(ceil_div(in, g.group_size), 1)};
+  }
+  return {1};
+}
+
+Result<std::vector<StoredTensor>> quantized_tensors(const LogicalTensor& t, const QuantGroup& g, const std::string& name,
+                                                    std::uint32_t instances, std::uint32_t first,
+                                                    const std::string& origin) {
+  auto fail = [&](std::string why) -> Error {
+    return Error{origin, g.pointer, fmt::format("cannot quantize {} of shape {} as {}: {}", name, shape_text(t.shape),
+                                                g.format, why)};
+  };
+  if (t.shape.size() != 2) return fail("a 2-D weight is required");
   const auto out = t.shape[0];
   const auto in = t.shape[1];
-  if (g.format == "mxfp4-pack-quantized") {
-    if (g.num_bits != 4 || g.type != "float")
-      return Error{origin, "quantization_config/config_groups/" + g.name,
-                   fmt::format("mxfp4-pack-quantized expects 4-bit float weights, got {}-bit {}",
-                               g.num_bits, g.type)};
-    const auto base = module_name_of(name);
-    StoredTensor packed;
-    packed.name = base + ".weight_packed";
-    packed.shape = {out, ceil_div(in * 4, 8)};
-    packed.dtype = Dtype::U8;
-    packed.format = StorageFormat::mxfp4_packed;
-    packed.bytes_each = checked_mul(out, ceil_div(in * 4, 8), name);
-    packed.logical_params_each = checked_mul(out, in, name);
-    StoredTensor scale;
-    scale.name = base + ".weight_scale";
-    scale.shape = {out, ceil_div(in, g.group_size)};
-    scale.dtype = g.scale_dtype;
-    scale.format = StorageFormat::mxfp4_scale;
-    scale.bytes_each = checked_mul(checked_mul(out, ceil_div(in, g.group_size), name),
-                                   dtype_bits(g.scale_dtype) / 8, name);
-    scale.logical_params_each = 0;  // scales are not parameters (the hub counts none)
-    for (auto* s : {&packed, &scale}) {
-      s->instances = instances;
-      s->module = t.module;
-      s->role = t.role;
-      s->layer = t.layer;
-      s->text = t.text;
-      s->first_instance = first_instance;
+  const auto params = checked_mul(out, in, name);
+  const auto base = module_name_of(name);
+  Emitter e(t, instances, first);
+
+  // Static activation scales and group indices are shared by the int/float layouts.
+  auto add_ct_extras = [&](Dtype scale_dtype) {
+    if (g.group_index) e.add(base + ".weight_g_idx", {in}, Dtype::I32, StorageFormat::quant_metadata, 0);
+    if (g.input == QuantGroup::Input::static_scale) {
+      const Shape s = g.input_per_token ? Shape{1, 1} : Shape{1};
+      e.add(base + ".input_scale", s, scale_dtype, StorageFormat::activation_scale, 0);
+      if (!g.input_symmetric) e.add(base + ".input_zero_point", s, Dtype::I8, StorageFormat::activation_scale, 0);
     }
-    return std::vector<StoredTensor>{packed, scale};
+  };
+
+  switch (g.kind) {
+    case QuantFormat::ct_mxfp4:
+      e.add(base + ".weight_packed", {out, ceil_div(in, 2)}, Dtype::U8, StorageFormat::mxfp4_packed, params);
+      e.add(base + ".weight_scale", {out, ceil_div(in, g.group_size)}, g.scale_dtype_override.value_or(Dtype::U8),
+            StorageFormat::mxfp4_scale, 0);
+      if (g.input == QuantGroup::Input::static_scale)
+        e.add(base + ".input_scale", {1}, ct_scale_dtype(g, t), StorageFormat::activation_scale, 0);
+      break;
+    case QuantFormat::ct_nvfp4:
+      e.add(base + ".weight_packed", {out, ceil_div(in, 2)}, Dtype::U8, StorageFormat::nvfp4_packed, params);
+      e.add(base + ".weight_scale", {out, ceil_div(in, g.group_size)}, Dtype::F8_E4M3, StorageFormat::weight_scale, 0);
+      e.add(base + ".weight_global_scale", {1}, Dtype::F32, StorageFormat::weight_scale, 0);
+      if (g.input == QuantGroup::Input::fp4_global)
+        e.add(base + ".input_global_scale", {1}, Dtype::F32, StorageFormat::activation_scale, 0);
+      break;
+    case QuantFormat::ct_pack: {
+      const auto pack = 32 / g.num_bits;
+      const auto sd = ct_scale_dtype(g, t);
+      e.add(base + ".weight_packed", {out, ceil_div(in, pack)}, Dtype::I32, StorageFormat::int_packed, params);
+      e.add(base + ".weight_shape", {2}, Dtype::I64, StorageFormat::quant_metadata, 0);
+      const auto scale_shape = ct_scale_shape(g, out, in);
+      e.add(base + ".weight_scale", scale_shape, sd, StorageFormat::weight_scale, 0);
+      if (!g.symmetric) {
+        // Group / channel zero points are packed along the output dimension;
+        // others are written as they are (I8).
+        if (g.strategy == ScaleStrategy::group || g.strategy == ScaleStrategy::channel)
+          e.add(base + ".weight_zero_point", {ceil_div(out, pack), scale_shape[1]}, Dtype::I32,
+                StorageFormat::zero_point, 0);
+        else
+          e.add(base + ".weight_zero_point", scale_shape, Dtype::I8, StorageFormat::zero_point, 0);
+      }
+      add_ct_extras(sd);
+      break;
+    }
+    case QuantFormat::ct_int:
+    case QuantFormat::ct_float: {
+      const bool is_float = g.kind == QuantFormat::ct_float;
+      const auto sd = ct_scale_dtype(g, t);
+      e.add(base + ".weight", {out, in}, is_float ? Dtype::F8_E4M3 : Dtype::I8,
+            is_float ? StorageFormat::fp8 : StorageFormat::int8, params);
+      const auto scale_shape = ct_scale_shape(g, out, in);
+      e.add(base + ".weight_scale", scale_shape, sd, StorageFormat::weight_scale, 0);
+      if (!g.symmetric)
+        e.add(base + ".weight_zero_point", scale_shape, is_float ? Dtype::F8_E4M3 : Dtype::I8, StorageFormat::zero_point, 0);
+      add_ct_extras(sd);
+      break;
+    }
+    case QuantFormat::fp8:
+      e.add(name, {out, in}, Dtype::F8_E4M3, StorageFormat::fp8, params);
+      if (g.strategy == ScaleStrategy::block) {
+        e.add(name + "_scale_inv", {ceil_div(out, g.block_rows), ceil_div(in, g.block_cols)}, Dtype::F32,
+              StorageFormat::weight_scale, 0);
+      } else {
+        e.add(base + ".weight_scale", {}, Dtype::F32, StorageFormat::weight_scale, 0);
+        if (g.input == QuantGroup::Input::static_scale)
+          e.add(base + ".input_scale", {}, Dtype::F32, StorageFormat::activation_scale, 0);
+      }
+      break;
+    case QuantFormat::gpt_oss_mxfp4:
+      if (in % 32 != 0) return fail(fmt::format("the input dimension {} is not a multiple of the 32-value block", in));
+      e.add(base + "_blocks", {out, in / 32, 16}, Dtype::U8, StorageFormat::mxfp4_packed, params);
+      e.add(base + "_scales", {out, in / 32}, Dtype::U8, StorageFormat::mxfp4_scale, 0);
+      break;
+    case QuantFormat::awq_gemm: {
+      const auto group = g.group_size == 0 ? in : g.group_size;
+      if (in % group != 0) return fail(fmt::format("group_size {} does not divide the input dimension {}", group, in));
+      if (out * g.num_bits % 32 != 0)
+        return fail(fmt::format("the output dimension {} does not fill whole I32 words of {}-bit values", out, g.num_bits));
+      const auto packed_out = out * g.num_bits / 32;
+      e.add(base + ".qweight", {in, packed_out}, Dtype::I32, StorageFormat::int_packed, params);
+      e.add(base + ".qzeros", {in / group, packed_out}, Dtype::I32, StorageFormat::zero_point, 0);
+      e.add(base + ".scales", {in / group, out}, Dtype::F16, StorageFormat::weight_scale, 0);
+      break;
+    }
+    case QuantFormat::gptq: {
+      const auto group = g.group_size == 0 ? in : g.group_size;
+      if (in * g.num_bits % 32 != 0)
+        return fail(fmt::format("the input dimension {} does not fill whole I32 words of {}-bit values", in, g.num_bits));
+      if (out * g.num_bits % 32 != 0)
+        return fail(fmt::format("the output dimension {} does not fill whole I32 words of {}-bit zero points", out,
+                                g.num_bits));
+      const auto groups = ceil_div(in, group);
+      e.add(base + ".qweight", {in * g.num_bits / 32, out}, Dtype::I32, StorageFormat::int_packed, params);
+      e.add(base + ".qzeros", {groups, out * g.num_bits / 32}, Dtype::I32, StorageFormat::zero_point, 0);
+      e.add(base + ".scales", {groups, out}, Dtype::F16, StorageFormat::weight_scale, 0);
+      e.add(base + ".g_idx", {in}, Dtype::I32, StorageFormat::quant_metadata, 0);
+      break;
+    }
   }
-  return Error{origin, "quantization_config/format",
-               fmt::format("quantization format '{}' is not supported yet", g.format)};
+  return e.take();
+}
+
+// compressed-tensors kv_cache_scheme: k_scale / v_scale on the attention module
+// that owns this k_proj (quantization/lifecycle/initialize.py: shape [1], the
+// module's parameter dtype).
+void add_kv_scales(TensorManifest& manifest, const LogicalTensor& t) {
+  constexpr std::string_view kKProj = ".k_proj.weight";
+  if (!t.name.ends_with(kKProj) || t.instances != 1) return;
+  const auto attn = t.name.substr(0, t.name.size() - kKProj.size());
+  Emitter e(t, 1, 0);
+  for (const char* s : {".k_scale", ".v_scale"}) e.add(attn + s, {1}, t.dtype, StorageFormat::activation_scale, 0);
+  for (auto& s : e.take()) {
+    s.role = ParallelRole::replicated;
+    manifest.tensors.push_back(std::move(s));
+  }
 }
 
 }  // namespace
 
 bool NamePattern::matches(const std::string& module_name) const {
-  if (!is_regex) return module_name == text;
-  // Python re.match: anchored at the start only.
-  return std::regex_search(module_name, regex, std::regex_constants::match_continuous);
+  switch (kind) {
+    case Kind::exact: return module_name == text;
+    case Kind::regex: return regex_match_start(*this, module_name);  // Python re.match: anchored at the start only
+    case Kind::module: return module_name.find(text) != std::string::npos || regex_match_start(*this, module_name);
+  }
+  return false;
 }
 
 bool pattern_is_index_sensitive(const std::string& regex_text) {
@@ -174,75 +832,42 @@ bool pattern_is_index_sensitive(const std::string& regex_text) {
 Result<QuantizationScheme> parse_quantization(const JsonFields& container) {
   QuantizationScheme scheme;
   scheme.origin = container.origin();
+  scheme.pointer = container.pointer_to("quantization_config");
   if (!container.has("quantization_config")) return scheme;
   auto q = container.object("quantization_config");
   if (!q) return q.error();
   auto method = q->string("quant_method");
   if (!method) return method.error();
-  if (*method != "compressed-tensors")
-    return q->error("quant_method", fmt::format("quantization method '{}' is not supported yet", *method));
   scheme.method = *method;
-  auto format = q->string_or("format", "");
-  if (!format) return format.error();
-  scheme.format = *format;
-  auto ignore = compile_list(*q, "ignore");
-  if (!ignore) return ignore.error();
-  scheme.ignore = std::move(ignore).value();
-  auto groups = q->object("config_groups");
-  if (!groups) return groups.error();
-  for (const auto& [key, value] : groups->node().items()) {
-    auto g = groups->object(key);
-    if (!g) return g.error();
-    QuantGroup group;
-    group.name = key;
-    auto targets = compile_list(*g, "targets");
-    if (!targets) return targets.error();
-    group.targets = std::move(targets).value();
-    auto gformat = g->string_or("format", scheme.format);
-    if (!gformat) return gformat.error();
-    group.format = *gformat;
-    auto w = g->object("weights");
-    if (!w) return w.error();
-    auto bits = w->positive_integer("num_bits");
-    if (!bits) return bits.error();
-    group.num_bits = *bits;
-    auto type = w->string_or("type", "int");
-    if (!type) return type.error();
-    group.type = *type;
-    auto gs = w->positive_integer("group_size");
-    if (!gs) return gs.error();
-    group.group_size = *gs;
-    auto sd = w->string_or("scale_dtype", "torch.uint8");
-    if (!sd) return sd.error();
-    auto scale_dtype = dtype_from_torch(*sd);
-    if (!scale_dtype) return w->error("scale_dtype", fmt::format("unknown dtype '{}'", *sd));
-    group.scale_dtype = *scale_dtype;
-    scheme.groups.push_back(std::move(group));
-  }
-  return scheme;
+  if (*method == "compressed-tensors") return parse_compressed_tensors(*q, std::move(scheme));
+  if (*method == "fp8") return parse_fp8(*q, std::move(scheme));
+  if (*method == "mxfp4") return parse_mxfp4(*q, std::move(scheme));
+  if (*method == "awq") return parse_awq(*q, std::move(scheme));
+  if (*method == "gptq") return parse_gptq(*q, std::move(scheme));
+  return q->error("quant_method", fmt::format("quantization method '{}' is not supported yet", *method));
 }
 
 Result<TensorManifest> apply_quantization(const std::vector<LogicalTensor>& logical,
                                           const QuantizationScheme& scheme) {
   TensorManifest manifest;
-  bool sensitive = any_index_sensitive(scheme.ignore);
-  for (const auto& g : scheme.groups) sensitive = sensitive || any_index_sensitive(g.targets);
+  const bool sensitive = any_index_sensitive(scheme);
+  Decider decider(scheme);
 
   for (const auto& t : logical) {
     // An expert group is decided once when no pattern can tell its instances
-    // apart. Otherwise consecutive instances with the same decision stay one
-    // entry, so only the instances a rule singles out are split off.
-    // The common case is decided once from the first instance; only index-
-    // sensitive ignore patterns are then re-checked per instance.
-    const QuantGroup* first = scheme.method == "none"
-                                  ? nullptr
-                                  : group_for(scheme, module_name_of(instantiate(t.name, 0)), t.linear_weight);
-    const bool per_instance = t.instances > 1 && sensitive && first != nullptr;
+    // apart (or when its instances are slices of one fused tensor, whose name
+    // has no index). Otherwise every instance is decided, and consecutive
+    // instances with the same decision stay one entry, so only the instances a
+    // rule singles out are split off.
+    decider.reset();
+    const bool indexed = t.name.find("{E}") != std::string::npos;
+    const bool per_instance = t.instances > 1 && indexed && sensitive;
+    const std::uint32_t passes = per_instance ? t.instances : 1;
     const QuantGroup* run_group = nullptr;
     std::uint32_t run_start = 0;
     auto flush = [&](std::uint32_t end) -> std::optional<Error> {
       if (end == run_start) return std::nullopt;
-      const std::uint32_t count = end - run_start;
+      const std::uint32_t count = per_instance ? end - run_start : t.instances;
       const std::string name = (per_instance && count == 1) ? instantiate(t.name, run_start) : t.name;
       if (run_group == nullptr) {
         manifest.tensors.push_back(plain_tensor(t, name, count, run_start));
@@ -253,21 +878,16 @@ Result<TensorManifest> apply_quantization(const std::vector<LogicalTensor>& logi
       for (auto& s : *stored) manifest.tensors.push_back(std::move(s));
       return std::nullopt;
     };
-    const std::uint32_t passes = per_instance ? t.instances : 1;
     for (std::uint32_t i = 0; i < passes; ++i) {
-      const QuantGroup* g = first;
-      if (i > 0 && g != nullptr) {
-        const auto module = module_name_of(instantiate(t.name, i));
-        for (const auto& p : scheme.ignore)
-          if (p.index_sensitive && p.matches(module)) g = nullptr;
-      }
+      const QuantGroup* g = decider.decide(t, module_name_of(instantiate(t.name, i)));
       if (i > 0 && g == run_group) continue;
       if (i > 0)
         if (auto e = flush(i)) return *e;
       run_group = g;
       run_start = i;
     }
-    if (auto e = flush(t.instances)) return *e;
+    if (auto e = flush(passes)) return *e;
+    if (scheme.kv_cache_scales) add_kv_scales(manifest, t);
   }
   return manifest;
 }

@@ -1,18 +1,78 @@
 // Quantization schemes, applied by tensor name exactly as the real tooling does.
 //
 // A `quantization_config` decides, for every logical weight, how it is stored.
-// compressed-tensors (the format K3 ships) lists config groups whose `targets`
-// name module classes ("Linear") or regexes ("re:..."), and an `ignore` list of
-// module names or regexes that stay unquantized. Regexes follow Python's
-// `re.match` (anchored at the start, not the end), which is what
-// compressed-tensors calls. A weight matched by a group and not ignored is
-// stored in the group's format; everything else keeps the model's dtype.
+// Five `quant_method`s are read; each reproduces the tensors its producer writes:
 //
-// Supported formats today: mxfp4-pack-quantized (4-bit E2M1 codes packed two per
-// byte in `weight_packed` U8 [out, in/2], plus `weight_scale` U8 [out, in/32]
-// holding one E8M0 exponent per group of 32: 4 + 8/32 = 4.25 bits per weight).
+//   compressed-tensors  config groups whose `targets` name module classes
+//       ("Linear"), exact module names or regexes ("re:..."), and an `ignore`
+//       list of names / regexes that stay unquantized. Regexes follow Python's
+//       `re.match` (anchored at the start, not the end), which compressed-tensors
+//       calls. A module matched by several groups takes the most specific match
+//       (exact name, then regex, then class), as compressed-tensors' matcher does.
+//       Formats (compressed_tensors/compressors/quantized_compressors/*.py):
+//         mxfp4-pack-quantized  weight_packed U8 [out, in/2] (two E2M1 codes a byte)
+//                               + weight_scale U8 [out, in/32] (E8M0 exponents)
+//         nvfp4-pack-quantized  weight_packed U8 [out, in/2] + weight_scale F8_E4M3
+//                               [out, in/16] + weight_global_scale F32 [1]
+//                               (+ input_global_scale F32 [1] when activations are FP4)
+//         pack-quantized        weight_packed I32 [out, ceil(in*bits/32)] + weight_shape
+//                               I64 [2] + weight_scale (strategy shape, model dtype)
+//                               (+ weight_zero_point I32 packed along dim 0 when asymmetric)
+//         int-quantized         weight I8 [out, in] + weight_scale
+//         float-quantized       weight F8_E4M3 [out, in] + weight_scale
+//         naive-quantized       the int or float layout above, by `type`
+//       weight_scale shape by strategy (lifecycle/initialize.py): tensor [1],
+//       channel [out, 1], group [out, ceil(in/group)], block [ceil(out/b0), ceil(in/b1)].
+//       Static input activations add input_scale [1]; `actorder: group` adds
+//       weight_g_idx I32 [in]; zero points are written only when asymmetric
+//       (BaseQuantizationCompressor.compress); `kv_cache_scheme` adds k_scale and
+//       v_scale [1] on every attention module that has a k_proj.
+//   fp8 (DeepSeek-V3/R1, Kimi-K2, MiniMax-M2, Qwen3 FP8; transformers
+//       FineGrainedFP8): every nn.Linear weight except the LM head and the
+//       `modules_to_not_convert` / `ignored_layers` entries is `weight` F8_E4M3
+//       [out, in] + `weight_scale_inv` F32 [ceil(out/b0), ceil(in/b1)] (ceil: a
+//       partial block still has a scale, e.g. [576, 7168] -> [5, 56]). The MoE
+//       router (`mlp.gate`, a Parameter, not a Linear), embeddings and norms are
+//       not Linear weights, so they keep the model dtype; MiniMax also lists
+//       "gate" and the LM head in modules_to_not_convert. Without
+//       weight_block_size (AutoFP8's per-tensor layout): `weight_scale` F32 []
+//       (+ `input_scale` F32 [] when activation_scheme is static).
+//   mxfp4 (gpt-oss; transformers integrations/mxfp4.py): only the MoE expert
+//       weights are converted. Each becomes `<param>_blocks` U8 [out, in/32, 16]
+//       and `<param>_scales` U8 [out, in/32] (one E8M0 exponent per 32 values).
+//   awq (AutoAWQ WQLinear_GEMM, version "gemm"): qweight I32 [in, out*bits/32],
+//       qzeros I32 [in/group, out*bits/32] (always written), scales F16 [in/group, out].
+//   gptq (AutoGPTQ / GPTQModel QuantLinear): qweight I32 [in*bits/32, out], qzeros
+//       I32 [ceil(in/group), out*bits/32], scales F16 [ceil(in/group), out],
+//       g_idx I32 [in] (written whether or not desc_act is set).
+//   For fp8, mxfp4, awq and gptq the LM head is never converted (transformers
+//   keeps the output embedding out of every quantizer), and awq/gptq convert only
+//   the language model's decoder layers (their producers walk those layers only).
+//
+// `modules_to_not_convert` / `ignored_layers` patterns (fp8, mxfp4, awq, gptq)
+// exclude a module when the pattern is a substring of its name (AutoAWQ and older
+// transformers: `key in name`) or when Python's re.match(pattern, name) succeeds
+// (transformers' should_convert_module, which gpt-oss relies on for
+// "model.layers.*.self_attn"): the union, so a module any producer left
+// unconverted stays unconverted.
+//
+// Parameter counting rule (applied everywhere): a quantized weight carries out x in
+// logical parameters, once, on its value tensor (packed FP4/INT4 values counted one
+// each: a U8 byte of E2M1 codes is 2 parameters, an I32 of 4-bit ints is 8);
+// scales, global scales, zero points, g_idx, weight_shape and activation / KV
+// scales carry none. This is the hub's rule for gpt-oss (U8 blocks counted x2,
+// scales dropped) and the public Kimi audits' rule (INT4 I32 x8, scales dropped).
+// Stored element counts per dtype stay available in the inventory.
+//
+// Fused expert tensors (gpt-oss `mlp.experts.gate_up_proj_blocks` [E, 2I, H/32, 16]:
+// one stored tensor holding every expert) are represented as `instances = E`
+// slices of the per-expert shape under the stored name, which has no "{E}". The
+// bytes, parameters and expert-parallel placement (which deals instances over EP
+// ranks) are exact; `is_fused_slice` / `stored_shape` (tensor_manifest.h) and `TensorManifest::tensor_count`
+// recover the stored view (one tensor of shape [E] + slice shape).
 #pragma once
 
+#include <optional>
 #include <regex>
 #include <string>
 #include <vector>
@@ -23,32 +83,80 @@
 
 namespace preflight {
 
-// A module-name pattern: "re:<regex>" or an exact name / class name.
+// One element of a regex simple enough to match without std::regex: a literal
+// character (possibly escaped, "\\."), '.' (any character), each optionally
+// followed by '*'.
+struct SimpleAtom {
+  char c = 0;
+  bool any = false;
+  bool star = false;
+};
+
+// A module-name pattern as a config writes it.
 struct NamePattern {
+  enum class Kind {
+    exact,   // compressed-tensors name or class ("lm_head", "Linear")
+    regex,   // compressed-tensors "re:<regex>", Python re.match
+    module,  // HF modules_to_not_convert: substring or re.match
+  };
   std::string text;         // as written in the config
-  bool is_regex = false;
-  std::regex regex;         // compiled when is_regex
+  Kind kind = Kind::exact;
+  bool is_regex = false;    // kind == regex (kept for callers that read it)
+  std::regex regex;         // compiled when the pattern is a regex that is not `simple`
+  bool simple = false;      // matched by the built-in matcher (`atoms`) instead of std::regex
+  std::vector<SimpleAtom> atoms;
   bool index_sensitive = false;  // could tell expert 0 from expert 7 (digits, classes, bare '.')
 
   bool matches(const std::string& module_name) const;
 };
 
+// How one group of weights is stored.
+enum class QuantFormat {
+  ct_mxfp4,        // compressed-tensors mxfp4-pack-quantized
+  ct_nvfp4,        // compressed-tensors nvfp4-pack-quantized
+  ct_pack,         // compressed-tensors pack-quantized (INT2/4/8 in I32)
+  ct_int,          // compressed-tensors int-quantized / naive int
+  ct_float,        // compressed-tensors float-quantized / naive float (FP8)
+  fp8,             // quant_method fp8 (block-wise or per-tensor)
+  gpt_oss_mxfp4,   // quant_method mxfp4 (gpt-oss *_blocks / *_scales)
+  awq_gemm,        // quant_method awq, version gemm
+  gptq,            // quant_method gptq
+};
+
+// compressed-tensors strategy of the weight scales (fp8 block-wise reads as block).
+enum class ScaleStrategy { tensor, channel, group, block, tensor_group };
+
 struct QuantGroup {
-  std::string name;                  // "group_0"
-  std::vector<NamePattern> targets;  // "Linear" or regexes
-  std::string format;                // "mxfp4-pack-quantized"
+  std::string name;                  // "group_0" (the method name for non-grouped methods)
+  std::string pointer;               // JSON pointer of the group, for errors
+  std::vector<NamePattern> targets;  // "Linear" or regexes (compressed-tensors only)
+  std::string format;                // "mxfp4-pack-quantized", "fp8", "awq", ...
+  QuantFormat kind = QuantFormat::ct_mxfp4;
   std::uint64_t num_bits = 0;
   std::string type;                  // "float" | "int"
-  std::uint64_t group_size = 0;
-  Dtype scale_dtype = Dtype::U8;
+  std::uint64_t group_size = 0;      // weights per scale (block: rows x columns); 0 when per channel / tensor
+  ScaleStrategy strategy = ScaleStrategy::group;
+  std::uint64_t block_rows = 0, block_cols = 0;  // block strategy / fp8 weight_block_size
+  bool symmetric = true;
+  bool group_index = false;          // weight_g_idx stored (actorder "group")
+  std::optional<Dtype> scale_dtype_override;  // `scale_dtype` when the config names one
+  Dtype scale_dtype = Dtype::U8;     // for reports; the stored dtype may follow the weight (see scale_dtype_for)
+  // Input activations: nothing stored when dynamic; a static scale (and zero
+  // point when asymmetric) otherwise; NVFP4 activations store a global scale.
+  enum class Input { none, static_scale, fp4_global } input = Input::none;
+  bool input_symmetric = true;
+  bool input_per_token = false;      // static token strategy: [1, 1]
 };
 
 struct QuantizationScheme {
-  std::string method = "none";       // "none" | "compressed-tensors"
-  std::string format;                // top-level format
+  std::string method = "none";       // "none" | "compressed-tensors" | "fp8" | "mxfp4" | "awq" | "gptq"
+  std::string format;                // top-level format (compressed-tensors)
   std::vector<QuantGroup> groups;
-  std::vector<NamePattern> ignore;
+  std::vector<NamePattern> ignore;   // ignore (compressed-tensors) or modules_to_not_convert
+  bool kv_cache_scales = false;      // compressed-tensors kv_cache_scheme stores k_scale / v_scale
   std::string origin;                // file the scheme came from
+  std::string pointer;               // JSON pointer of quantization_config
+  std::vector<std::string> notes;    // what the reader assumed (for ModelSpec::notes)
 };
 
 // `container` is the object that holds `quantization_config` (for K3: text_config).
@@ -60,5 +168,6 @@ Result<TensorManifest> apply_quantization(const std::vector<LogicalTensor>& logi
 
 // Exposed for tests: true when a regex could match some index values and not others.
 bool pattern_is_index_sensitive(const std::string& regex_text);
+
 
 }  // namespace preflight

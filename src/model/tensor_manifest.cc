@@ -14,13 +14,30 @@ std::string_view storage_format_key(StorageFormat f) {
     case StorageFormat::plain: return "plain";
     case StorageFormat::mxfp4_packed: return "mxfp4";
     case StorageFormat::mxfp4_scale: return "mxfp4-scale";
+    case StorageFormat::nvfp4_packed: return "nvfp4";
+    case StorageFormat::fp8: return "fp8";
+    case StorageFormat::int8: return "int8";
+    case StorageFormat::int_packed: return "int-packed";
+    case StorageFormat::weight_scale: return "weight-scale";
+    case StorageFormat::zero_point: return "zero-point";
+    case StorageFormat::quant_metadata: return "quant-metadata";
+    case StorageFormat::activation_scale: return "activation-scale";
   }
   return "?";
 }
 
+bool is_fused_slice(const StoredTensor& t) { return t.instances > 1 && t.name.find("{E}") == std::string::npos; }
+
+std::vector<std::uint64_t> stored_shape(const StoredTensor& t) {
+  if (!is_fused_slice(t)) return t.shape;
+  std::vector<std::uint64_t> shape{t.instances};
+  shape.insert(shape.end(), t.shape.begin(), t.shape.end());
+  return shape;
+}
+
 std::uint64_t TensorManifest::tensor_count() const {
   std::uint64_t n = 0;
-  for (const auto& t : tensors) n = checked_add(n, t.instances, "tensor count");
+  for (const auto& t : tensors) n = checked_add(n, is_fused_slice(t) ? 1 : t.instances, "tensor count");
   return n;
 }
 

@@ -33,7 +33,19 @@ struct LogicalTensor {
 };
 
 // How a stored tensor encodes its logical weight.
-enum class StorageFormat { plain, mxfp4_packed, mxfp4_scale };
+enum class StorageFormat {
+  plain,
+  mxfp4_packed,      // U8, two E2M1 codes per byte (MXFP4 values)
+  mxfp4_scale,       // U8, one E8M0 exponent per 32 values
+  nvfp4_packed,      // U8, two E2M1 codes per byte (NVFP4 values, 16-value groups)
+  fp8,               // F8_E4M3 values
+  int8,              // I8 values (int-quantized)
+  int_packed,        // 2/3/4/8-bit integers packed in I32 (pack-quantized, AWQ, GPTQ)
+  weight_scale,      // scales of quantized weights (block, group, channel, tensor, global)
+  zero_point,        // zero points of asymmetric integer weights
+  quant_metadata,    // g_idx, weight_shape
+  activation_scale,  // static input scales, KV-cache k_scale / v_scale
+};
 
 struct StoredTensor {
   std::string name;
@@ -55,10 +67,16 @@ struct StoredTensor {
 
 std::string_view storage_format_key(StorageFormat f);  // "bf16", "mxfp4", "mxfp4-scale"
 
+// Fused expert tensors (gpt-oss): an entry standing for `instances` slices of ONE
+// stored tensor (its name has no "{E}"), as opposed to `instances` separate tensors.
+bool is_fused_slice(const StoredTensor& t);
+// The shape as stored: [instances] + shape for a fused entry, else shape.
+std::vector<std::uint64_t> stored_shape(const StoredTensor& t);
+
 struct TensorManifest {
   std::vector<StoredTensor> tensors;
 
-  std::uint64_t tensor_count() const;    // instances summed
+  std::uint64_t tensor_count() const;    // stored tensors as the checkpoint counts them (a fused entry once)
   std::uint64_t payload_bytes() const;   // bytes summed
   std::uint64_t logical_params() const;  // logical parameters summed
 };

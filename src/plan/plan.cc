@@ -32,16 +32,19 @@ void add_weight_bound_figures(Plan& plan, const ModelSpec& model, const Inventor
   const auto logical = model.artifact && model.artifact->logical_parameters ? model.artifact->logical_parameters
                                                                             : inv.logical_params;
   f.push_back(exact_figure("model.logical_parameters", "logical parameters", logical, "params",
-                           model.artifact ? Evidence::official : Evidence::derived,
-                           model.artifact ? "hub safetensors parameter total (BF16 + F32 elements + 2 x packed FP4 bytes)"
-                                          : "sum of logical tensor elements over the manifest",
+                           model.artifact && model.artifact->logical_parameters ? Evidence::official : Evidence::derived,
+                           model.artifact && model.artifact->logical_parameters
+                               ? "the hub's safetensors parameter total, as it reports it (packed 4-bit bytes count as 2)"
+                               : "sum of logical tensor elements over the manifest (quantized weights counted unpacked, "
+                                 "scales excluded)",
                            artifact_src));
   f.push_back(bytes_figure("model.tensor_payload", "tensor payload (checkpoint bytes)", inv.payload_bytes,
                            Evidence::derived,
                            fmt::format("sum over {} tensors of elements x dtype width (MXFP4: codes + scales)",
                                        with_commas(inv.tensors)),
                            kManifestSource));
-  if (model.artifact) {
+  const bool has_shards = model.artifact && model.artifact->shard_bytes > 0;
+  if (has_shards) {
     const auto& a = *model.artifact;
     f.push_back(bytes_figure("artifact.shard_bytes", fmt::format("released weight shards ({} files)", a.shard_count),
                              a.shard_bytes, Evidence::official, "sum of *.safetensors sizes in the pinned revision",
@@ -52,7 +55,8 @@ void add_weight_bound_figures(Plan& plan, const ModelSpec& model, const Inventor
                                fmt::format("{} - {} B", with_commas(a.shard_bytes), with_commas(inv.payload_bytes)),
                                a.source));
   }
-  const std::uint64_t weights_proxy = model.artifact ? model.artifact->shard_bytes : inv.payload_bytes;
+  // The released shard bytes when known (seed 000's file-size proxy), else the generated payload.
+  const std::uint64_t weights_proxy = has_shards ? model.artifact->shard_bytes : inv.payload_bytes;
 
   // Nominal aggregate, the seeds' comparison (vendor GB, shown as such).
   const double nominal_total_gb = gpu.nominal_gb * static_cast<double>(n);
@@ -65,9 +69,11 @@ void add_weight_bound_figures(Plan& plan, const ModelSpec& model, const Inventor
   const bool short_of_nominal = weights_proxy > nominal_total;
   f.push_back(bytes_figure(
       "weights.nominal_shortfall",
-      short_of_nominal ? "weight shards beyond nominal aggregate" : "nominal aggregate left after the shards",
+      short_of_nominal ? (has_shards ? "weight shards beyond nominal aggregate" : "weights beyond nominal aggregate")
+                       : (has_shards ? "nominal aggregate left after the shards" : "nominal aggregate left after the weights"),
       short_of_nominal ? weights_proxy - nominal_total : nominal_total - weights_proxy, Evidence::derived,
-      fmt::format("{} B shards {} {} x {} GB nominal ({} B)", with_commas(weights_proxy), short_of_nominal ? "-" : "vs", n,
+      fmt::format("{} B {} {} {} x {} GB nominal ({} B)", with_commas(weights_proxy),
+                  has_shards ? "shards" : "tensor payload", short_of_nominal ? "-" : "vs", n,
                   gpu.nominal_gb, with_commas(nominal_total)),
       artifact_src));
   if (model.artifact && model.artifact->recipe_vram_minimum_gb > 0) {
@@ -393,7 +399,7 @@ Result<Plan> build_plan(const ModelSpec& model, const Accelerator& gpu, const Pl
   }
   for (const auto& rw : placed) plan.ranks.push_back(rank_ledger(plan, rw, pools ? &*pools : nullptr));
   plan.verdict = judge(plan);
-  if (model.artifact)
+  if (model.artifact && model.artifact->shard_bytes > 0)
     for (auto& f : disk_figures(*model.artifact)) plan.figures.push_back(std::move(f));
 
   plan.assumptions.push_back(fmt::format("layout: {}", plan.layout.chosen_by));

@@ -61,12 +61,13 @@ std::vector<Figure> two_precision_reconstruction(const ModelSpec& model, const I
   }
   out.push_back(exact_figure(
       "reconstruction.active", "active parameters per token", inv.active_params, "params", Evidence::derived,
-      fmt::format("{} always-on (16-bit: attention, shared experts, dense MLP, router, latent projections, LM head) + "
-                  "{} routed ({} of {} experts x {} layers x {} params, read at 4.25 bits)",
+      fmt::format("{} always-on (every text tensor but the input embedding, routed experts and MTP layers) + "
+                  "{} routed ({} of {} experts x {} layers x {} params)",
                   with_commas(inv.active_trunk_params), with_commas(inv.active_routed_params),
                   model.moe.experts_per_token, model.moe.routed_experts, inv.moe_layers,
                   with_commas(inv.routed_params_per_expert)),
       src));
+  if (model.moe.routed_experts == 0) return out;
   const double naive = static_cast<double>(inv.logical_params) * static_cast<double>(model.moe.experts_per_token) /
                        static_cast<double>(model.moe.routed_experts == 0 ? 1 : model.moe.routed_experts);
   out.push_back(real_figure("reconstruction.naive_routing_fraction",

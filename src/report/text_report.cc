@@ -132,9 +132,10 @@ std::string plan_header(const Plan& plan, TextStyle style) {
                      plan.layout.pp, plan.layout.dcp, plan.layout.chosen_by);
   if (plan.second_pass) {
     const auto& w = plan.workload;
-    out += fmt::format("workload: {} tokens x {} request{}, KV {}, KDA state {} x {} slots, prefill chunk {}\n",
-                       with_commas(w.context_tokens), w.concurrency, w.concurrency == 1 ? "" : "s", w.kv_dtype,
-                       w.state_dtype, w.state_slots,
+    const bool has_state = find_figure(plan.figures, "state.slot_per_rank") != nullptr;
+    out += fmt::format("workload: {} tokens x {} request{}, KV {}{}, prefill chunk {}\n", with_commas(w.context_tokens),
+                       w.concurrency, w.concurrency == 1 ? "" : "s", w.kv_dtype,
+                       has_state ? fmt::format(", recurrent state {} x {} slots", w.state_dtype, w.state_slots) : "",
                        with_commas(w.chunk_tokens));
   } else {
     out += "pass 1 (weights only): add --context/--concurrency/--reserve for request-level pressure\n";

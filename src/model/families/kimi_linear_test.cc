@@ -1,0 +1,158 @@
+// The kimi_linear family against Kimi-Linear-48B-A3B-Instruct (rev e1df551):
+// the verbatim inventory of all 20,493 tensors in
+// ../shared/models/moonshotai__Kimi-Linear-48B-A3B-Instruct (every layer's
+// shape and dtype), the index totals, and the KDA / MLA request state.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "model/family_registry.h"
+#include "model/inventory.h"
+#include "model/request_state.h"
+#include "shared_files.h"
+
+namespace preflight {
+namespace {
+
+constexpr const char* kFolder = "models/moonshotai__Kimi-Linear-48B-A3B-Instruct/";
+
+nlohmann::json config() {
+  auto doc = nlohmann::json::parse(testing::read_shared(std::string(kFolder) + "config.json"), nullptr, false);
+  if (doc.is_discarded()) ADD_FAILURE() << "config not found: " << testing::shared_path(kFolder);
+  return doc;
+}
+
+const ModelSpec& kimi_linear() {
+  static const ModelSpec m = build_model_from_config(config().dump(), "config.json").value_or_throw();
+  return m;
+}
+
+// Inventory rows name layer sets such as "0-2,4-6,...,24-25"; each is expanded
+// so KDA q_proj [4096, 2304] and MLA q_proj [6144, 2304] are told apart.
+struct Row {
+  std::vector<std::string> names;
+  std::string shape;
+  std::string dtype;
+};
+
+std::vector<Row> read_inventory() {
+  std::vector<Row> rows;
+  std::stringstream in(testing::read_shared(std::string(kFolder) + "tensor_inventory.md"));
+  static const std::regex line_re(R"(^\| `([^`]+)`[^|]*\| `(\[[0-9, ]+\])` \| `torch\.([a-z0-9_]+)` \|)");
+  static const std::regex layered(R"(^(.*layers\.)([0-9,\-]+)\.(.*)$)");
+  static const std::regex experts(R"(experts\.[0-9,\-]+\.)");
+  for (std::string line; std::getline(in, line);) {
+    std::smatch m;
+    if (!std::regex_search(line, m, line_re)) continue;
+    const std::string torch = m[3];
+    Row row{{}, m[2], torch == "bfloat16" ? "BF16" : torch == "float32" ? "F32" : torch};
+    const std::string name = std::regex_replace(std::string(m[1]), experts, "experts.{E}.");
+    std::smatch lm;
+    if (!std::regex_match(name, lm, layered)) {
+      row.names.push_back(name);
+    } else {
+      std::stringstream spec(lm[2]);
+      for (std::string part; std::getline(spec, part, ',');) {
+        const auto dash = part.find('-');
+        const int lo = std::stoi(part.substr(0, dash));
+        const int hi = dash == std::string::npos ? lo : std::stoi(part.substr(dash + 1));
+        for (int l = lo; l <= hi; ++l) row.names.push_back(std::string(lm[1]) + std::to_string(l) + "." + std::string(lm[3]));
+      }
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+TEST(KimiLinear, EveryInventoryTensorHasItsShapeAndDtype) {
+  const auto rows = read_inventory();
+  ASSERT_EQ(rows.size(), 35u) << "inventory not found under " << testing::shared_path(kFolder);
+  std::map<std::string, const StoredTensor*> made;
+  for (const auto& t : kimi_linear().manifest.tensors) made[t.name] = &t;
+  std::set<std::string> listed;
+  for (const auto& row : rows)
+    for (const auto& name : row.names) {
+      listed.insert(name);
+      const auto it = made.find(name);
+      if (it == made.end()) {
+        ADD_FAILURE() << "inventory tensor not generated: " << name;
+        continue;
+      }
+      EXPECT_EQ(shape_text(it->second->shape), row.shape) << name;
+      EXPECT_EQ(dtype_name(it->second->dtype), row.dtype) << name;
+    }
+  for (const auto& [name, t] : made) EXPECT_TRUE(listed.count(name)) << "generated but not in the inventory: " << name;
+}
+
+TEST(KimiLinear, TotalsMatchTheIndexExactly) {
+  const auto& m = kimi_linear();
+  EXPECT_EQ(m.family, "kimi_linear");
+  // model.safetensors.index.json: total_size 98,245,528,576; total_parameters 49,122,681,728.
+  EXPECT_EQ(m.manifest.payload_bytes(), 98'245'528'576u);
+  EXPECT_EQ(m.manifest.logical_params(), 49'122'681'728u);
+  EXPECT_EQ(m.manifest.tensor_count(), 20'493u);
+  const auto inv = build_inventory(m);
+  EXPECT_EQ(inv.elements_by_dtype.at("BF16"), 49'122'599'168u);
+  EXPECT_EQ(inv.elements_by_dtype.at("F32"), 82'560u);  // A_log and dt_bias of 20 KDA layers
+  EXPECT_EQ(inv.moe_layers, 26u);
+  EXPECT_EQ(inv.routed_params_per_expert, 7'077'888u);  // 3 x 1024 x 2304
+}
+
+TEST(KimiLinear, LayerKindsComeFromOneIndexedLists) {
+  const auto& m = kimi_linear();
+  ASSERT_EQ(m.layers.size(), 27u);
+  EXPECT_EQ(m.count_layers(LayerKind::kda), 20u);
+  EXPECT_EQ(m.count_layers(LayerKind::mla), 7u);
+  EXPECT_EQ(m.layers[0], LayerKind::kda);
+  EXPECT_EQ(m.layers[3], LayerKind::mla);   // config lists 4
+  EXPECT_EQ(m.layers[25], LayerKind::kda);  // 26 is a KDA layer
+  EXPECT_EQ(m.layers[26], LayerKind::mla);  // config lists 27: the every-4th pattern breaks
+  EXPECT_EQ(m.mla.q_lora_rank, 0u);
+  EXPECT_EQ(m.moe.shared_experts, 1u);
+  EXPECT_EQ(m.max_context, 1'048'576u);  // model_max_length (no max_position_embeddings)
+}
+
+TEST(KimiLinear, RequestStateMatchesTheVllmProfile) {
+  const auto& m = kimi_linear();
+  // MLA: 7 x (512 + 64) x 2 B per token.
+  EXPECT_EQ(mla_cache_per_token(m, 2).bytes, 8'064u);
+  // KDA per sequence: FP32 recurrent 20 x 32 x 128 x 128 x 4, BF16 conv 20 x 3 x 3 x 4096 x 2.
+  const auto s = kda_state_per_request(m, 1, 4);
+  EXPECT_EQ(s.recurrent_bytes, 41'943'040u);
+  EXPECT_EQ(s.conv_bytes, 1'474'560u);
+}
+
+TEST(KimiLinear, BadConfigsNameTheField) {
+  struct Bad { const char* pointer; const char* value; const char* error; };
+  const Bad cases[] = {
+      {"/linear_attn_config", "DELETE", "config.json: /linear_attn_config: missing object"},
+      {"/linear_attn_config/kda_layers/0", "28",
+       "config.json: /linear_attn_config/kda_layers/0: layer 28 is outside 1..27 (these lists are 1-indexed)"},
+      {"/linear_attn_config/full_attn_layers/6", "26",
+       "config.json: /linear_attn_config/full_attn_layers/6: layer 26 is listed twice"},
+      {"/linear_attn_config/full_attn_layers", "[4, 8, 12, 16, 20, 24]",
+       "config.json: /linear_attn_config/kda_layers: layer 27 (1-indexed) is in neither kda_layers nor full_attn_layers"},
+      {"/linear_attn_config/head_dim", "0", "config.json: /linear_attn_config/head_dim: expected a positive integer, got 0"},
+      {"/num_experts_per_token", "257",
+       "config.json: /num_experts_per_token: 257 selected experts exceed the 256 routed experts"},
+      {"/num_nextn_predict_layers", "1",
+       "config.json: /num_nextn_predict_layers: 1 MTP layers: no Kimi-Linear checkpoint ships them, so their naming is "
+       "unknown"},
+  };
+  for (const auto& c : cases) {
+    auto doc = config();
+    const nlohmann::json::json_pointer ptr(c.pointer);
+    if (std::string(c.value) == "DELETE") doc[ptr.parent_pointer()].erase(ptr.back());
+    else doc[ptr] = nlohmann::json::parse(c.value);
+    const auto result = build_model_from_config(doc.dump(), "config.json");
+    ASSERT_FALSE(result.ok()) << c.pointer;
+    EXPECT_EQ(result.error().to_string(), c.error);
+  }
+}
+
+}  // namespace
+}  // namespace preflight

@@ -1,0 +1,53 @@
+// The accuracy table of issue 3: bytes computed from config.json alone against
+// the real tensor bytes in ../shared/models/TRUTH.md. Prints the table (model,
+// predicted, real, error) and requires |error| <= 0.3%.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+
+#include "core/bytes.h"
+#include "model/model_catalogue.h"
+
+namespace preflight {
+namespace {
+
+struct TruthRow {
+  const char* model;        // catalogue name
+  std::uint64_t real_bytes; // TRUTH.md "real tensor bytes"
+};
+
+// ../shared/models/TRUTH.md, main table and "More exact totals".
+constexpr TruthRow kTruth[] = {
+    {"kimi-k3", 1'560'860'324'864},
+    {"deepseek-v3", 688'574'839'360},
+    {"kimi-k2", 1'029'173'256'720},
+    {"gpt-oss-120b", 65'248'815'744},
+    {"gpt-oss-20b", 13'761'264'768},
+    {"qwen3-235b-a22b-2507", 470'187'269'120},
+    {"llama-3.1-8b", 16'060'522'496},
+    {"llama-3.1-70b", 141'107'412'992},
+    {"mixtral-8x7b", 93'405'585'408},
+    {"kimi-linear-48b", 98'245'528'576},
+    {"qwen2.5-7b-instruct", 15'231'233'024},
+    {"qwen3-14b", 29'536'614'400},
+    {"deepseek-v2-lite-chat", 31'412'968'448},
+    {"qwen3-0.6b", 1'503'264'768},
+};
+
+TEST(TruthAccuracy, ConfigAloneWithinPointThreePercent) {
+  std::printf("\n| model | predicted B | real B | error |\n|---|---:|---:|---:|\n");
+  for (const auto& row : kTruth) {
+    auto model = load_catalogue_model(row.model, "test");
+    ASSERT_TRUE(model.ok()) << row.model << ": " << model.error().to_string();
+    const auto predicted = model->manifest.payload_bytes();
+    const double error = (static_cast<double>(predicted) - static_cast<double>(row.real_bytes)) /
+                         static_cast<double>(row.real_bytes);
+    std::printf("| %s | %s | %s | %+.4f%% |\n", row.model, with_commas(predicted).c_str(),
+                with_commas(row.real_bytes).c_str(), error * 100);
+    EXPECT_LE(std::abs(error), 0.003) << row.model;
+  }
+}
+
+}  // namespace
+}  // namespace preflight
