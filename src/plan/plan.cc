@@ -338,11 +338,6 @@ Verdict judge(const Plan& plan) {
   const auto cap = fmt::format("{} ({}) device capacity", format_gb(worst.capacity, 1), format_gib(worst.capacity, 2));
   if (!v.fits) {
     v.evidence = Evidence::derived;
-    std::uint64_t at_boundary = 0;
-    for (const auto& r : worst.rows) {
-      at_boundary += r.bytes;
-      if (r.resource == v.first_boundary) break;
-    }
     v.summary = fmt::format(
         "does not fit: first boundary crossed: {}; rank {} needs {} against {} ({} over)",
         resource_key(v.first_boundary), worst.rank, format_gb(worst.demand, 1), cap, format_gb(worst.over, 1));
