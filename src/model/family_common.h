@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <initializer_list>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,6 +42,20 @@ Result<Dtype> read_model_dtype(const JsonFields& text, const JsonFields& root);
 
 // Reads an optional boolean (false when absent); errors when present and not a boolean.
 Result<bool> read_flag(const JsonFields& node, std::string_view key, bool fallback = false);
+
+// The first entry of `architectures` ("" when the list is empty or absent).
+Result<std::string> read_architecture(const JsonFields& root);
+
+// A positive integer field and where to store it; `node` defaults to the
+// node passed to read_positive_integers.
+struct CountField {
+  std::string_view key;
+  std::uint64_t* out;
+  const JsonFields* node = nullptr;
+};
+
+// Reads every field in order; the first bad one is the error.
+std::optional<Error> read_positive_integers(const JsonFields& node, std::initializer_list<CountField> fields);
 
 // Applies the quantization_config found in `quant_container` (or the root) to
 // the logical tensors and stores the manifest in `model`.

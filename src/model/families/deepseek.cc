@@ -151,9 +151,9 @@ Result<ModelSpec> build_deepseek(const nlohmann::json& doc, std::string_view ori
   ModelSpec m;
   m.family = "deepseek";
   m.origin = std::string(origin);
-  auto archs = root.string_list("architectures");
-  if (!archs) return archs.error();
-  m.architecture = archs->empty() ? "" : archs->front();
+  auto architecture = read_architecture(root);
+  if (!architecture) return architecture.error();
+  m.architecture = *architecture;
   auto dtype = read_model_dtype(root, root);
   if (!dtype) return dtype.error();
   m.dtype = *dtype;
@@ -164,8 +164,7 @@ Result<ModelSpec> build_deepseek(const nlohmann::json& doc, std::string_view ori
   o.model_type = *model_type;
 
   std::uint64_t num_layers = 0;
-  struct Field { std::string_view key; std::uint64_t* out; };
-  const Field fields[] = {
+  if (auto e = read_positive_integers(root, {
       {"hidden_size", &m.hidden_size},
       {"vocab_size", &m.vocab_size},
       {"num_hidden_layers", &num_layers},
@@ -179,24 +178,20 @@ Result<ModelSpec> build_deepseek(const nlohmann::json& doc, std::string_view ori
       {"moe_intermediate_size", &m.moe.moe_intermediate},
       {"n_routed_experts", &m.moe.routed_experts},
       {"num_experts_per_tok", &m.moe.experts_per_token},
-  };
-  for (const auto& f : fields) {
-    auto n = root.positive_integer(f.key);
-    if (!n) return n.error();
-    *f.out = *n;
-  }
+      }))
+    return *e;
   // q_lora_rank null (V2-Lite) means a full-rank q_proj.
   if (root.has("q_lora_rank")) {
     auto q = root.positive_integer("q_lora_rank");
     if (!q) return q.error();
     m.mla.q_lora_rank = *q;
   }
-  for (auto [key, out] : {Field{"n_shared_experts", &m.moe.shared_experts},
-                          Field{"first_k_dense_replace", &m.moe.first_dense_layers},
-                          Field{"num_nextn_predict_layers", &m.mtp_layers}}) {
-    auto n = optional_count(root, key);
+  for (const auto& f : {CountField{"n_shared_experts", &m.moe.shared_experts},
+                          CountField{"first_k_dense_replace", &m.moe.first_dense_layers},
+                          CountField{"num_nextn_predict_layers", &m.mtp_layers}}) {
+    auto n = optional_count(root, f.key);
     if (!n) return n.error();
-    *out = *n;
+    *f.out = *n;
   }
   auto freq = root.positive_integer_or("moe_layer_freq", 1);
   if (!freq) return freq.error();

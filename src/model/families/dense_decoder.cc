@@ -121,9 +121,9 @@ Result<ModelSpec> build_dense_decoder(const nlohmann::json& doc, std::string_vie
   ModelSpec m;
   m.family = "dense_decoder";
   m.origin = std::string(origin);
-  auto archs = root.string_list("architectures");
-  if (!archs) return archs.error();
-  m.architecture = archs->empty() ? "" : archs->front();
+  auto architecture = read_architecture(root);
+  if (!architecture) return architecture.error();
+  m.architecture = *architecture;
   auto model_type = text.string_or("model_type", "");
   if (!model_type) return model_type.error();
   const Flavor flavor = flavor_of(*model_type);
@@ -132,14 +132,10 @@ Result<ModelSpec> build_dense_decoder(const nlohmann::json& doc, std::string_vie
   m.dtype = *dtype;
 
   std::uint64_t num_layers = 0, intermediate = 0;
-  struct Field { std::string_view key; std::uint64_t* out; };
-  for (auto f : {Field{"hidden_size", &m.hidden_size}, Field{"num_hidden_layers", &num_layers},
-                 Field{"num_attention_heads", &m.gqa.heads}, Field{"intermediate_size", &intermediate},
-                 Field{"vocab_size", &m.vocab_size}, Field{"max_position_embeddings", &m.max_context}}) {
-    auto n = text.positive_integer(f.key);
-    if (!n) return n.error();
-    *f.out = *n;
-  }
+  if (auto e = read_positive_integers(text, {{"hidden_size", &m.hidden_size}, {"num_hidden_layers", &num_layers},
+                                 {"num_attention_heads", &m.gqa.heads}, {"intermediate_size", &intermediate},
+                                 {"vocab_size", &m.vocab_size}, {"max_position_embeddings", &m.max_context}}))
+    return *e;
   if (num_layers > 4096) return text.error("num_hidden_layers", fmt::format("{} layers is implausible", num_layers));
   auto& g = m.gqa;
   // head_dim is explicit when the heads are not hidden_size wide (Qwen3: 128 with

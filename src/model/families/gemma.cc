@@ -75,13 +75,9 @@ struct VisionDims {
 
 Result<VisionDims> read_vision(const JsonFields& v, std::vector<std::string>& notes) {
   VisionDims d;
-  struct Field { std::string_view key; std::uint64_t* out; };
-  for (auto f : {Field{"hidden_size", &d.hidden}, Field{"intermediate_size", &d.intermediate},
-                 Field{"num_hidden_layers", &d.layers}, Field{"patch_size", &d.patch}, Field{"image_size", &d.image}}) {
-    auto n = v.positive_integer(f.key);
-    if (!n) return n.error();
-    *f.out = *n;
-  }
+  if (auto e = read_positive_integers(v, {{"hidden_size", &d.hidden}, {"intermediate_size", &d.intermediate},
+                                 {"num_hidden_layers", &d.layers}, {"patch_size", &d.patch}, {"image_size", &d.image}}))
+    return *e;
   auto channels = v.positive_integer_or("num_channels", 3);
   if (!channels) return channels.error();
   d.channels = *channels;
@@ -145,9 +141,9 @@ Result<ModelSpec> build_gemma(const nlohmann::json& doc, std::string_view origin
   ModelSpec m;
   m.family = "gemma";
   m.origin = std::string(origin);
-  auto archs = root.string_list("architectures");
-  if (!archs) return archs.error();
-  m.architecture = archs->empty() ? "" : archs->front();
+  auto architecture = read_architecture(root);
+  if (!architecture) return architecture.error();
+  m.architecture = *architecture;
   auto root_type = root.string_or("model_type", "");
   if (!root_type) return root_type.error();
   auto text_type = text.string_or("model_type", "");
@@ -162,13 +158,9 @@ Result<ModelSpec> build_gemma(const nlohmann::json& doc, std::string_view origin
   m.dtype = *dtype;
 
   std::uint64_t num_layers = 0, intermediate = 0;
-  struct Field { std::string_view key; std::uint64_t* out; };
-  for (auto f : {Field{"hidden_size", &m.hidden_size}, Field{"num_hidden_layers", &num_layers},
-                 Field{"intermediate_size", &intermediate}}) {
-    auto n = text.positive_integer(f.key);
-    if (!n) return n.error();
-    *f.out = *n;
-  }
+  if (auto e = read_positive_integers(text, {{"hidden_size", &m.hidden_size}, {"num_hidden_layers", &num_layers},
+                                 {"intermediate_size", &intermediate}}))
+    return *e;
   if (num_layers > 4096) return text.error("num_hidden_layers", fmt::format("{} layers is implausible", num_layers));
 
   // Gemma's head_dim never derives from hidden_size (gemma-2-9b: 16 heads x 256

@@ -101,16 +101,15 @@ Result<ModelSpec> build_glm4_moe(const nlohmann::json& doc, std::string_view ori
   ModelSpec m;
   m.family = "glm4_moe";
   m.origin = std::string(origin);
-  auto archs = root.string_list("architectures");
-  if (!archs) return archs.error();
-  m.architecture = archs->empty() ? "" : archs->front();
+  auto architecture = read_architecture(root);
+  if (!architecture) return architecture.error();
+  m.architecture = *architecture;
   auto dtype = read_model_dtype(root, root);
   if (!dtype) return dtype.error();
   m.dtype = *dtype;
 
   std::uint64_t num_layers = 0;
-  struct Field { std::string_view key; std::uint64_t* out; };
-  const Field fields[] = {
+  if (auto e = read_positive_integers(root, {
       {"hidden_size", &m.hidden_size},
       {"vocab_size", &m.vocab_size},
       {"num_hidden_layers", &num_layers},
@@ -121,25 +120,21 @@ Result<ModelSpec> build_glm4_moe(const nlohmann::json& doc, std::string_view ori
       {"moe_intermediate_size", &m.moe.moe_intermediate},
       {"n_routed_experts", &m.moe.routed_experts},
       {"num_experts_per_tok", &m.moe.experts_per_token},
-  };
-  for (const auto& f : fields) {
-    auto n = root.positive_integer(f.key);
-    if (!n) return n.error();
-    *f.out = *n;
-  }
+      }))
+    return *e;
   // head_dim is explicit in the GLM-4.5 configs (128 with 96 heads on a 4096 or
   // 5120 hidden size: heads x head_dim is not hidden_size).
   auto head_dim = root.positive_integer_or("head_dim", m.hidden_size / m.gqa.heads);
   if (!head_dim) return head_dim.error();
   m.gqa.head_dim = *head_dim;
   m.gqa.v_head_dim = *head_dim;
-  for (auto [key, out] : {Field{"n_shared_experts", &m.moe.shared_experts},
-                          Field{"first_k_dense_replace", &m.moe.first_dense_layers},
-                          Field{"num_nextn_predict_layers", &m.mtp_layers}}) {
-    if (!root.has(key)) continue;
-    auto n = root.non_negative_integer(key);
+  for (const auto& f : {CountField{"n_shared_experts", &m.moe.shared_experts},
+                        CountField{"first_k_dense_replace", &m.moe.first_dense_layers},
+                        CountField{"num_nextn_predict_layers", &m.mtp_layers}}) {
+    if (!root.has(f.key)) continue;
+    auto n = root.non_negative_integer(f.key);
     if (!n) return n.error();
-    *out = *n;
+    *f.out = *n;
   }
   Options o;
   for (auto [key, out] : {std::pair<std::string_view, bool*>{"attention_bias", &o.attention_bias},

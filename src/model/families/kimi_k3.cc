@@ -59,15 +59,11 @@ Result<std::vector<LayerKind>> read_layer_kinds(const JsonFields& lin, std::uint
 
 Result<VisionDims> read_vision(const JsonFields& v) {
   VisionDims d;
-  struct Field { std::string_view key; std::uint64_t* out; };
-  for (auto f : {Field{"vt_hidden_size", &d.hidden}, Field{"vt_intermediate_size", &d.intermediate},
-                 Field{"vt_num_hidden_layers", &d.layers}, Field{"qkv_hidden_size", &d.qkv_hidden},
-                 Field{"patch_size", &d.patch}, Field{"init_pos_emb_height", &d.pos_h},
-                 Field{"init_pos_emb_width", &d.pos_w}, Field{"text_hidden_size", &d.text_hidden}}) {
-    auto n = v.positive_integer(f.key);
-    if (!n) return n.error();
-    *f.out = *n;
-  }
+  if (auto e = read_positive_integers(v, {{"vt_hidden_size", &d.hidden}, {"vt_intermediate_size", &d.intermediate},
+                                 {"vt_num_hidden_layers", &d.layers}, {"qkv_hidden_size", &d.qkv_hidden},
+                                 {"patch_size", &d.patch}, {"init_pos_emb_height", &d.pos_h},
+                                 {"init_pos_emb_width", &d.pos_w}, {"text_hidden_size", &d.text_hidden}}))
+    return *e;
   auto merge = v.integer_list("merge_kernel_size");
   if (!merge) return merge.error();
   for (auto m : *merge) d.merge = checked_mul(d.merge, m == 0 ? 1 : m, "merge_kernel_size");
@@ -215,9 +211,9 @@ Result<ModelSpec> build_kimi_k3(const nlohmann::json& doc, std::string_view orig
   ModelSpec m;
   m.family = "kimi_k3";
   m.origin = std::string(origin);
-  auto archs = root.string_list("architectures");
-  if (!archs) return archs.error();
-  m.architecture = archs->empty() ? "" : archs->front();
+  auto architecture = read_architecture(root);
+  if (!architecture) return architecture.error();
+  m.architecture = *architecture;
   auto text = root.object("text_config");
   if (!text) return text.error();
 
@@ -227,34 +223,29 @@ Result<ModelSpec> build_kimi_k3(const nlohmann::json& doc, std::string_view orig
   if (!dtype) return text->error("dtype", fmt::format("unknown dtype \"{}\"", *dtype_name));
   m.dtype = *dtype;
 
-  struct Field { const JsonFields* node; std::string_view key; std::uint64_t* out; };
   auto lin = text->object("linear_attn_config");
   if (!lin) return lin.error();
   std::uint64_t num_layers = 0;
-  const Field fields[] = {
-      {&*text, "hidden_size", &m.hidden_size},
-      {&*text, "vocab_size", &m.vocab_size},
-      {&*text, "num_hidden_layers", &num_layers},
-      {&*text, "max_position_embeddings", &m.max_context},
-      {&*text, "num_attention_heads", &m.mla.heads},
-      {&*text, "kv_lora_rank", &m.mla.kv_lora_rank},
-      {&*text, "q_lora_rank", &m.mla.q_lora_rank},
-      {&*text, "qk_nope_head_dim", &m.mla.qk_nope_head_dim},
-      {&*text, "qk_rope_head_dim", &m.mla.qk_rope_head_dim},
-      {&*text, "v_head_dim", &m.mla.v_head_dim},
-      {&*text, "num_experts", &m.moe.routed_experts},
-      {&*text, "num_experts_per_token", &m.moe.experts_per_token},
-      {&*text, "moe_intermediate_size", &m.moe.moe_intermediate},
-      {&*text, "intermediate_size", &m.moe.dense_intermediate},
-      {&*lin, "num_heads", &m.kda.heads},
-      {&*lin, "head_dim", &m.kda.head_dim},
-      {&*lin, "short_conv_kernel_size", &m.kda.conv_kernel},
-  };
-  for (const auto& f : fields) {
-    auto n = f.node->positive_integer(f.key);
-    if (!n) return n.error();
-    *f.out = *n;
-  }
+  if (auto e = read_positive_integers(*text, {
+      {"hidden_size", &m.hidden_size},
+      {"vocab_size", &m.vocab_size},
+      {"num_hidden_layers", &num_layers},
+      {"max_position_embeddings", &m.max_context},
+      {"num_attention_heads", &m.mla.heads},
+      {"kv_lora_rank", &m.mla.kv_lora_rank},
+      {"q_lora_rank", &m.mla.q_lora_rank},
+      {"qk_nope_head_dim", &m.mla.qk_nope_head_dim},
+      {"qk_rope_head_dim", &m.mla.qk_rope_head_dim},
+      {"v_head_dim", &m.mla.v_head_dim},
+      {"num_experts", &m.moe.routed_experts},
+      {"num_experts_per_token", &m.moe.experts_per_token},
+      {"moe_intermediate_size", &m.moe.moe_intermediate},
+      {"intermediate_size", &m.moe.dense_intermediate},
+      {"num_heads", &m.kda.heads, &*lin},
+      {"head_dim", &m.kda.head_dim, &*lin},
+      {"short_conv_kernel_size", &m.kda.conv_kernel, &*lin},
+      }))
+    return *e;
   for (auto [key, out] : {std::pair<std::string_view, std::uint64_t*>{"num_shared_experts", &m.moe.shared_experts},
                           {"first_k_dense_replace", &m.moe.first_dense_layers},
                           {"routed_expert_hidden_size", &m.moe.latent_dim},

@@ -141,9 +141,9 @@ Result<ModelSpec> build_kimi_linear(const nlohmann::json& doc, std::string_view 
   ModelSpec m;
   m.family = "kimi_linear";
   m.origin = std::string(origin);
-  auto archs = root.string_list("architectures");
-  if (!archs) return archs.error();
-  m.architecture = archs->empty() ? "" : archs->front();
+  auto architecture = read_architecture(root);
+  if (!architecture) return architecture.error();
+  m.architecture = *architecture;
   auto dtype = read_model_dtype(root, root);
   if (!dtype) return dtype.error();
   m.dtype = *dtype;
@@ -151,29 +151,24 @@ Result<ModelSpec> build_kimi_linear(const nlohmann::json& doc, std::string_view 
   if (!lin) return lin.error();
 
   std::uint64_t num_layers = 0;
-  struct Field { const JsonFields* node; std::string_view key; std::uint64_t* out; };
-  const Field fields[] = {
-      {&root, "hidden_size", &m.hidden_size},
-      {&root, "vocab_size", &m.vocab_size},
-      {&root, "num_hidden_layers", &num_layers},
-      {&root, "num_attention_heads", &m.mla.heads},
-      {&root, "kv_lora_rank", &m.mla.kv_lora_rank},
-      {&root, "qk_nope_head_dim", &m.mla.qk_nope_head_dim},
-      {&root, "qk_rope_head_dim", &m.mla.qk_rope_head_dim},
-      {&root, "v_head_dim", &m.mla.v_head_dim},
-      {&root, "num_experts", &m.moe.routed_experts},
-      {&root, "num_experts_per_token", &m.moe.experts_per_token},
-      {&root, "moe_intermediate_size", &m.moe.moe_intermediate},
-      {&root, "intermediate_size", &m.moe.dense_intermediate},
-      {&*lin, "num_heads", &m.kda.heads},
-      {&*lin, "head_dim", &m.kda.head_dim},
-      {&*lin, "short_conv_kernel_size", &m.kda.conv_kernel},
-  };
-  for (const auto& f : fields) {
-    auto n = f.node->positive_integer(f.key);
-    if (!n) return n.error();
-    *f.out = *n;
-  }
+  if (auto e = read_positive_integers(root, {
+      {"hidden_size", &m.hidden_size},
+      {"vocab_size", &m.vocab_size},
+      {"num_hidden_layers", &num_layers},
+      {"num_attention_heads", &m.mla.heads},
+      {"kv_lora_rank", &m.mla.kv_lora_rank},
+      {"qk_nope_head_dim", &m.mla.qk_nope_head_dim},
+      {"qk_rope_head_dim", &m.mla.qk_rope_head_dim},
+      {"v_head_dim", &m.mla.v_head_dim},
+      {"num_experts", &m.moe.routed_experts},
+      {"num_experts_per_token", &m.moe.experts_per_token},
+      {"moe_intermediate_size", &m.moe.moe_intermediate},
+      {"intermediate_size", &m.moe.dense_intermediate},
+      {"num_heads", &m.kda.heads, &*lin},
+      {"head_dim", &m.kda.head_dim, &*lin},
+      {"short_conv_kernel_size", &m.kda.conv_kernel, &*lin},
+      }))
+    return *e;
   if (root.has("q_lora_rank")) {
     auto q = root.positive_integer("q_lora_rank");
     if (!q) return q.error();

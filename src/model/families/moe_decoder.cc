@@ -117,9 +117,9 @@ Result<ModelSpec> build_moe_decoder(const nlohmann::json& doc, std::string_view 
   ModelSpec m;
   m.family = "moe_decoder";
   m.origin = std::string(origin);
-  auto archs = root.string_list("architectures");
-  if (!archs) return archs.error();
-  m.architecture = archs->empty() ? "" : archs->front();
+  auto architecture = read_architecture(root);
+  if (!architecture) return architecture.error();
+  m.architecture = *architecture;
   auto model_type = text.string("model_type");
   if (!model_type) return model_type.error();
   const auto flavor_found = flavor_of(*model_type);
@@ -137,16 +137,12 @@ Result<ModelSpec> build_moe_decoder(const nlohmann::json& doc, std::string_view 
   // Qwen MoE experts are moe_intermediate_size wide and intermediate_size is the
   // width of the dense MLP in the layers that are not sparse.
   const bool mixtral = flavor == Flavor::mixtral;
-  struct Field { std::string_view key; std::uint64_t* out; };
-  for (auto f : {Field{"hidden_size", &m.hidden_size}, Field{"num_hidden_layers", &num_layers},
-                 Field{"num_attention_heads", &g.heads}, Field{"intermediate_size", &intermediate},
-                 Field{"vocab_size", &m.vocab_size}, Field{"max_position_embeddings", &m.max_context},
-                 Field{mixtral ? "num_local_experts" : "num_experts", &moe.routed_experts},
-                 Field{"num_experts_per_tok", &moe.experts_per_token}}) {
-    auto n = text.positive_integer(f.key);
-    if (!n) return n.error();
-    *f.out = *n;
-  }
+  if (auto e = read_positive_integers(text, {{"hidden_size", &m.hidden_size}, {"num_hidden_layers", &num_layers},
+                                 {"num_attention_heads", &g.heads}, {"intermediate_size", &intermediate},
+                                 {"vocab_size", &m.vocab_size}, {"max_position_embeddings", &m.max_context},
+                                 {mixtral ? "num_local_experts" : "num_experts", &moe.routed_experts},
+                                 {"num_experts_per_tok", &moe.experts_per_token}}))
+    return *e;
   if (num_layers > 4096) return text.error("num_hidden_layers", fmt::format("{} layers is implausible", num_layers));
   const std::string_view experts_key = mixtral ? "num_local_experts" : "num_experts";
   if (moe.routed_experts > 65536)

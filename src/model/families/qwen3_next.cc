@@ -107,16 +107,15 @@ Result<ModelSpec> build_qwen3_next(const nlohmann::json& doc, std::string_view o
   ModelSpec m;
   m.family = "qwen3_next";
   m.origin = std::string(origin);
-  auto archs = root.string_list("architectures");
-  if (!archs) return archs.error();
-  m.architecture = archs->empty() ? "" : archs->front();
+  auto architecture = read_architecture(root);
+  if (!architecture) return architecture.error();
+  m.architecture = *architecture;
   auto dtype = read_model_dtype(root, root);
   if (!dtype) return dtype.error();
   m.dtype = *dtype;
 
   std::uint64_t num_layers = 0, interval = 0;
-  struct Field { std::string_view key; std::uint64_t* out; };
-  const Field fields[] = {
+  if (auto e = read_positive_integers(root, {
       {"hidden_size", &m.hidden_size},
       {"vocab_size", &m.vocab_size},
       {"num_hidden_layers", &num_layers},
@@ -134,12 +133,8 @@ Result<ModelSpec> build_qwen3_next(const nlohmann::json& doc, std::string_view o
       {"num_experts_per_tok", &m.moe.experts_per_token},
       {"moe_intermediate_size", &m.moe.moe_intermediate},
       {"intermediate_size", &m.moe.dense_intermediate},
-  };
-  for (const auto& f : fields) {
-    auto n = root.positive_integer(f.key);
-    if (!n) return n.error();
-    *f.out = *n;
-  }
+      }))
+    return *e;
   m.gqa.v_head_dim = m.gqa.head_dim;
   Options o;
   if (root.has("shared_expert_intermediate_size")) {
