@@ -10,27 +10,105 @@ void add_format(CLI::App& app, Options& o, bool with_md = true) {
 }
 }  // namespace
 
-void add_plan_options(CLI::App& app, Options& o) {
+namespace {
+constexpr const char* kWorkload = "Workload (turns on the second pass)";
+constexpr const char* kParallel = "Parallelism (default: a layout the engine supports, chosen and reported)";
+constexpr const char* kEngine = "Engine (--engine picks vLLM or SGLang memory rules)";
+constexpr const char* kOverride = "Model overrides (what the engine loads)";
+
+void add_model_and_cluster(CLI::App& app, Options& o, bool gpus_required) {
   app.add_option("MODEL", o.model, "catalogue name (default kimi-k3), or a path to config.json or its folder");
-  app.add_option("--gpus", o.gpus, "COUNTxFAMILY, e.g. 8xH100, 16xH200, 8xB300")->required();
-  app.add_option("--context", o.context, "tokens per request: 131072, 128K, 1M (default: the model's window)")
-      ->group("Workload (turns on the second pass)");
-  app.add_option("--concurrency", o.concurrency, "running requests (default 1)")->group("Workload (turns on the second pass)");
-  app.add_option("--kv-dtype", o.kv_dtype, "MLA cache dtype: bf16 (default) or fp8")->group("Workload (turns on the second pass)");
-  app.add_option("--state-dtype", o.state_dtype, "KDA recurrent state dtype: fp32 (default, engines' default) or bf16")
-      ->group("Workload (turns on the second pass)");
-  app.add_option("--state-slots", o.state_slots, "KDA state slots per running request (default 5, SGLang's buffering)")
-      ->group("Workload (turns on the second pass)");
-  app.add_option("--reserve", o.reserve, "runtime reserve per GPU: 10% (default) or bytes such as 8GiB")
-      ->group("Workload (turns on the second pass)");
-  app.add_option("--chunk", o.chunk, "prefill chunk tokens for the activation estimate (default 16384)")
-      ->group("Workload (turns on the second pass)");
-  app.add_option("--tp", o.tp, "attention tensor parallel size (default: largest dividing heads and GPUs)")
-      ->group("Parallelism");
-  app.add_option("--dcp", o.dcp, "decode context parallel size dividing TP (default 1)")->group("Parallelism");
+  auto* g = app.add_option("--gpus", o.gpus, "COUNTxFAMILY, e.g. 8xH100, 16xH200, 8xB300");
+  if (gpus_required) g->required();
   app.add_option("--catalogue", o.catalogue, "extra GPU catalogue JSON: adds or overrides accelerators");
+}
+
+void add_workload(CLI::App& app, Options& o) {
+  app.add_option("--context", o.context, "tokens per request: 131072, 128K, 1M (default: the model's window)")
+      ->group(kWorkload);
+  app.add_option("--concurrency", o.concurrency, "running requests (default 1)")->group(kWorkload);
+  app.add_option("--kv-dtype", o.kv_dtype, "KV / MLA cache dtype: bf16 (default) or fp8")->group(kWorkload);
+  app.add_option("--state-dtype", o.state_dtype, "recurrent state dtype: fp32 (default, engines' default) or bf16")
+      ->group(kWorkload);
+  app.add_option("--state-slots", o.state_slots, "recurrent state slots per running request (default 5, SGLang's buffering)")
+      ->group(kWorkload);
+  app.add_option("--reserve", o.reserve, "runtime reserve per GPU: 10% (default) or bytes such as 8GiB (generic engine)")
+      ->group(kWorkload);
+  app.add_option("--chunk", o.chunk, "prefill chunk tokens for the activation estimate (default 16384)")->group(kWorkload);
+}
+
+void add_parallelism(CLI::App& app, Options& o) {
+  app.add_option("--tp", o.tp, "attention tensor parallel size")->group(kParallel);
+  app.add_option("--ep", o.ep, "expert parallel size (default: every GPU of a pipeline stage for MoE models)")
+      ->group(kParallel);
+  app.add_option("--pp", o.pp, "pipeline parallel stages (default 1)")->group(kParallel);
+  app.add_option("--dp", o.dp, "data-parallel attention groups (default: GPUs / (TP x PP))")->group(kParallel);
+  app.add_option("--dcp", o.dcp, "decode context parallel size dividing TP (default 1)")->group(kParallel);
+  app.add_option("--gpus-per-node", o.gpus_per_node, "GPUs per node / NVLink domain (default: the catalogue's)")
+      ->group(kParallel);
+}
+
+void add_engine(CLI::App& app, Options& o) {
+  app.add_option("--engine", o.engine, "memory rules: generic (default), vllm, sglang")->group(kEngine);
+  app.add_option("--engine-version", o.engine_version, "engine release whose rules apply (default: the profile's)")
+      ->group(kEngine);
+  app.add_option("--gpu-memory-utilization", o.gpu_memory_utilization, "vLLM: share of device memory (default 0.9)")
+      ->group(kEngine);
+  app.add_option("--mem-fraction-static", o.mem_fraction_static, "SGLang: static share (default: SGLang's formula)")
+      ->group(kEngine);
+  app.add_option("--max-num-batched-tokens", o.max_num_batched_tokens,
+                 "tokens per scheduler step (vLLM) / chunked prefill size (SGLang)")
+      ->group(kEngine);
+  app.add_option("--max-num-seqs", o.max_num_seqs, "vLLM --max-num-seqs / SGLang --max-running-requests")->group(kEngine);
+  app.add_option("--block-size", o.block_size, "vLLM KV block size / SGLang page size, tokens")->group(kEngine);
+  app.add_option("--mamba-full-memory-ratio", o.mamba_full_memory_ratio, "SGLang: state pool to KV pool ratio (default 0.9)")
+      ->group(kEngine);
+  app.add_option("--radix-cache", o.radix_cache, "SGLang radix cache: on (default), off, lazy")->group(kEngine);
+  app.add_flag("--enforce-eager", o.enforce_eager, "no CUDA graphs (vLLM --enforce-eager)")->group(kEngine);
+  app.add_option("--quantize", o.quantize,
+                 "plan a quantized variant: fp8 (online), fp8-dynamic, w8a8, w4a16 (compressed-tensors, lm_head kept)")
+      ->group(kOverride);
+  app.add_option("--dtype", o.dtype, "weight dtype the engine loads unquantized tensors in: auto, bfloat16, float16, float32")
+      ->group(kOverride);
+}
+}  // namespace
+
+void add_plan_options(CLI::App& app, Options& o) {
+  add_model_and_cluster(app, o, true);
+  add_workload(app, o);
+  add_parallelism(app, o);
+  add_engine(app, o);
   add_format(app, o);
 }
+
+void add_fit_options(CLI::App& app, Options& o) {
+  add_model_and_cluster(app, o, false);
+  app.add_option("--gpu", o.gpu_families, "GPU family to search (repeatable; default: every catalogue family)");
+  app.add_option("--max-gpus", o.max_gpus, "largest count searched (default 256)");
+  add_workload(app, o);
+  add_engine(app, o);
+  app.add_option("--format", o.format, "output: table (default), json, md, csv")
+      ->check(CLI::IsMember(std::vector<std::string>{"table", "json", "md", "csv"}));
+}
+
+void add_max_options(CLI::App& app, Options& o) {
+  add_plan_options(app, o);
+  app.add_option("--solve", o.solve, "what to maximise: context or concurrency")
+      ->required()
+      ->check(CLI::IsMember(std::vector<std::string>{"context", "concurrency"}));
+}
+
+void add_sweep_options(CLI::App& app, Options& o) {
+  add_model_and_cluster(app, o, false);
+  app.add_option("--gpu", o.gpu_families, "GPU family (repeatable; default: every catalogue family)");
+  app.add_option("--counts", o.counts, "GPU counts: 1..64 (powers of two in range), or a list 8,16,32 (default 1..256)");
+  add_workload(app, o);
+  add_engine(app, o);
+  app.add_option("--format", o.format, "output: table (default), json, md, csv")
+      ->check(CLI::IsMember(std::vector<std::string>{"table", "json", "md", "csv"}));
+}
+
+void add_launch_options(CLI::App& app, Options& o) { add_plan_options(app, o); }
 
 void add_inspect_options(CLI::App& app, Options& o) {
   app.add_option("MODEL", o.model, "catalogue name (default kimi-k3), or a path to config.json or its folder");

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include <string>
+#include <vector>
 
 namespace preflight::cli {
 
@@ -23,10 +24,37 @@ struct Options {
   std::string chunk;
   // Parallelism.
   std::string tp;
+  std::string ep;
+  std::string pp;
+  std::string dp;
   std::string dcp;
+  std::string gpus_per_node;
+  // Engine and its knobs.
+  std::string engine;                // vllm | sglang | generic
+  std::string engine_version;
+  std::string gpu_memory_utilization;
+  std::string mem_fraction_static;
+  std::string max_num_batched_tokens;
+  std::string max_num_seqs;
+  std::string block_size;
+  std::string mamba_full_memory_ratio;
+  std::string radix_cache;
+  bool enforce_eager = false;
+  // Model overrides (what the engine loads differs from the files).
+  std::string quantize;              // fp8 | fp8-dynamic | w8a8 | w4a16 | none
+  std::string dtype;                 // auto | bfloat16 | float16 | float32
+  // Solvers.
+  std::vector<std::string> gpu_families;  // fit / sweep: --gpu H100 --gpu B300
+  std::string counts;                // sweep: "1..64" or "8,16,32"
+  std::string max_gpus;              // fit: search limit
+  std::string solve;                 // max: context | concurrency
 };
 
 void add_plan_options(CLI::App& app, Options& o);
+void add_fit_options(CLI::App& app, Options& o);
+void add_max_options(CLI::App& app, Options& o);
+void add_sweep_options(CLI::App& app, Options& o);
+void add_launch_options(CLI::App& app, Options& o);
 void add_inspect_options(CLI::App& app, Options& o);
 void add_catalogue_options(CLI::App& app, Options& o);
 

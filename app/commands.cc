@@ -9,6 +9,7 @@
 
 #include "core/units.h"
 #include "model_source.h"
+#include "plan_inputs.h"
 #include "hardware/gpu_catalogue.h"
 #include "model/inventory.h"
 #include "model/model_catalogue.h"
@@ -20,95 +21,7 @@ namespace preflight::cli {
 
 namespace {
 
-// Reads a whole file; errors name the path.
-Result<std::string> read_file(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) return Error{path, "", "no such file"};
-  const auto size = std::filesystem::file_size(path, ec);
-  if (ec) return Error{path, "", "cannot read the file size"};
-  if (size > 256ULL * 1024 * 1024) return Error{path, "", "file is larger than 256 MiB"};
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{path, "", "cannot open the file"};
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-Result<GpuCatalogue> resolve_catalogue(const Options& o) {
-  if (o.catalogue.empty()) return GpuCatalogue::embedded();
-  auto text = read_file(o.catalogue);
-  if (!text) return text.error();
-  return GpuCatalogue::embedded().merged_with(*text, o.catalogue);
-}
-
-int fail(const Error& e) {
-  std::cerr << "preflight: " << e.to_string() << "\n";
-  return 2;
-}
-
 TextStyle style_of(const Options& o) { return o.format == "md" ? TextStyle::markdown : TextStyle::table; }
-
-Result<PlanRequest> plan_request(const Options& o) {
-  PlanRequest r;
-  auto& w = r.workload;
-  const auto any = [&](const std::string& s) {
-    if (!s.empty()) w.requested = true;
-    return !s.empty();
-  };
-  if (any(o.context)) {
-    auto v = parse_token_count(o.context, "--context");
-    if (!v) return v.error();
-    w.context_tokens = *v;
-  }
-  if (any(o.concurrency)) {
-    auto v = parse_positive_integer(o.concurrency, "--concurrency");
-    if (!v) return v.error();
-    w.concurrency = *v;
-  }
-  if (any(o.kv_dtype)) w.kv_dtype = o.kv_dtype;
-  if (any(o.state_dtype)) w.state_dtype = o.state_dtype;
-  if (any(o.state_slots)) {
-    auto v = parse_positive_integer(o.state_slots, "--state-slots");
-    if (!v) return v.error();
-    w.state_slots = *v;
-  }
-  if (any(o.reserve)) {
-    auto v = parse_reserve(o.reserve, "--reserve");
-    if (!v) return v.error();
-    w.reserve = *v;
-  }
-  if (any(o.chunk)) {
-    auto v = parse_positive_integer(o.chunk, "--chunk");
-    if (!v) return v.error();
-    w.chunk_tokens = *v;
-  }
-  if (!o.tp.empty()) {
-    auto v = parse_positive_integer(o.tp, "--tp");
-    if (!v) return v.error();
-    r.layout.tp = *v;
-  }
-  if (!o.dcp.empty()) {
-    auto v = parse_positive_integer(o.dcp, "--dcp");
-    if (!v) return v.error();
-    r.layout.dcp = *v;
-  }
-  return r;
-}
-
-Result<Plan> make_plan(const Options& o) {
-  auto spec = parse_gpu_spec(o.gpus, "--gpus");
-  if (!spec) return spec.error();
-  auto catalogue = resolve_catalogue(o);
-  if (!catalogue) return catalogue.error();
-  auto gpu = catalogue->find(spec->family, "--gpus");
-  if (!gpu) return gpu.error();
-  auto loaded = load_model(o.model);
-  if (!loaded) return loaded.error();
-  auto request = plan_request(o);
-  if (!request) return request.error();
-  request.value().gpu_count = spec->count;
-  return build_plan(loaded->model, **gpu, *request);
-}
 
 int print_plan(const Options& o, bool explain) {
   auto plan = make_plan(o);
@@ -128,7 +41,7 @@ int run_plan(const Options& o) { return print_plan(o, false); }
 int run_explain(const Options& o) { return print_plan(o, true); }
 
 int run_inspect(const Options& o) {
-  auto loaded = load_model(o.model);
+  auto loaded = load_model_for(o);
   if (!loaded) return fail(loaded.error());
   const auto& model = loaded->model;
   const auto inv = build_inventory(model);
@@ -168,5 +81,7 @@ int run_models(const Options& o) {
     std::cout << fmt::format("{:<36} {:<54} {}{}\n", m.name, m.hub_id, m.description, m.is_default ? " (default)" : "");
   return 0;
 }
+
+int run_engines(const Options&) { return fail(Error{"engines", "", "not implemented yet"}); }
 
 }  // namespace preflight::cli

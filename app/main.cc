@@ -31,6 +31,20 @@ const CommandRow kCommands[] = {
     {"explain", "the same plan with the arithmetic, evidence and source behind every figure",
      "  preflight explain --gpus 8xB300 --context 1M --concurrency 4",
      preflight::cli::add_plan_options, preflight::cli::run_explain},
+    {"fit", "minimum GPU count per family, with the layout that achieves it and the binding resource",
+     "  preflight fit kimi-k3\n  preflight fit kimi-k3 --gpu H100 --gpu B300 --context 128K --engine vllm",
+     preflight::cli::add_fit_options, preflight::cli::run_fit},
+    {"max", "the largest context (or number of concurrent requests) that fits, and what binds",
+     "  preflight max --gpus 8xB300 --solve context\n  preflight max --gpus 16xH200 --context 128K --solve concurrency",
+     preflight::cli::add_max_options, preflight::cli::run_max},
+    {"sweep", "a family x GPU-count grid of verdicts and headroom (the cheat sheet)",
+     "  preflight sweep --gpu H100 --gpu H200 --gpu B300 --counts 8..64 --context 128K\n"
+     "  preflight sweep deepseek-v3 --counts 8,16,32 --format csv",
+     preflight::cli::add_sweep_options, preflight::cli::run_sweep},
+    {"launch", "the vLLM or SGLang command line for a plan",
+     "  preflight launch --gpus 8xB300 --engine vllm --context 1M\n"
+     "  preflight launch --gpus 32xH100 --engine sglang --context 128K",
+     preflight::cli::add_launch_options, preflight::cli::run_launch},
     {"inspect", "the inventory: parameters and bytes by module and dtype, active parameters, cache and state",
      "  preflight inspect kimi-k3\n  preflight inspect ./Kimi-K3/config.json --format json",
      preflight::cli::add_inspect_options, preflight::cli::run_inspect},
@@ -39,6 +53,9 @@ const CommandRow kCommands[] = {
      preflight::cli::add_catalogue_options, preflight::cli::run_gpus},
     {"models", "the model catalogue",
      "  preflight models", preflight::cli::add_catalogue_options, preflight::cli::run_models},
+    {"engines", "the engine profiles: defaults and memory rules of vLLM and SGLang, with sources",
+     "  preflight engines\n  preflight engines --format json", preflight::cli::add_catalogue_options,
+     preflight::cli::run_engines},
 };
 
 }  // namespace

@@ -56,4 +56,8 @@ Result<Layout> choose_layout(const ModelSpec& model, std::uint64_t world, const 
   return layout;
 }
 
+std::vector<LayoutOptions> candidate_layouts(const ModelSpec&, std::uint64_t, std::uint64_t) {
+  return {LayoutOptions{}};  // TODO(issue 4): enumerate TP x DP x PP x EP
+}
+
 }  // namespace preflight

@@ -8,11 +8,14 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/figure.h"
 #include "core/result.h"
+#include "engine/engine_options.h"
+#include "engine/engine_sizing.h"
 #include "hardware/accelerator.h"
 #include "model/inventory.h"
 #include "model/model_spec.h"
@@ -41,6 +44,7 @@ struct PlanRequest {
   std::uint64_t gpu_count = 0;
   LayoutOptions layout;
   WorkloadOptions workload;
+  EngineOptions engine;
 };
 
 struct Plan {
@@ -54,6 +58,8 @@ struct Plan {
   std::uint64_t gpu_count = 0;
   Layout layout;
   WorkloadOptions workload;             // with defaults resolved (context filled in)
+  EngineOptions engine_options;         // as requested (kind generic: the seed's planning model)
+  std::optional<EngineSizing> engine;   // vLLM / SGLang sizing when --engine names one
   bool second_pass = false;
   std::vector<RankLedger> ranks;
   Verdict verdict;

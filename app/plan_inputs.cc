@@ -1,0 +1,149 @@
+#include "plan_inputs.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "core/units.h"
+#include "hardware/gpu_catalogue.h"
+
+namespace preflight::cli {
+
+Result<std::string> read_file(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return Error{path, "", "no such file"};
+  const auto size = std::filesystem::file_size(path, ec);
+  if (ec) return Error{path, "", "cannot read the file size"};
+  if (size > 256ULL * 1024 * 1024) return Error{path, "", "file is larger than 256 MiB"};
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error{path, "", "cannot open the file"};
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+Result<GpuCatalogue> resolve_catalogue(const Options& o) {
+  if (o.catalogue.empty()) return GpuCatalogue::embedded();
+  auto text = read_file(o.catalogue);
+  if (!text) return text.error();
+  return GpuCatalogue::embedded().merged_with(*text, o.catalogue);
+}
+
+int fail(const Error& e) {
+  std::cerr << "preflight: " << e.to_string() << "\n";
+  return 2;
+}
+
+namespace {
+
+// A plain decimal such as 0.95 (no exponent, no sign), for the engines' fractions.
+Result<double> parse_number(const std::string& text, const char* flag) {
+  double v = 0;
+  const auto* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, v, std::chars_format::fixed);
+  if (ec != std::errc() || ptr != end || !(v > 0))
+    return Error{flag, "", fmt::format("expected a positive number such as 0.9, got '{}'", text)};
+  return v;
+}
+
+template <typename T>
+std::optional<Error> set_positive(const std::string& text, const char* flag, T& out) {
+  if (text.empty()) return std::nullopt;
+  auto v = parse_positive_integer(text, flag);
+  if (!v) return v.error();
+  out = *v;
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<PlanRequest> plan_request(const Options& o) {
+  PlanRequest r;
+  auto& w = r.workload;
+  const auto any = [&](const std::string& s) {
+    if (!s.empty()) w.requested = true;
+    return !s.empty();
+  };
+  if (any(o.context)) {
+    auto v = parse_token_count(o.context, "--context");
+    if (!v) return v.error();
+    w.context_tokens = *v;
+  }
+  if (any(o.concurrency)) {
+    if (auto e = set_positive(o.concurrency, "--concurrency", w.concurrency)) return *e;
+  }
+  if (any(o.kv_dtype)) w.kv_dtype = o.kv_dtype;
+  if (any(o.state_dtype)) w.state_dtype = o.state_dtype;
+  if (any(o.state_slots)) {
+    if (auto e = set_positive(o.state_slots, "--state-slots", w.state_slots)) return *e;
+  }
+  if (any(o.reserve)) {
+    auto v = parse_reserve(o.reserve, "--reserve");
+    if (!v) return v.error();
+    w.reserve = *v;
+  }
+  if (any(o.chunk)) {
+    if (auto e = set_positive(o.chunk, "--chunk", w.chunk_tokens)) return *e;
+  }
+  auto& l = r.layout;
+  if (auto e = set_positive(o.tp, "--tp", l.tp)) return *e;
+  if (auto e = set_positive(o.ep, "--ep", l.ep)) return *e;
+  if (auto e = set_positive(o.pp, "--pp", l.pp)) return *e;
+  if (auto e = set_positive(o.dp, "--dp", l.dp)) return *e;
+  if (auto e = set_positive(o.dcp, "--dcp", l.dcp)) return *e;
+  if (auto e = set_positive(o.gpus_per_node, "--gpus-per-node", l.gpus_per_node)) return *e;
+
+  auto& e = r.engine;
+  if (!o.engine.empty()) {
+    auto kind = parse_engine(o.engine);
+    if (!kind) return kind.error();
+    e.kind = *kind;
+  }
+  e.version = o.engine_version;
+  if (!o.gpu_memory_utilization.empty()) {
+    auto v = parse_number(o.gpu_memory_utilization, "--gpu-memory-utilization");
+    if (!v) return v.error();
+    e.gpu_memory_utilization = *v;
+  }
+  if (!o.mem_fraction_static.empty()) {
+    auto v = parse_number(o.mem_fraction_static, "--mem-fraction-static");
+    if (!v) return v.error();
+    e.mem_fraction_static = *v;
+  }
+  if (!o.mamba_full_memory_ratio.empty()) {
+    auto v = parse_number(o.mamba_full_memory_ratio, "--mamba-full-memory-ratio");
+    if (!v) return v.error();
+    e.mamba_full_memory_ratio = *v;
+  }
+  if (auto err = set_positive(o.max_num_batched_tokens, "--max-num-batched-tokens", e.max_num_batched_tokens)) return *err;
+  if (auto err = set_positive(o.max_num_seqs, "--max-num-seqs", e.max_num_seqs)) return *err;
+  if (auto err = set_positive(o.block_size, "--block-size", e.block_size)) return *err;
+  if (!o.radix_cache.empty()) e.radix_cache = o.radix_cache;
+  e.enforce_eager = o.enforce_eager;
+  auto checked = validate_engine_options(e);
+  if (!checked) return checked.error();
+  return r;
+}
+
+Result<LoadedModel> load_model_for(const Options& o) { return load_model(o.model); }
+
+Result<Plan> make_plan(const Options& o) {
+  auto spec = parse_gpu_spec(o.gpus, "--gpus");
+  if (!spec) return spec.error();
+  auto catalogue = resolve_catalogue(o);
+  if (!catalogue) return catalogue.error();
+  auto gpu = catalogue->find(spec->family, "--gpus");
+  if (!gpu) return gpu.error();
+  auto loaded = load_model_for(o);
+  if (!loaded) return loaded.error();
+  auto request = plan_request(o);
+  if (!request) return request.error();
+  request.value().gpu_count = spec->count;
+  return build_plan(loaded->model, **gpu, *request);
+}
+
+}  // namespace preflight::cli

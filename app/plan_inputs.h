@@ -1,0 +1,28 @@
+// Turning command-line options into library inputs: the GPU catalogue (with
+// --catalogue merged), the model (with --quantize / --dtype overrides), and the
+// PlanRequest (workload, layout and engine knobs parsed by the unit parsers so
+// errors name the flag). Every command that plans shares these.
+#pragma once
+
+#include <string>
+
+#include "cli_options.h"
+#include "core/result.h"
+#include "hardware/gpu_catalogue.h"
+#include "model_source.h"
+#include "plan/plan.h"
+
+namespace preflight::cli {
+
+Result<std::string> read_file(const std::string& path);
+Result<GpuCatalogue> resolve_catalogue(const Options& o);
+Result<PlanRequest> plan_request(const Options& o);
+Result<LoadedModel> load_model_for(const Options& o);
+
+// The plan for --gpus, the model and the request options.
+Result<Plan> make_plan(const Options& o);
+
+// Prints "preflight: <error>" to stderr and returns exit code 2.
+int fail(const Error& e);
+
+}  // namespace preflight::cli

@@ -1,0 +1,59 @@
+// Engine sizing: what a serving engine would allocate on each GPU for a plan,
+// and the figures it would log at start-up (vLLM "GPU KV cache size" and
+// "Maximum concurrency"; SGLang max_total_num_tokens and max_running_requests).
+//
+// The rules come from the engines' code (data/engines.json names the file and
+// version for each); inputs the engine measures at start-up (activation peak
+// of the profile run, non-torch memory, CUDA graph pool) are planning
+// estimates and labelled so.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/figure.h"
+#include "engine/engine_options.h"
+
+namespace preflight {
+
+// One worker (GPU) as the engine sizes it.
+struct EngineWorker {
+  std::uint64_t rank = 0;
+  std::uint64_t stage = 0;                  // pipeline stage
+  std::uint64_t weights_bytes = 0;          // what the engine loads on this GPU
+  std::uint64_t activation_peak_bytes = 0;  // torch peak of the profile run (estimate)
+  std::uint64_t non_torch_bytes = 0;        // NCCL / custom all-reduce / cuBLAS (estimate)
+  std::uint64_t cuda_graph_bytes = 0;       // counted only where the engine version subtracts it
+  std::uint64_t requested_bytes = 0;        // vLLM total x util; SGLang pre-load free x mfs
+  std::int64_t kv_budget_bytes = 0;         // left for KV cache and state pools; negative: no room
+};
+
+struct EngineSizing {
+  EngineKind kind = EngineKind::generic;
+  std::string name;      // "vLLM", "SGLang"
+  std::string version;   // the rules' version
+  double memory_fraction = 0;               // gpu_memory_utilization or mem_fraction_static in force
+  std::uint64_t block_size = 0;             // tokens per KV block / page (after hybrid alignment)
+  std::uint64_t max_num_batched_tokens = 0;
+  std::uint64_t max_num_seqs = 0;
+  std::uint64_t max_model_len = 0;
+  std::vector<EngineWorker> workers;        // one per distinct worker shape (stage / rank class)
+  std::uint64_t min_kv_budget_bytes = 0;    // the worker that limits the pool (0 if none has room)
+  std::uint64_t page_bytes = 0;             // bytes of one block of one KV group on one worker
+  std::uint64_t kv_groups = 0;              // vLLM KV cache groups
+  std::uint64_t num_blocks = 0;
+  std::uint64_t kv_cache_tokens = 0;        // as the engine logs it
+  double max_concurrency = 0;               // vLLM "Maximum concurrency" for max_model_len
+  std::uint64_t max_running_requests = 0;   // SGLang
+  std::uint64_t state_slots = 0;            // SGLang max_mamba_cache_size / vLLM state blocks
+  std::uint64_t state_slot_bytes = 0;       // one request's recurrent state on one worker, as allocated
+  std::uint64_t kv_bytes_per_token = 0;     // per worker, all layers of its stage
+  bool holds_one_request = false;           // the pool holds one max_model_len request
+  std::string failure;                      // the engine's start-up error, when it would refuse
+  std::vector<Figure> figures;              // every figure above with evidence and formula
+  std::vector<std::string> rules;           // the engine rules applied (from its code)
+  std::vector<std::string> estimates;       // which inputs are planning estimates
+};
+
+}  // namespace preflight
