@@ -112,6 +112,10 @@ void add_launch_options(CLI::App& app, Options& o) { add_plan_options(app, o); }
 
 void add_inspect_options(CLI::App& app, Options& o) {
   app.add_option("MODEL", o.model, "catalogue name (default kimi-k3), or a path to config.json or its folder");
+  app.add_option("--quantize", o.quantize,
+                 "inspect a quantized variant: fp8 (online), fp8-dynamic, w8a8, w4a16 (compressed-tensors, lm_head kept)")
+      ->group(kOverride);
+  app.add_option("--dtype", o.dtype, "weight dtype for unquantized tensors: auto, bfloat16, float16, float32")->group(kOverride);
   add_format(app, o);
 }
 

@@ -83,13 +83,20 @@ ArtifactFacts facts_from_listing(const HubListing& l, const std::string& origin)
   return f;
 }
 
+// The config text a model was built from, kept for --quantize (which rebuilds it).
+struct ConfigSource {
+  std::string text;
+  std::string origin;
+};
+
 Result<LoadedModel> from_folder(const fs::path& dir, const std::optional<fs::path>& only_shard,
                                 const std::optional<fs::path>& index_file, const std::optional<std::string>& listing_text,
-                                const std::string& listing_origin) {
+                                const std::string& listing_origin, ConfigSource& source) {
   LoadedModel loaded;
   const auto config_path = dir / "config.json";
   auto config = read_file(config_path);
   if (!config) return Error{config_path.string(), "", "no config.json beside the given file: preflight needs the config"};
+  source = {*config, config_path.string()};
   auto model = build_model_from_config_path(*config, config_path.string());
   if (!model) return model.error();
   loaded.model = std::move(model).value();
@@ -138,14 +145,21 @@ Result<ModelSpec> build_model_from_config_path(const std::string& text, const st
   return load_config_model(text, origin);
 }
 
-Result<LoadedModel> load_model(const std::string& arg) {
+namespace {
+
+// MODEL as the files describe it; `source` receives the config it was built from.
+Result<LoadedModel> load_files(const std::string& arg, ConfigSource& source) {
   std::error_code ec;
   if (arg.empty() || !fs::exists(arg, ec)) {
     auto model = load_catalogue_model(arg.empty() ? std::string(kDefaultModel) : arg, "MODEL");
     if (!model) return model.error();
     LoadedModel loaded{std::move(model).value(), std::nullopt, std::nullopt, "embedded catalogue"};
     for (const auto& entry : model_catalogue()) {
-      if (entry.name != loaded.model.name || entry.index_path.empty()) continue;
+      if (entry.name != loaded.model.name) continue;
+      // The origin load_catalogue_model gives the same config, so errors read alike.
+      source = {std::string(embedded::embedded_file(entry.config_path)),
+                fmt::format("{} ({})", entry.name, entry.config_path)};
+      if (entry.index_path.empty()) continue;
       auto index = parse_safetensors_index(embedded::embedded_file(entry.index_path), entry.index_path);
       if (!index) return index.error();
       loaded.reconciliation = reconcile_with_index(loaded.model.manifest, *index);
@@ -154,21 +168,40 @@ Result<LoadedModel> load_model(const std::string& arg) {
     return loaded;
   }
   const fs::path path(arg);
-  if (fs::is_directory(path, ec)) return from_folder(path, std::nullopt, std::nullopt, std::nullopt, "");
+  if (fs::is_directory(path, ec)) return from_folder(path, std::nullopt, std::nullopt, std::nullopt, "", source);
   const auto dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
-  if (path.extension() == ".safetensors") return from_folder(dir, path, std::nullopt, std::nullopt, "");
+  if (path.extension() == ".safetensors") return from_folder(dir, path, std::nullopt, std::nullopt, "", source);
   auto text = read_file(path);
   if (!text) return text.error();
   switch (classify(*text)) {
-    case JsonKind::listing: return from_folder(dir, std::nullopt, std::nullopt, *text, path.string());
-    case JsonKind::index: return from_folder(dir, std::nullopt, path, std::nullopt, "");
+    case JsonKind::listing: return from_folder(dir, std::nullopt, std::nullopt, *text, path.string(), source);
+    case JsonKind::index: return from_folder(dir, std::nullopt, path, std::nullopt, "", source);
     case JsonKind::config: break;
   }
+  source = {*text, path.string()};
   auto model = load_config_model(*text, path.string());
   if (!model) return model.error();
   LoadedModel loaded{std::move(model).value(), std::nullopt, std::nullopt, path.string()};
   loaded.model.name = arg;
   return loaded;
+}
+
+}  // namespace
+
+Result<LoadedModel> load_model(const std::string& arg, const ModelOverrides& overrides) {
+  if (auto e = validate_model_overrides(overrides)) return *e;
+  ConfigSource source;
+  auto loaded = load_files(arg, source);
+  if (!loaded || !overrides_requested(overrides)) return loaded;
+  LoadedModel out = std::move(loaded).value();
+  const std::string files_name = out.model.name;
+  auto model = apply_model_overrides(std::move(out.model), source.text, source.origin, overrides);
+  if (!model) return model.error();
+  out.model = std::move(model).value();
+  if (out.reconciliation && out.model.name != files_name)
+    out.model.notes.push_back("the reconciliation checks the files' own manifest (before --quantize / --dtype) "
+                              "against them");
+  return out;
 }
 
 }  // namespace preflight::cli

@@ -129,7 +129,7 @@ Result<PlanRequest> plan_request(const Options& o) {
   return r;
 }
 
-Result<LoadedModel> load_model_for(const Options& o) { return load_model(o.model); }
+Result<LoadedModel> load_model_for(const Options& o) { return load_model(o.model, {o.quantize, o.dtype}); }
 
 Result<Plan> make_plan(const Options& o) {
   auto spec = parse_gpu_spec(o.gpus, "--gpus");
