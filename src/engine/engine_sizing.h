@@ -27,6 +27,12 @@ struct EngineWorker {
   std::uint64_t cuda_graph_bytes = 0;       // counted only where the engine version subtracts it
   std::uint64_t requested_bytes = 0;        // vLLM total x util; SGLang pre-load free x mfs
   std::int64_t kv_budget_bytes = 0;         // left for KV cache and state pools; negative: no room
+  // One request of max_model_len as this worker allocates it (blocks / pages, padding included).
+  std::uint64_t kv_request_bytes = 0;       // token cache (attention / MLA layers)
+  std::uint64_t state_request_bytes = 0;    // recurrent state (all slots one request holds)
+  // SGLang's pools are split at start-up; vLLM shares one pool (both 0).
+  std::uint64_t kv_pool_bytes = 0;
+  std::uint64_t state_pool_bytes = 0;
 };
 
 struct EngineSizing {

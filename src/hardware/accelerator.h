@@ -19,6 +19,7 @@ struct Accelerator {
   std::string id;                    // "nvidia-h100-sxm-80gb"
   std::string vendor;                // "NVIDIA"
   std::string name;                  // "NVIDIA H100 SXM5 80GB"
+  std::string architecture;          // "hopper", "blackwell", "cdna3": engines pick kernels (and padding) by it
   std::vector<std::string> aliases;  // "h100", "h100-sxm", ... matched case-insensitively
 
   double nominal_gb = 0;                 // vendor headline capacity, as the vendor writes it

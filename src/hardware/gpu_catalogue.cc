@@ -276,6 +276,7 @@ Result<Accelerator> build_entry(const json& e, const Where& w, bool complete,
   if (auto f = read_id(e, w, a.id)) return *f;
   if (auto f = read_string(e, "vendor", w, false, a.vendor)) return *f;
   if (auto f = read_string(e, "name", w, true, a.name)) return *f;
+  if (auto f = read_string(e, "architecture", w, false, a.architecture)) return *f;
   if (auto f = read_aliases(e, w, a.aliases)) return *f;
   if (auto f = read_number(e, "nominal_gb", w, Sign::positive, kMaxCapacityGb, a.nominal_gb))
     return *f;

@@ -48,8 +48,49 @@ Result<bool> read_flag(const JsonFields& node, std::string_view key, bool fallba
   return v.get<bool>();
 }
 
+namespace {
+
+const nlohmann::json* lookup(const JsonFields& text, const JsonFields& root, const char* key) {
+  for (const auto* f : {&text, &root}) {
+    const auto& n = f->node();
+    if (n.is_object()) {
+      auto it = n.find(key);
+      if (it != n.end() && !it->is_null()) return &*it;
+    }
+  }
+  return nullptr;
+}
+
+double number_or(const nlohmann::json* v, double fallback) {
+  return v && v->is_number() && v->get<double>() > 0 ? v->get<double>() : fallback;
+}
+
+// Details engines need beyond the weights (tied head, RoPE cache extent). They
+// are read leniently: a missing or odd value leaves the engine's default.
+void read_engine_details(ModelSpec& m, const JsonFields& text, const JsonFields& root) {
+  if (const auto* tie = lookup(text, root, "tie_word_embeddings"); tie && tie->is_boolean()) m.tied_embeddings = tie->get<bool>();
+  const double partial = number_or(lookup(text, root, "partial_rotary_factor"), 1.0);
+  m.rotary_dim = m.count_layers(LayerKind::mla) > 0 ? m.mla.qk_rope_head_dim
+                                                   : static_cast<std::uint64_t>(static_cast<double>(m.gqa.head_dim) * partial);
+  m.rope_cache_positions = m.max_context;
+  if (const auto* rs = lookup(text, root, "rope_scaling"); rs && rs->is_object()) {
+    std::string type;
+    for (const char* k : {"rope_type", "type"})
+      if (auto it = rs->find(k); it != rs->end() && it->is_string()) type = it->get<std::string>();
+    const double factor = number_or(rs->contains("factor") ? &rs->at("factor") : nullptr, 1.0);
+    const double original = number_or(rs->contains("original_max_position_embeddings") ? &rs->at("original_max_position_embeddings") : nullptr, 0);
+    // YaRN caches original_max_position_embeddings x factor positions
+    // (vLLM YaRNScalingRotaryEmbedding / DeepseekScalingRotaryEmbedding).
+    if ((type == "yarn" || type == "deepseek_yarn") && original > 0)
+      m.rope_cache_positions = static_cast<std::uint64_t>(original * factor);
+  }
+}
+
+}  // namespace
+
 Result<ModelSpec> finish_model(ModelSpec model, std::vector<LogicalTensor> tensors, const JsonFields& text,
                                const JsonFields& root) {
+  read_engine_details(model, text, root);
   // quantization_config sits in text_config for some wrappers (K3), at the root otherwise.
   const JsonFields& holder = text.has("quantization_config") ? text : root;
   auto quant = parse_quantization(holder);

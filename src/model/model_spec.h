@@ -69,6 +69,7 @@ struct MlaDims {
   std::uint64_t qk_nope_head_dim = 0;
   std::uint64_t qk_rope_head_dim = 0;
   std::uint64_t v_head_dim = 0;
+  std::uint64_t index_head_dim = 0;   // DeepSeek-V3.2 lightning indexer key size (0: none)
 };
 
 struct KdaDims {
@@ -107,6 +108,10 @@ struct ModelSpec {
   std::uint64_t mtp_layers = 0;   // multi-token-prediction layers stored beyond num_hidden_layers
   std::vector<std::string> notes; // what the family reader assumed or could not read
   std::uint64_t attn_res_block_size = 0;  // 0 when the model has no Attention Residuals
+  // Engine-facing details read from the config (finish_model):
+  bool tied_embeddings = false;           // tie_word_embeddings: the LM head reuses the embedding
+  std::uint64_t rope_cache_positions = 0; // positions engines precompute RoPE for (YaRN: original x factor)
+  std::uint64_t rotary_dim = 0;           // rotated dimensions per head (MLA: qk_rope_head_dim)
   QuantizationScheme quantization;
   TensorManifest manifest;
   std::optional<ArtifactFacts> artifact;

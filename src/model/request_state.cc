@@ -16,9 +16,9 @@ MlaCachePerToken mla_cache_per_token(const ModelSpec& m, std::uint64_t kv_dtype_
 }
 
 KdaStatePerRequest kda_state_per_request(const ModelSpec& m, std::uint64_t attention_tp,
-                                         std::uint64_t state_dtype_bytes) {
+                                         std::uint64_t state_dtype_bytes, std::uint64_t layers) {
   KdaStatePerRequest s;
-  s.layers = m.count_layers(LayerKind::kda);
+  s.layers = layers == UINT64_MAX ? m.count_layers(LayerKind::kda) : layers;
   s.heads_per_rank = attention_tp == 0 ? 0 : m.kda.heads / attention_tp;
   s.state_dtype_bytes = state_dtype_bytes;
   s.conv_dtype_bytes = dtype_bits(m.dtype) / 8;
@@ -40,12 +40,19 @@ namespace {
 std::uint64_t per_rank(std::uint64_t heads, std::uint64_t tp) { return heads >= tp ? heads / tp : 1; }
 }  // namespace
 
-std::vector<TokenCacheRow> token_cache_per_rank(const ModelSpec& m, std::uint64_t kv, std::uint64_t tp) {
+std::uint64_t LayerRange::count_kind(const ModelSpec& m, LayerKind kind) const {
+  std::uint64_t n = 0;
+  const auto end = count > m.layers.size() - std::min<std::uint64_t>(first, m.layers.size()) ? m.layers.size() : first + count;
+  for (auto i = first; i < end; ++i) n += m.layers[i] == kind;
+  return n;
+}
+
+std::vector<TokenCacheRow> token_cache_per_rank(const ModelSpec& m, std::uint64_t kv, std::uint64_t tp, LayerRange range) {
   std::vector<TokenCacheRow> rows;
   const auto& g = m.gqa;
   const auto v_dim = g.v_head_dim > 0 ? g.v_head_dim : g.head_dim;
   for (auto kind : {LayerKind::full_attention, LayerKind::sliding_attention, LayerKind::chunked_attention}) {
-    const auto n = m.count_layers(kind);
+    const auto n = range.count_kind(m, kind);
     if (n == 0) continue;
     TokenCacheRow r;
     r.kind = kind;
@@ -61,7 +68,7 @@ std::vector<TokenCacheRow> token_cache_per_rank(const ModelSpec& m, std::uint64_
     if (r.token_cap > 0) r.formula += fmt::format(", capped at {} tokens", r.token_cap);
     rows.push_back(r);
   }
-  if (const auto n = m.count_layers(LayerKind::mla); n > 0) {
+  if (const auto n = range.count_kind(m, LayerKind::mla); n > 0) {
     TokenCacheRow r;
     r.kind = LayerKind::mla;
     r.layers = n;
@@ -75,18 +82,18 @@ std::vector<TokenCacheRow> token_cache_per_rank(const ModelSpec& m, std::uint64_
   return rows;
 }
 
-std::vector<StateRow> recurrent_state_per_rank(const ModelSpec& m, std::uint64_t tp, std::uint64_t state) {
+std::vector<StateRow> recurrent_state_per_rank(const ModelSpec& m, std::uint64_t tp, std::uint64_t state, LayerRange range) {
   std::vector<StateRow> rows;
   const auto conv = dtype_bits(m.dtype) / 8;
-  if (m.count_layers(LayerKind::kda) > 0) {
-    const auto k = kda_state_per_request(m, tp, state);
+  if (range.count_kind(m, LayerKind::kda) > 0) {
+    const auto k = kda_state_per_request(m, tp, state, range.count_kind(m, LayerKind::kda));
     StateRow r{LayerKind::kda, k.layers, k.recurrent_bytes, k.conv_bytes, k.bytes, ""};
     r.formula = fmt::format("{} KDA layers x {} heads x {} x {} x {} B + {} x {} projections x {} positions x {} x {} x {} B",
                             k.layers, k.heads_per_rank, m.kda.head_dim, m.kda.head_dim, state, k.layers,
                             m.kda.conv_projections, m.kda.conv_kernel - 1, k.heads_per_rank, m.kda.head_dim, conv);
     rows.push_back(r);
   }
-  if (const auto n = m.count_layers(LayerKind::gated_deltanet); n > 0) {
+  if (const auto n = range.count_kind(m, LayerKind::gated_deltanet); n > 0) {
     const auto& g = m.gdn;
     const auto vh = per_rank(g.v_heads, tp);
     const auto kh = per_rank(g.k_heads, tp);
@@ -102,7 +109,7 @@ std::vector<StateRow> recurrent_state_per_rank(const ModelSpec& m, std::uint64_t
                             n, vh, g.k_head_dim, g.v_head_dim, state, n, kh, g.k_head_dim, vh, g.v_head_dim, positions, conv);
     rows.push_back(r);
   }
-  if (const auto n = m.count_layers(LayerKind::mamba2); n > 0) {
+  if (const auto n = range.count_kind(m, LayerKind::mamba2); n > 0) {
     const auto& g = m.mamba;
     const auto h = per_rank(g.heads, tp);
     StateRow r;

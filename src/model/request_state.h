@@ -38,9 +38,9 @@ struct KdaStatePerRequest {
 
 MlaCachePerToken mla_cache_per_token(const ModelSpec& m, std::uint64_t kv_dtype_bytes);
 
-// `attention_tp` must divide the KDA heads (checked by the caller's layout validation).
+// `layers`: KDA layers counted (default: all of the model's). `attention_tp` must divide the KDA heads (checked by the caller's layout validation).
 KdaStatePerRequest kda_state_per_request(const ModelSpec& m, std::uint64_t attention_tp,
-                                         std::uint64_t state_dtype_bytes);
+                                         std::uint64_t state_dtype_bytes, std::uint64_t layers = UINT64_MAX);
 
 }  // namespace preflight
 
@@ -66,12 +66,21 @@ struct StateRow {
   std::string formula;
 };
 
+// A contiguous range of decoder layers: a pipeline stage (default: all).
+struct LayerRange {
+  std::uint64_t first = 0;
+  std::uint64_t count = UINT64_MAX;
+  std::uint64_t count_kind(const ModelSpec& m, LayerKind kind) const;
+};
+
 // Token cache per layer kind (GQA K and V with head_dim / v_head_dim, sliding
 // and chunked layers capped, MLA latent + rope replicated over TP).
-std::vector<TokenCacheRow> token_cache_per_rank(const ModelSpec& m, std::uint64_t kv_dtype_bytes, std::uint64_t tp);
+std::vector<TokenCacheRow> token_cache_per_rank(const ModelSpec& m, std::uint64_t kv_dtype_bytes, std::uint64_t tp,
+                                                 LayerRange range = {});
 
 // Recurrent state per layer kind (KDA, Gated DeltaNet, Mamba-2), sharded by TP heads.
-std::vector<StateRow> recurrent_state_per_rank(const ModelSpec& m, std::uint64_t tp, std::uint64_t state_dtype_bytes);
+std::vector<StateRow> recurrent_state_per_rank(const ModelSpec& m, std::uint64_t tp, std::uint64_t state_dtype_bytes,
+                                               LayerRange range = {});
 
 // Cache bytes one request of `context` tokens holds on one rank (caps applied).
 std::uint64_t cache_bytes_for_context(const std::vector<TokenCacheRow>& rows, std::uint64_t context);

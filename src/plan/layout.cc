@@ -2,9 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+
 namespace preflight {
 
 namespace {
+
 // TP must divide every head count that TP shards.
 std::optional<std::string> heads_not_divided(const ModelSpec& m, std::uint64_t tp) {
   for (const auto& [count, what] : m.tp_divisors())
@@ -16,48 +19,130 @@ std::optional<std::string> heads_not_divided(const ModelSpec& m, std::uint64_t t
     return fmt::format("{} KV heads (TP must divide them or be a multiple of them)", kv);
   return std::nullopt;
 }
+
+bool is_moe(const ModelSpec& m) { return m.moe.routed_experts > 0; }
+
+std::uint64_t decoder_layers(const ModelSpec& m) { return m.layers.size(); }
+
 }  // namespace
+
+std::uint64_t Layout::first_layer(std::uint64_t stage) const {
+  std::uint64_t first = 0;
+  for (std::uint64_t s = 0; s < stage && s < stage_layers.size(); ++s) first += stage_layers[s];
+  return first;
+}
+
+std::vector<std::uint64_t> pipeline_stage_layers(std::uint64_t layers, std::uint64_t pp) {
+  std::vector<std::uint64_t> parts(pp, layers / pp);
+  const auto remainder = layers % pp;
+  // partitions[-i] += 1 for i in 2 .. remainder + 1
+  for (std::uint64_t i = 2; i < remainder + 2 && i <= pp; ++i) parts[pp - i] += 1;
+  return parts;
+}
 
 Result<Layout> choose_layout(const ModelSpec& model, std::uint64_t world, const LayoutOptions& options) {
   Layout layout;
   layout.world = world;
+  layout.pp = options.pp > 0 ? options.pp : 1;
+  if (layout.pp > world)
+    return Error{"--pp", "", fmt::format("PP {} needs more ranks than the {} GPUs", layout.pp, world)};
+  if (world % layout.pp != 0)
+    return Error{"--pp", "", fmt::format("PP {} does not divide the {} GPUs", layout.pp, world)};
+  if (layout.pp > decoder_layers(model))
+    return Error{"--pp", "", fmt::format("PP {} exceeds the {} decoder layers", layout.pp, decoder_layers(model))};
+  const auto per_stage = world / layout.pp;
+
+  std::vector<std::string> why;
   if (options.tp > 0) {
     if (auto heads = heads_not_divided(model, options.tp))
       return Error{"--tp", "", fmt::format("TP {} does not divide the {}", options.tp, *heads)};
-    if (options.tp > world)
-      return Error{"--tp", "", fmt::format("TP {} needs more ranks than the {} GPUs", options.tp, world)};
-    if (world % options.tp != 0)
-      return Error{"--tp", "", fmt::format("TP {} does not divide the {} GPUs", options.tp, world)};
+    if (options.tp > per_stage)
+      return Error{"--tp", "",
+                   fmt::format("TP {} x PP {} needs more ranks than the {} GPUs", options.tp, layout.pp, world)};
+    if (per_stage % options.tp != 0)
+      return Error{"--tp", "", fmt::format("TP {} does not divide the {} GPUs of a stage", options.tp, per_stage)};
     layout.tp = options.tp;
-    layout.chosen_by = fmt::format("--tp {}", options.tp);
+    why.push_back(fmt::format("--tp {}", options.tp));
+  } else if (options.dp > 0) {
+    if (per_stage % options.dp != 0)
+      return Error{"--dp", "", fmt::format("DP {} does not divide the {} GPUs of a stage", options.dp, per_stage)};
+    layout.tp = per_stage / options.dp;
+    if (auto heads = heads_not_divided(model, layout.tp))
+      return Error{"--dp", "", fmt::format("DP {} leaves TP {}, which does not divide the {}", options.dp, layout.tp, *heads)};
+    why.push_back(fmt::format("TP {} = {} GPUs per stage / DP {}", layout.tp, per_stage, options.dp));
   } else {
-    for (std::uint64_t tp = world; tp >= 1; --tp) {
-      if (world % tp == 0 && !heads_not_divided(model, tp)) {
+    for (std::uint64_t tp = per_stage; tp >= 1; --tp) {
+      if (per_stage % tp == 0 && !heads_not_divided(model, tp)) {
         layout.tp = tp;
         break;
       }
     }
-    layout.chosen_by = layout.tp == world
-                           ? fmt::format("TP {} over all GPUs (divides the heads)", layout.tp)
-                           : fmt::format("TP {}: the largest size dividing both the heads and the {} GPUs; "
-                                         "attention repeated {} times (data-parallel attention)",
-                                         layout.tp, world, world / layout.tp);
+    why.push_back(layout.tp == per_stage
+                      ? fmt::format("TP {} over all GPUs of a stage (divides the heads)", layout.tp)
+                      : fmt::format("TP {}: the largest size dividing both the heads and the {} GPUs of a stage; "
+                                    "attention repeated {} times (data-parallel attention)",
+                                    layout.tp, per_stage, per_stage / layout.tp));
   }
-  layout.dp = world / layout.tp;
-  layout.ep = world;
-  if (model.moe.routed_experts > 0 && layout.ep > model.moe.routed_experts)
-    return Error{"--gpus", "",
-                 fmt::format("expert parallelism over {} GPUs exceeds the {} routed experts", layout.ep,
-                             model.moe.routed_experts)};
+  layout.dp = per_stage / layout.tp;
+  if (options.dp > 0 && options.dp != layout.dp)
+    return Error{"--dp", "",
+                 fmt::format("TP {} x DP {} x PP {} = {} ranks, but there are {} GPUs", layout.tp, options.dp,
+                             layout.pp, layout.tp * options.dp * layout.pp, world)};
+
+  if (is_moe(model)) {
+    layout.ep = options.ep > 0 ? options.ep : per_stage;
+    if (per_stage % layout.ep != 0)
+      return Error{"--ep", "",
+                   fmt::format("EP {} does not divide the {} GPUs of a stage (TP {} x DP {})", layout.ep, per_stage,
+                               layout.tp, layout.dp)};
+    if (layout.ep > model.moe.routed_experts)
+      return Error{options.ep > 0 ? "--ep" : "--gpus", "",
+                   fmt::format("expert parallelism over {} GPUs exceeds the {} routed experts", layout.ep,
+                               model.moe.routed_experts)};
+    layout.moe_tp = per_stage / layout.ep;
+  } else {
+    if (options.ep > 1) return Error{"--ep", "", fmt::format("EP {} given, but {} has no routed experts", options.ep, model.name)};
+    layout.ep = 1;
+    layout.moe_tp = per_stage;
+  }
   if (options.dcp == 0) return Error{"--dcp", "", "DCP must be at least 1"};
   if (layout.tp % options.dcp != 0)
     return Error{"--dcp", "", fmt::format("DCP {} does not divide TP {} (DCP splits a TP group)", options.dcp, layout.tp)};
   layout.dcp = options.dcp;
+  layout.gpus_per_node = options.gpus_per_node;
+  layout.nodes = options.gpus_per_node > 0 ? (world + options.gpus_per_node - 1) / options.gpus_per_node : 1;
+  layout.stage_layers = pipeline_stage_layers(decoder_layers(model), layout.pp);
+  if (layout.pp > 1) why.push_back(fmt::format("PP {} by layers", layout.pp));
+  layout.chosen_by.clear();
+  for (const auto& w : why) layout.chosen_by += (layout.chosen_by.empty() ? "" : "; ") + w;
   return layout;
 }
 
-std::vector<LayoutOptions> candidate_layouts(const ModelSpec&, std::uint64_t, std::uint64_t) {
-  return {LayoutOptions{}};  // TODO(issue 4): enumerate TP x DP x PP x EP
+std::vector<LayoutOptions> candidate_layouts(const ModelSpec& model, std::uint64_t world, std::uint64_t gpus_per_node) {
+  std::vector<LayoutOptions> out;
+  const auto layers = decoder_layers(model);
+  for (std::uint64_t pp = 1; pp <= world && pp <= layers; ++pp) {
+    if (world % pp != 0) continue;
+    const auto per_stage = world / pp;
+    // A pipeline stage spans whole nodes, or fits in one.
+    if (gpus_per_node > 0 && pp > 1 && per_stage % gpus_per_node != 0 && gpus_per_node % per_stage != 0) continue;
+    for (std::uint64_t tp = 1; tp <= per_stage; ++tp) {
+      if (per_stage % tp != 0 || heads_not_divided(model, tp)) continue;
+      LayoutOptions o;
+      o.tp = tp;
+      o.pp = pp;
+      o.dp = per_stage / tp;
+      o.gpus_per_node = gpus_per_node;
+      if (is_moe(model)) {
+        o.ep = per_stage;
+        if (o.ep > model.moe.routed_experts) continue;
+      } else {
+        o.ep = 1;
+      }
+      out.push_back(o);
+    }
+  }
+  return out;
 }
 
 }  // namespace preflight

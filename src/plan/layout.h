@@ -1,10 +1,14 @@
 // Layout: how the GPUs of a cluster divide the model.
 //
-// In this release: attention tensor parallelism (TP) over `tp` ranks, repeated
-// `dp = world / tp` times (data-parallel attention) when TP is smaller than the
-// cluster; routed experts spread over every GPU (EP = world, SGLang's and
-// vLLM's expert-parallel MoE); decode context parallelism (DCP) dividing the
-// MLA cache's token positions over `dcp` ranks of a TP group.
+// world = TP x DP x PP GPUs, one rank each. Within a pipeline stage, attention
+// runs tensor-parallel over TP ranks, repeated DP times (data-parallel
+// attention, SGLang's --enable-dp-attention, vLLM's DP); the MoE layers span
+// all TP x DP ranks of the stage: experts are dealt over EP groups and each
+// expert is split over MoE-TP = TP x DP / EP ranks (vLLM without
+// --enable-expert-parallel is EP 1, MoE-TP = TP x DP). PP stages take
+// contiguous layer ranges (vLLM's get_pp_indices), embedding on the first and
+// LM head on the last. DCP divides the MLA cache's token positions over DCP
+// ranks of a TP group.
 #pragma once
 
 #include <cstdint>
@@ -28,16 +32,35 @@ struct LayoutOptions {
 struct Layout {
   std::uint64_t world = 0;  // GPUs (one rank each)
   std::uint64_t tp = 0;     // attention tensor parallel
-  std::uint64_t dp = 0;     // attention data-parallel groups: world / tp
-  std::uint64_t ep = 0;     // expert parallel: world
-  std::uint64_t pp = 1;     // pipeline stages (always 1 in this release)
+  std::uint64_t dp = 0;     // attention data-parallel groups per stage
+  std::uint64_t ep = 0;     // expert-parallel groups per stage (1 for dense models)
+  std::uint64_t moe_tp = 1; // ranks each expert is split over: TP x DP / EP
+  std::uint64_t pp = 1;     // pipeline stages
   std::uint64_t dcp = 1;
+  std::uint64_t gpus_per_node = 0;  // 0 when unknown
+  std::uint64_t nodes = 1;          // ceil(world / gpus_per_node)
+  std::vector<std::uint64_t> stage_layers;  // decoder layers per stage (size pp)
   std::string chosen_by;    // "--tp 8" or why the planner chose it
+
+  std::uint64_t stage_ranks() const { return tp * dp; }
+  std::uint64_t stage_of(std::uint64_t rank) const { return rank / stage_ranks(); }
+  std::uint64_t tp_rank(std::uint64_t rank) const { return rank % tp; }
+  std::uint64_t ep_index(std::uint64_t rank) const { return (rank % stage_ranks()) / moe_tp; }
+  std::uint64_t moe_tp_rank(std::uint64_t rank) const { return (rank % stage_ranks()) % moe_tp; }
+  // First decoder layer of a stage.
+  std::uint64_t first_layer(std::uint64_t stage) const;
 };
+
+// Decoder layers per stage as vLLM splits them (vllm/distributed/utils.py
+// get_pp_indices): layers / pp each, the remainder one each to the stages
+// before the last, counting back from the second-to-last.
+std::vector<std::uint64_t> pipeline_stage_layers(std::uint64_t layers, std::uint64_t pp);
 
 // Every layout the planner may try for `world` GPUs (TP x DP x PP = world,
 // EP over a stage for MoE models, DCP 1), valid for the model; the solvers
-// (fit, sweep) search these. Honours gpus_per_node: TP stays inside a node.
+// (fit, sweep) search these. Pipeline stages span whole nodes (or fit inside
+// one). TP may cross nodes (SGLang's TP 32 over 4 x 8 H100 does): memory does
+// not forbid it, throughput pays for it.
 std::vector<LayoutOptions> candidate_layouts(const ModelSpec& model, std::uint64_t world, std::uint64_t gpus_per_node);
 
 // Validates or chooses a layout for `world` GPUs. Errors name the flag.

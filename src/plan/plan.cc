@@ -10,6 +10,7 @@
 #include "plan/checklist.h"
 #include "plan/disk.h"
 #include "plan/placement.h"
+#include "engine/size_engine.h"
 
 namespace preflight {
 
@@ -24,7 +25,7 @@ std::string gpu_source(const Accelerator& gpu) {
 
 // Weight lower bounds of the first pass.
 void add_weight_bound_figures(Plan& plan, const ModelSpec& model, const Inventory& inv,
-                              const std::vector<RankWeights>& placed) {
+                              const std::vector<RankWeights>& placed, std::uint64_t replicated) {
   auto& f = plan.figures;
   const auto& gpu = plan.gpu;
   const auto n = plan.gpu_count;
@@ -106,9 +107,9 @@ void add_weight_bound_figures(Plan& plan, const ModelSpec& model, const Inventor
   f.push_back(bytes_figure("weights.heaviest_rank", fmt::format("weights on the heaviest rank ({})", heaviest->rank),
                            heaviest->total, Evidence::estimate,
                            fmt::format("sum of rank {}'s tensor shares: TP {} splits, EP {} deals {} experts per MoE "
-                                       "layer, {} replicated",
+                                       "layer (each split over MoE-TP {}), PP {} stages, {} replicated in the model",
                                        heaviest->rank, plan.layout.tp, plan.layout.ep, heaviest->experts_per_moe_layer,
-                                       format_gb(replicated_bytes(model.manifest))),
+                                       plan.layout.moe_tp, plan.layout.pp, format_gb(replicated)),
                            kManifestSource));
 }
 
@@ -145,13 +146,15 @@ struct Pools {
   std::uint64_t reserve = 0;
 };
 
-Pools compute_pools(const Plan& plan, const ModelSpec& model) {
+// The pools of one pipeline stage (its layers' cache and state).
+Pools compute_pools(const Plan& plan, const ModelSpec& model, std::uint64_t stage) {
   const auto& w = plan.workload;
   const auto& layout = plan.layout;
+  const LayerRange range = layout.pp > 1 ? LayerRange{layout.first_layer(stage), layout.stage_layers[stage]} : LayerRange{};
   Pools p;
   p.requests_per_group = ceil_div(w.concurrency, layout.dp);
-  p.state = recurrent_state_per_rank(model, layout.tp, state_dtype_bytes(w.state_dtype));
-  p.cache = token_cache_per_rank(model, kv_dtype_bytes(w.kv_dtype), layout.tp);
+  p.state = recurrent_state_per_rank(model, layout.tp, state_dtype_bytes(w.state_dtype), range);
+  p.cache = token_cache_per_rank(model, kv_dtype_bytes(w.kv_dtype), layout.tp, range);
   for (const auto& r : p.state) p.slot_bytes = checked_add(p.slot_bytes, r.bytes);
   for (const auto& r : p.cache) p.cache_per_token = checked_add(p.cache_per_token, r.bytes_per_token);
   p.state_rank_bytes = checked_mul(checked_mul(w.state_slots, p.requests_per_group), p.slot_bytes, "state pool");
@@ -263,53 +266,130 @@ void add_pool_figures(Plan& plan, const ModelSpec& model, const Pools& p) {
                            "--reserve (a planning assumption: replace with a measured figure)"));
 }
 
-RankLedger rank_ledger(const Plan& plan, const RankWeights& weights, const Pools* pools) {
-  RankLedger l;
-  l.rank = weights.rank;
-  l.capacity = plan.gpu.device_total_bytes;
+// Formulas are skipped on the solvers' fast path (numbers only).
+std::string text_if(bool on, std::string s) { return on ? std::move(s) : std::string(); }
+
+void add_weight_rows(RankLedger& l, const Plan& plan, const RankWeights& weights, bool formulas,
+                     std::uint64_t tied_head_skipped) {
   for (auto m : kAllModuleClasses) {
     auto it = weights.bytes_by_module.find(m);
     if (it == weights.bytes_by_module.end() || it->second == 0) continue;
+    auto bytes = it->second;
     std::string formula;
-    if (m == ModuleClass::routed_experts)
-      formula = fmt::format("{} experts per MoE layer on this rank (EP {}), MXFP4 codes + scales",
-                            weights.experts_per_moe_layer, plan.layout.ep);
-    else
-      formula = fmt::format("this rank's share under TP {} (replicated tensors in full)", plan.layout.tp);
+    if (formulas) {
+      if (m == ModuleClass::routed_experts)
+        formula = fmt::format("{} experts per MoE layer on this rank's EP group (EP {}, each split over MoE-TP {})",
+                              weights.experts_per_moe_layer, plan.layout.ep, plan.layout.moe_tp);
+      else
+        formula = fmt::format("this rank's share under TP {} in stage {} of PP {} (replicated tensors in full)",
+                              plan.layout.tp, weights.stage, plan.layout.pp);
+    }
+    if (m == ModuleClass::lm_head && tied_head_skipped > 0) {
+      bytes -= std::min(bytes, tied_head_skipped);
+      if (formulas) formula += "; tied to the embedding, the engine does not load it";
+      if (bytes == 0) continue;
+    }
     l.rows.push_back(row(fmt::format("weights.{}", module_key(m)), std::string(module_label(m)), Resource::weights,
-                         it->second, Evidence::estimate, formula));
+                         bytes, Evidence::estimate, std::move(formula)));
   }
+}
+
+RankLedger rank_ledger(const Plan& plan, const RankWeights& weights, const Pools* pools, bool formulas) {
+  RankLedger l;
+  l.rank = weights.rank;
+  l.capacity = plan.gpu.device_total_bytes;
+  add_weight_rows(l, plan, weights, formulas, 0);
   if (pools) {
     const auto& p = *pools;
     const auto& w = plan.workload;
     l.rows.push_back(row("reserve.runtime", "runtime reserve", Resource::reserve, p.reserve, Evidence::estimate,
-                         w.reserve.is_percent ? fmt::format("{}% of device capacity", w.reserve.percent)
-                                              : "--reserve bytes per GPU"));
+                         text_if(formulas, w.reserve.is_percent ? fmt::format("{}% of device capacity", w.reserve.percent)
+                                                                : "--reserve bytes per GPU")));
     l.rows.push_back(row("activations.hidden", "prefill hidden buffer", Resource::activations, p.hidden_buffer,
-                         Evidence::estimate, fmt::format("{} tokens x hidden x dtype", w.chunk_tokens)));
+                         Evidence::estimate, text_if(formulas, fmt::format("{} tokens x hidden x dtype", w.chunk_tokens))));
     if (p.attn_res_bytes > 0)
       l.rows.push_back(row("activations.attn_res", "Attention Residual sources", Resource::activations, p.attn_res_bytes,
-                           Evidence::estimate, fmt::format("{} sources x hidden buffer", p.attn_res_sources)));
+                           Evidence::estimate, text_if(formulas, fmt::format("{} sources x hidden buffer", p.attn_res_sources))));
     if (p.ffn_payload > 0)
       l.rows.push_back(row("activations.ffn", p.ffn_label, Resource::activations, p.ffn_payload, Evidence::estimate,
-                           p.ffn_formula + " (logical aggregate, not divided)"));
+                           text_if(formulas, p.ffn_formula + " (logical aggregate, not divided)")));
     if (p.slot_bytes > 0) {
       std::string kinds;
       for (const auto& r : p.state) kinds += (kinds.empty() ? "" : " + ") + std::string(layer_kind_key(r.kind));
       l.rows.push_back(row("state.recurrent", fmt::format("recurrent state slots ({})", kinds), Resource::recurrent_state,
                            p.state_rank_bytes, Evidence::estimate,
-                           fmt::format("{} slots x {} requests x {}", w.state_slots, p.requests_per_group,
-                                       format_mib(p.slot_bytes, 1))));
+                           text_if(formulas, fmt::format("{} slots x {} requests x {}", w.state_slots, p.requests_per_group,
+                                                         format_mib(p.slot_bytes, 1)))));
     }
     if (p.cache_per_token > 0) {
       std::string kinds;
       for (const auto& r : p.cache) kinds += (kinds.empty() ? "" : " + ") + std::string(layer_kind_key(r.kind));
       l.rows.push_back(row("kv.cache", fmt::format("token cache ({})", kinds), Resource::kv_cache, p.cache_rank_bytes,
                            Evidence::derived,
-                           fmt::format("{} requests x {} B per request / DCP {}", p.requests_per_group,
-                                       with_commas(p.cache_per_request), plan.layout.dcp)));
+                           text_if(formulas, fmt::format("{} requests x {} B per request / DCP {}", p.requests_per_group,
+                                                         with_commas(p.cache_per_request), plan.layout.dcp))));
     }
   }
+  close_ledger(l);
+  return l;
+}
+
+// The ledger of a rank as vLLM or SGLang allocates it: weights as the engine
+// loads them, the engine's own reservations, then the workload's state and
+// KV in the engine's page layout. What is left is the engine's spare pool.
+RankLedger engine_rank_ledger(const Plan& plan, const ModelSpec& model, const RankWeights& weights,
+                              const EngineWorker& worker, const EngineWorkerInput& input, bool formulas) {
+  const auto& e = *plan.engine;
+  const bool vllm = e.kind == EngineKind::vllm;
+  RankLedger l;
+  l.rank = weights.rank;
+  l.capacity = plan.gpu.device_total_bytes;
+  // Engine-side weight changes of this worker's stage (same for every rank of a stage).
+  const auto tied = model.tied_embeddings ? input.lm_head_bytes : 0;
+  add_weight_rows(l, plan, weights, formulas, tied);
+  if (worker.weights_bytes > input.placed_weights - std::min(input.placed_weights, tied) && vllm) {
+    const auto extra = worker.weights_bytes - (input.placed_weights - std::min(input.placed_weights, tied));
+    l.rows.push_back(row("weights.engine_tensors", "engine-side tensors (RoPE cache, MLA copies, kernel padding)",
+                         Resource::weights, extra, Evidence::estimate,
+                         text_if(formulas, "what vLLM adds when it loads (see engine.weights_bytes_per_rank)")));
+  }
+  const auto total = l.capacity;
+  const auto headroom = total - std::min(total, worker.requested_bytes);
+  l.rows.push_back(row("reserve.engine", vllm ? "outside gpu_memory_utilization" : "outside mem_fraction_static",
+                       Resource::reserve, headroom, Evidence::derived,
+                       text_if(formulas, vllm ? fmt::format("device total x (1 - {})", e.memory_fraction)
+                                              : fmt::format("CUDA context + free memory before loading x (1 - {}): "
+                                                            "activations and CUDA graphs live here",
+                                                            e.memory_fraction))));
+  if (vllm) {
+    l.rows.push_back(row("reserve.non_torch", "non-torch memory (NCCL, all-reduce buffers)", Resource::reserve,
+                         worker.non_torch_bytes, Evidence::estimate, text_if(formulas, "era constant by TP / PP")));
+    if (worker.cuda_graph_bytes > 0)
+      l.rows.push_back(row("reserve.cuda_graphs", "CUDA graph pool", Resource::reserve, worker.cuda_graph_bytes,
+                           Evidence::estimate, text_if(formulas, "subtracted by vLLM 0.21 and later")));
+    l.rows.push_back(row("activations.profile_peak", "profile-run activation peak", Resource::activations,
+                         worker.activation_peak_bytes, Evidence::estimate,
+                         text_if(formulas, "max(forward of max_num_batched_tokens, sampler of max_num_seqs x vocab)")));
+  }
+  const auto requests = ceil_div(plan.workload.concurrency, plan.layout.dp);
+  if (worker.state_request_bytes > 0) {
+    const auto need = checked_mul(requests, worker.state_request_bytes, "state");
+    // SGLang allocates its whole state pool at start-up.
+    const auto bytes = vllm ? need : std::max(need, worker.state_pool_bytes);
+    l.rows.push_back(row("state.recurrent", vllm ? "recurrent state (padded state pages)" : "recurrent state pool",
+                         Resource::recurrent_state, bytes, Evidence::estimate,
+                         text_if(formulas, vllm ? fmt::format("{} requests x {} B (state pages padded to the attention page)",
+                                                              requests, with_commas(worker.state_request_bytes))
+                                                : fmt::format("max({} requests x {} B, the {} B pool SGLang allocates)", requests,
+                                                              with_commas(worker.state_request_bytes),
+                                                              with_commas(worker.state_pool_bytes)))));
+  }
+  if (worker.kv_request_bytes > 0)
+    l.rows.push_back(row("kv.cache", "KV cache in use", Resource::kv_cache,
+                         checked_mul(requests, worker.kv_request_bytes, "KV cache"), Evidence::estimate,
+                         text_if(formulas, fmt::format("{} requests x {} B ({}-token blocks for {} tokens)", requests,
+                                                       with_commas(worker.kv_request_bytes), e.block_size,
+                                                       with_commas(e.max_model_len)))));
   close_ledger(l);
   return l;
 }
@@ -319,11 +399,14 @@ Verdict judge(const Plan& plan) {
   v.fits = true;
   std::int64_t headroom = INT64_MAX;
   int worst_boundary = 99;
-  for (const auto& l : plan.ranks) {
+  std::size_t worst_index = 0;
+  for (std::size_t i = 0; i < plan.ranks.size(); ++i) {
+    const auto& l = plan.ranks[i];
     const auto slack = l.fits() ? static_cast<std::int64_t>(l.free) : -static_cast<std::int64_t>(l.over);
     if (slack < headroom) {
       headroom = slack;
       v.worst_rank = l.rank;
+      worst_index = i;
     }
     if (!l.fits()) {
       v.fits = false;
@@ -334,7 +417,7 @@ Verdict judge(const Plan& plan) {
     }
   }
   v.headroom_bytes = headroom;
-  const auto& worst = plan.ranks[v.worst_rank];
+  const auto& worst = plan.ranks[worst_index];
   const auto cap = fmt::format("{} ({}) device capacity", format_gb(worst.capacity, 1), format_gib(worst.capacity, 2));
   if (!v.fits) {
     v.evidence = Evidence::derived;
@@ -352,11 +435,81 @@ Verdict judge(const Plan& plan) {
 
 }  // namespace
 
+PlanContext::PlanContext(const ModelSpec& m)
+    : model(&m), inventory(build_inventory(m)), placement(m.manifest, m.layers.size(), m.moe.routed_experts) {}
+
+namespace {
+
+EngineWorkerInput worker_input(const Plan& plan, const RankWeights& rw) {
+  EngineWorkerInput in;
+  in.rank = rw.rank;
+  in.stage = rw.stage;
+  in.placed_weights = rw.total;
+  if (auto it = rw.bytes_by_module.find(ModuleClass::lm_head); it != rw.bytes_by_module.end()) in.lm_head_bytes = it->second;
+  if (auto it = rw.bytes_by_module.find(ModuleClass::routed_experts); it != rw.bytes_by_module.end()) in.expert_bytes = it->second;
+  const auto& l = plan.layout;
+  if (l.pp > 1) in.layers = LayerRange{l.first_layer(rw.stage), l.stage_layers[rw.stage]};
+  in.first_stage = rw.stage == 0;
+  in.last_stage = rw.stage + 1 == l.pp;
+  return in;
+}
+
+// Engine refusals and SGLang's split pools, which a shared ledger cannot show.
+void apply_engine_verdict(Plan& plan) {
+  if (!plan.engine) return;
+  const auto& e = *plan.engine;
+  auto& v = plan.verdict;
+  const auto requests = ceil_div(plan.workload.concurrency, plan.layout.dp);
+  std::string why;
+  Resource boundary = Resource::none;
+  if (!v.fits) return;  // the ledger already names what ran out
+  if (!e.failure.empty()) {
+    why = e.failure;
+    boundary = e.min_kv_budget_bytes == 0 ? Resource::weights : Resource::kv_cache;
+  } else if (e.kind == EngineKind::sglang) {
+    for (const auto& w : e.workers) {
+      if (w.state_pool_bytes > 0 && checked_mul(requests, w.state_request_bytes) > w.state_pool_bytes) {
+        why = fmt::format("{} requests need {} state slots; SGLang's state pool holds {} (--mamba-full-memory-ratio)", requests,
+                          requests * (w.state_request_bytes / std::max<std::uint64_t>(e.state_slot_bytes, 1)), e.state_slots);
+        boundary = Resource::recurrent_state;
+        break;
+      }
+      if (checked_mul(requests, w.kv_request_bytes) > w.kv_pool_bytes) {
+        why = fmt::format("{} requests of {} tokens need more than the {} tokens of SGLang's KV pool", requests,
+                          with_commas(plan.workload.context_tokens), with_commas(e.kv_cache_tokens));
+        boundary = Resource::kv_cache;
+        break;
+      }
+    }
+    if (why.empty() && requests > e.max_running_requests) {
+      why = fmt::format("{} running requests exceed max_running_requests {}", requests, e.max_running_requests);
+      boundary = e.state_slots > 0 ? Resource::recurrent_state : Resource::kv_cache;
+    }
+  }
+  if (boundary == Resource::none) return;
+  v.fits = false;
+  v.first_boundary = boundary;
+  v.evidence = Evidence::derived;
+  v.summary = fmt::format("does not fit: first boundary crossed: {}; {}", resource_key(boundary), why);
+}
+
+}  // namespace
+
 Result<Plan> build_plan(const ModelSpec& model, const Accelerator& gpu, const PlanRequest& request) {
+  const PlanContext context(model);
+  return build_plan(context, gpu, request, PlanDetail::full);
+}
+
+Result<Plan> build_plan(const PlanContext& context, const Accelerator& gpu, const PlanRequest& request,
+                        PlanDetail detail) {
+  const auto& model = *context.model;
+  const bool full = detail == PlanDetail::full;
   if (request.gpu_count == 0) return Error{"--gpus", "", "GPU count must be at least 1"};
   if (gpu.device_total_bytes == 0)
     return Error{"--gpus", "", fmt::format("GPU '{}' has no known memory capacity", gpu.id)};
-  auto layout = choose_layout(model, request.gpu_count, request.layout);
+  auto layout_options = request.layout;
+  if (layout_options.gpus_per_node == 0) layout_options.gpus_per_node = gpu.gpus_per_node;
+  auto layout = choose_layout(model, request.gpu_count, layout_options);
   if (!layout) return layout.error();
 
   Plan plan;
@@ -367,42 +520,91 @@ Result<Plan> build_plan(const ModelSpec& model, const Accelerator& gpu, const Pl
   plan.gpu_count = request.gpu_count;
   plan.layout = *layout;
   plan.workload = request.workload;
-  plan.second_pass = request.workload.requested;
+  plan.engine_options = request.engine;
+  const bool with_engine = request.engine.kind != EngineKind::generic;
+  plan.second_pass = request.workload.requested || with_engine;
   if (plan.workload.context_tokens == 0) plan.workload.context_tokens = model.max_context;
+  plan.workload.kv_dtype = resolve_kv_dtype(plan.workload.kv_dtype, dtype_bits(model.dtype));
   if (kv_dtype_bytes(plan.workload.kv_dtype) == 0)
-    return Error{"--kv-dtype", "", fmt::format("expected bf16 or fp8, got '{}'", plan.workload.kv_dtype)};
+    return Error{"--kv-dtype", "", fmt::format("expected auto, bf16, fp16, fp32 or fp8, got '{}'", plan.workload.kv_dtype)};
   if (state_dtype_bytes(plan.workload.state_dtype) == 0)
     return Error{"--state-dtype", "", fmt::format("expected fp32 or bf16, got '{}'", plan.workload.state_dtype)};
-  if (plan.workload.context_tokens > model.max_context)
+  if (full && plan.workload.context_tokens > model.max_context)
     plan.assumptions.push_back(fmt::format("context {} exceeds the model's max_position_embeddings {}",
                                            with_commas(plan.workload.context_tokens), with_commas(model.max_context)));
 
-  const auto inv = build_inventory(model);
+  const auto& inv = context.inventory;
   plan.checkpoint_bytes = inv.payload_bytes;
   plan.logical_params = model.artifact && model.artifact->logical_parameters ? model.artifact->logical_parameters
                                                                              : inv.logical_params;
   plan.active_params = inv.active_params;
 
-  const auto placed = place_weights(model.manifest, plan.layout, model.moe.routed_experts);
-  add_weight_bound_figures(plan, model, inv, placed);
-  add_active_figures(plan, model, inv);
-
-  std::optional<Pools> pools;
-  if (plan.second_pass) {
-    pools = compute_pools(plan, model);
-    add_pool_figures(plan, model, *pools);
+  // Every rank for a full plan; the heaviest rank of each class for the verdict.
+  std::vector<RankWeights> placed;
+  if (full) {
+    placed.reserve(plan.layout.world);
+    for (std::uint64_t r = 0; r < plan.layout.world; ++r) placed.push_back(context.placement.rank_weights(plan.layout, r));
+  } else {
+    for (auto r : context.placement.representative_ranks(plan.layout))
+      placed.push_back(context.placement.rank_weights(plan.layout, r));
   }
-  for (const auto& rw : placed) plan.ranks.push_back(rank_ledger(plan, rw, pools ? &*pools : nullptr));
+  if (full) {
+    add_weight_bound_figures(plan, model, inv, placed, context.placement.replicated_bytes());
+    add_active_figures(plan, model, inv);
+  }
+
+  if (with_engine) {
+    EngineInputs in;
+    in.model = &model;
+    in.gpu = &gpu;
+    in.layout = &plan.layout;
+    in.workload = &plan.workload;
+    in.options = request.engine;
+    in.with_figures = full;
+    // One worker per stage class: the representative ranks.
+    std::vector<std::uint64_t> reps = context.placement.representative_ranks(plan.layout);
+    for (auto r : reps) {
+      const auto it = std::find_if(placed.begin(), placed.end(), [&](const RankWeights& w) { return w.rank == r; });
+      in.workers.push_back(worker_input(plan, it != placed.end() ? *it : context.placement.rank_weights(plan.layout, r)));
+    }
+    auto sized = size_engine(in);
+    if (!sized) return sized.error();
+    plan.engine = std::move(sized).value();
+    for (const auto& rw : placed) {
+      // The worker of the same rank, else of the same stage.
+      std::size_t k = 0;
+      for (std::size_t i = 0; i < in.workers.size(); ++i) {
+        if (in.workers[i].rank == rw.rank) { k = i; break; }
+        if (in.workers[i].stage == rw.stage && in.workers[k].stage != rw.stage) k = i;
+      }
+      plan.ranks.push_back(engine_rank_ledger(plan, model, rw, plan.engine->workers[k], in.workers[k], full));
+    }
+    if (full)
+      for (const auto& f : plan.engine->figures) plan.figures.push_back(f);
+  } else {
+    std::vector<Pools> pools;
+    if (plan.second_pass) {
+      for (std::uint64_t s = 0; s < plan.layout.pp; ++s) pools.push_back(compute_pools(plan, model, s));
+      if (full) add_pool_figures(plan, model, pools.front());
+    }
+    for (const auto& rw : placed)
+      plan.ranks.push_back(rank_ledger(plan, rw, pools.empty() ? nullptr : &pools[rw.stage], full));
+  }
   plan.verdict = judge(plan);
+  apply_engine_verdict(plan);
+  if (!full) return plan;
+
   if (model.artifact && model.artifact->shard_bytes > 0)
     for (auto& f : disk_figures(*model.artifact)) plan.figures.push_back(std::move(f));
-
   plan.assumptions.push_back(fmt::format("layout: {}", plan.layout.chosen_by));
   plan.assumptions.push_back("capacity per GPU is what the device reports to CUDA/HIP, not the vendor headline");
   plan.assumptions.push_back(
-      "placement: TP-split attention/MLP/embedding, experts dealt over all GPUs, routers, norms, latent projections "
-      "and the vision tower replicated");
-  if (plan.second_pass) {
+      "placement: TP-split attention/MLP/embedding, experts dealt over the EP groups of each stage (split over MoE-TP), "
+      "routers, norms, latent projections and the vision tower replicated; PP stages by layer");
+  if (plan.engine) {
+    for (const auto& r : plan.engine->rules) plan.assumptions.push_back("engine rule: " + r);
+    for (const auto& e : plan.engine->estimates) plan.assumptions.push_back("engine estimate: " + e);
+  } else if (plan.second_pass) {
     plan.assumptions.push_back(fmt::format("{} recurrent-state slots per running request, {} recurrent state, {} cache",
                                            plan.workload.state_slots, plan.workload.state_dtype, plan.workload.kv_dtype));
     plan.assumptions.push_back("activations: logical aggregate payloads of one prefill chunk, counted on every rank");

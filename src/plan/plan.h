@@ -21,6 +21,7 @@
 #include "model/model_spec.h"
 #include "plan/layout.h"
 #include "plan/ledger.h"
+#include "plan/placement.h"
 #include "plan/workload.h"
 
 namespace preflight {
@@ -68,6 +69,22 @@ struct Plan {
   std::vector<std::string> assumptions; // planning assumptions in force
 };
 
+// What many plans of one model share: the inventory and the placement index.
+// The solvers prepare it once and plan thousands of layouts with it.
+struct PlanContext {
+  const ModelSpec* model = nullptr;
+  Inventory inventory;
+  PlacementIndex placement;
+  explicit PlanContext(const ModelSpec& m);
+};
+
+enum class PlanDetail {
+  full,          // every rank, every figure, the checklist
+  verdict_only,  // the representative (heaviest) ranks and the verdict: the solvers' fast path
+};
+
+Result<Plan> build_plan(const PlanContext& context, const Accelerator& gpu, const PlanRequest& request,
+                        PlanDetail detail = PlanDetail::full);
 Result<Plan> build_plan(const ModelSpec& model, const Accelerator& gpu, const PlanRequest& request);
 
 }  // namespace preflight

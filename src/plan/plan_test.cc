@@ -95,11 +95,11 @@ TEST(PlanK3Facts, RequestStateAtTp8) {
 TEST(PlanK3Facts, BfloatStateAndFp8CacheAndDcp) {
   auto w = second_pass(1'048'576, "fp8");
   w.state_dtype = "bf16";
-  const auto p = make("B300", 8, w, LayoutOptions{8, 8});
+  const auto p = make("B300", 8, w, LayoutOptions{.tp = 8, .dcp = 8});
   EXPECT_EQ(fig(p, "state.per_request_whole_model"), 232'316'928u);
   EXPECT_EQ(fig(p, "kv.per_request_per_rank"), 27ULL * kGiB / 2);            // 13.5 GiB FP8
   EXPECT_EQ(fig(p, "kv.pool_per_rank"), 27ULL * kGiB / 2 / 8);      // FP8 with DCP8
-  const auto bf16_dcp8 = make("B300", 8, second_pass(1'048'576), LayoutOptions{8, 8});
+  const auto bf16_dcp8 = make("B300", 8, second_pass(1'048'576), LayoutOptions{.tp = 8, .dcp = 8});
   EXPECT_EQ(fig(bf16_dcp8, "kv.pool_per_rank"), 3ULL * kGiB + 3 * kGiB / 8);  // 3.375 GiB
   const auto k128 = make("B300", 8, second_pass(131'072));
   EXPECT_EQ(fig(k128, "kv.per_request_per_rank"), 3ULL * kGiB + 3 * kGiB / 8);       // 3.375 GiB at 128K
@@ -148,7 +148,7 @@ TEST(PlanLayout, RejectsImpossibleLayoutsWithTheReason) {
   req.layout.tp = 5;
   EXPECT_EQ(build_plan(k3(), gpu("H100"), req).error().to_string(), "--tp: TP 5 does not divide the 96 KDA heads");
   req.layout.tp = 16;
-  EXPECT_EQ(build_plan(k3(), gpu("H100"), req).error().to_string(), "--tp: TP 16 needs more ranks than the 10 GPUs");
+  EXPECT_EQ(build_plan(k3(), gpu("H100"), req).error().to_string(), "--tp: TP 16 x PP 1 needs more ranks than the 10 GPUs");
   req.gpu_count = 16;
   req.layout.tp = 8;
   req.layout.dcp = 3;

@@ -14,6 +14,55 @@ nlohmann::json figure_json(const Figure& f) {
   return j;
 }
 
+nlohmann::json engine_json(const EngineSizing& e) {
+  nlohmann::json workers = nlohmann::json::array();
+  std::uint64_t heaviest = 0;
+  for (const auto& w : e.workers) {
+    heaviest = std::max(heaviest, w.weights_bytes);
+    workers.push_back({{"rank", w.rank},
+                       {"stage", w.stage},
+                       {"weights_bytes", w.weights_bytes},
+                       {"activation_peak_bytes", w.activation_peak_bytes},
+                       {"non_torch_bytes", w.non_torch_bytes},
+                       {"cuda_graph_bytes", w.cuda_graph_bytes},
+                       {"requested_bytes", w.requested_bytes},
+                       {"kv_budget_bytes", w.kv_budget_bytes},
+                       {"kv_request_bytes", w.kv_request_bytes},
+                       {"state_request_bytes", w.state_request_bytes},
+                       {"kv_pool_bytes", w.kv_pool_bytes},
+                       {"state_pool_bytes", w.state_pool_bytes}});
+  }
+  nlohmann::json j = {{"name", std::string(engine_key(e.kind))},
+                      {"display_name", e.name},
+                      {"version", e.version},
+                      {"memory_fraction", e.memory_fraction},
+                      {"weights_bytes_per_rank", heaviest},
+                      {"kv_cache_tokens", e.kv_cache_tokens},
+                      {"max_concurrency", e.max_concurrency},
+                      {"max_model_len", e.max_model_len},
+                      {"block_size", e.block_size},
+                      {"num_blocks", e.num_blocks},
+                      {"kv_groups", e.kv_groups},
+                      {"page_bytes", e.page_bytes},
+                      {"kv_bytes_per_token", e.kv_bytes_per_token},
+                      {"max_num_seqs", e.max_num_seqs},
+                      {"max_num_batched_tokens", e.max_num_batched_tokens},
+                      {"kv_budget_bytes", e.min_kv_budget_bytes},
+                      {"holds_one_request", e.holds_one_request},
+                      {"failure", e.failure},
+                      {"rules", e.rules},
+                      {"estimates", e.estimates},
+                      {"workers", workers}};
+  if (e.kind == EngineKind::sglang) {
+    j["max_running_requests"] = e.max_running_requests;
+    j["mem_fraction_static"] = e.memory_fraction;
+    j["state_slots"] = e.state_slots;
+  } else {
+    j["gpu_memory_utilization"] = e.memory_fraction;
+  }
+  return j;
+}
+
 nlohmann::json plan_json(const Plan& plan) {
   nlohmann::json j;
   j["model"] = {{"name", plan.model_name},
@@ -29,8 +78,14 @@ nlohmann::json plan_json(const Plan& plan) {
                   {"capacity_evidence", evidence_key(plan.gpu.device_total_evidence)},
                   {"nominal_gb_per_gpu", plan.gpu.nominal_gb},
                   {"gpus_per_node", plan.gpu.gpus_per_node}};
-  j["layout"] = {{"tp", plan.layout.tp}, {"ep", plan.layout.ep}, {"pp", plan.layout.pp},
-                 {"dp", plan.layout.dp}, {"dcp", plan.layout.dcp}, {"chosen_by", plan.layout.chosen_by}};
+  j["layout"] = {{"tp", plan.layout.tp},         {"ep", plan.layout.ep},
+                 {"pp", plan.layout.pp},         {"dp", plan.layout.dp},
+                 {"dcp", plan.layout.dcp},       {"moe_tp", plan.layout.moe_tp},
+                 {"nodes", plan.layout.nodes},   {"gpus_per_node", plan.layout.gpus_per_node},
+                 {"stage_layers", plan.layout.stage_layers},
+                 {"chosen_by", plan.layout.chosen_by}};
+  if (plan.engine) j["engine"] = engine_json(*plan.engine);
+  else j["engine"] = {{"name", "generic"}, {"rules", {"seed 000 planning model: reserve, activations, state and cache per rank"}}};
   j["pass"] = plan.second_pass ? 2 : 1;
   if (plan.second_pass) {
     const auto& w = plan.workload;

@@ -13,6 +13,7 @@
 namespace preflight {
 
 nlohmann::json figure_json(const Figure& f);
+nlohmann::json engine_json(const EngineSizing& e);
 nlohmann::json plan_json(const Plan& plan);
 nlohmann::json inventory_json(const ModelSpec& model, const Inventory& inv, const Reconciliation* reconciliation);
 nlohmann::json reconciliation_json(const Reconciliation& r);

@@ -225,6 +225,7 @@ Result<ModelSpec> build_deepseek(const nlohmann::json& doc, std::string_view ori
       return root.error("q_lora_rank", "the V3.2 indexer reads the query latent: q_lora_rank must be set");
     o.index_heads = *heads;
     o.index_head_dim = *dim;
+    m.mla.index_head_dim = *dim;
   }
 
   if (doc.contains("quantization_config") && doc["quantization_config"].is_object()) {

@@ -182,7 +182,7 @@ TEST(GptOss, FusedExpertsSplitEvenlyOverExpertParallelRanks) {
   layout.tp = 4;
   layout.dp = 1;
   layout.ep = 4;
-  const auto ranks = place_weights(m.manifest, layout, m.moe.routed_experts);
+  const auto ranks = place_weights(m.manifest, layout, m.layers.size(), m.moe.routed_experts);
   std::uint64_t routed = 0;
   for (const auto& t : m.manifest.tensors)
     if (t.module == ModuleClass::routed_experts) routed += t.bytes();

@@ -1,0 +1,36 @@
+#include "engine/engine_common.h"
+
+#include <algorithm>
+
+#include "core/bytes.h"
+
+namespace preflight::engine_detail {
+
+StageCache stage_cache(const ModelSpec& m, std::uint64_t tp, std::uint64_t kv, std::uint64_t state, LayerRange range) {
+  StageCache c;
+  for (const auto& row : token_cache_per_rank(m, kv, tp, range)) {
+    const auto per_layer = row.layers ? row.bytes_per_token / row.layers : 0;
+    switch (row.kind) {
+      case LayerKind::full_attention: c.full_layers = row.layers; c.full_per_token = per_layer; break;
+      case LayerKind::sliding_attention: c.sliding_layers = row.layers; c.sliding_per_token = per_layer; break;
+      case LayerKind::chunked_attention: c.chunked_layers = row.layers; c.chunked_per_token = per_layer; break;
+      case LayerKind::mla: c.mla_layers = row.layers; c.mla_per_token = per_layer; break;
+      default: break;
+    }
+  }
+  if (c.mla_layers > 0 && m.mla.index_head_dim > 0) {
+    // DeepSeek-V3.2 (DSA): FP8 latents are stored as fp8_ds_mla, 656 B per
+    // token (512 FP8 values, 4 FP32 scales, 64 BF16 rope values); the indexer
+    // keeps FP8 keys plus one FP32 scale per 128 values.
+    if (kv == 1) c.mla_per_token = 656;
+    c.indexer_per_token = m.mla.index_head_dim + m.mla.index_head_dim / 128 * 4;
+  }
+  for (const auto& row : recurrent_state_per_rank(m, tp, state, range)) {
+    c.state_layers += row.layers;
+    c.state_total = checked_add(c.state_total, row.bytes);
+    if (row.layers) c.state_per_layer = std::max(c.state_per_layer, row.bytes / row.layers);
+  }
+  return c;
+}
+
+}  // namespace preflight::engine_detail

@@ -1,0 +1,241 @@
+#include "engine/engine_profile.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <optional>
+#include <stdexcept>
+
+#include "artifact/artifact_json.h"
+#include "embedded_files.h"
+
+using preflight::artifact::as_count;
+using preflight::artifact::parse_json_document;
+using preflight::artifact::show;
+
+namespace preflight {
+
+Result<EngineVersion> parse_engine_version(const std::string& text, const std::string& origin) {
+  // Skip a leading "~", "v" or words until the first digit ("nightly ~0.11.1").
+  std::size_t i = 0;
+  while (i < text.size() && !(text[i] >= '0' && text[i] <= '9')) ++i;
+  EngineVersion v;
+  int* parts[3] = {&v.major, &v.minor, &v.patch};
+  int n = 0;
+  while (n < 3 && i < text.size()) {
+    int value = 0;
+    auto [ptr, ec] = std::from_chars(text.data() + i, text.data() + text.size(), value);
+    if (ec != std::errc()) break;
+    *parts[n++] = value;
+    i = static_cast<std::size_t>(ptr - text.data());
+    if (i < text.size() && text[i] == '.') ++i;
+    else break;
+  }
+  if (n < 2) return Error{origin, "", fmt::format("expected a version such as 0.19.0, got '{}'", text)};
+  return v;
+}
+
+const VllmEra& VllmProfile::era(const EngineVersion& v) const {
+  const VllmEra* best = &eras.front();
+  for (const auto& e : eras)
+    if (!(v < e.from)) best = &e;
+  return *best;
+}
+
+namespace {
+
+struct Reader {
+  const nlohmann::json& j;
+  std::string origin;
+  std::string path;
+
+  const nlohmann::json* find(const char* key) const {
+    if (!j.is_object()) return nullptr;
+    auto it = j.find(key);
+    return it == j.end() ? nullptr : &*it;
+  }
+  Error missing(const char* key, const char* what) const {
+    return Error{origin, path + "/" + key, fmt::format("expected {}", what)};
+  }
+  Result<double> number(const char* key, double fallback, bool required = false) const {
+    const auto* v = find(key);
+    if (!v) {
+      if (required) return missing(key, "a number");
+      return fallback;
+    }
+    if (!v->is_number() || v->get<double>() < 0) return Error{origin, path + "/" + key, fmt::format("expected a non-negative number, got {}", show(*v))};
+    return v->get<double>();
+  }
+  Result<std::uint64_t> count(const char* key, std::uint64_t fallback) const {
+    const auto* v = find(key);
+    if (!v) return fallback;
+    auto c = as_count(*v);
+    if (!c) return Error{origin, path + "/" + key, fmt::format("expected a non-negative integer, got {}", show(*v))};
+    return *c;
+  }
+  Result<std::string> text(const char* key, bool required) const {
+    const auto* v = find(key);
+    if (!v) {
+      if (required) return missing(key, "a string");
+      return std::string();
+    }
+    if (!v->is_string()) return Error{origin, path + "/" + key, fmt::format("expected a string, got {}", show(*v))};
+    return v->get<std::string>();
+  }
+  Result<bool> flag(const char* key, bool fallback) const {
+    const auto* v = find(key);
+    if (!v) return fallback;
+    if (!v->is_boolean()) return Error{origin, path + "/" + key, fmt::format("expected true or false, got {}", show(*v))};
+    return v->get<bool>();
+  }
+  Reader child(const char* key) const {
+    static const nlohmann::json empty = nlohmann::json::object();
+    const auto* v = find(key);
+    return Reader{v ? *v : empty, origin, path + "/" + key};
+  }
+};
+
+// Stores a read value, or hands back its error.
+template <typename T, typename R>
+std::optional<Error> assign(T& out, R&& result) {
+  if (!result) return result.error();
+  out = static_cast<T>(*result);
+  return std::nullopt;
+}
+
+void read_sources(const Reader& r, std::map<std::string, std::string>& out) {
+  const auto* s = r.find("sources");
+  if (!s || !s->is_object()) return;
+  for (const auto& [k, v] : s->items())
+    if (v.is_string()) out[k] = v.get<std::string>();
+}
+
+Result<VllmProfile> read_vllm(const Reader& r) {
+  VllmProfile p;
+  if (auto err = assign(p.default_version, r.text("default_version", true))) return *err;
+  if (auto err = assign(p.code, r.text("code", false))) return *err;
+  const auto d = r.child("defaults");
+  if (auto err = assign(p.gpu_memory_utilization, d.number("gpu_memory_utilization", 0.9, true))) return *err;
+  if (auto err = assign(p.block_size, d.count("block_size", 16))) return *err;
+  if (auto err = assign(p.large_gpu_min_gib, d.number("large_gpu_min_gib", 70))) return *err;
+  if (auto err = assign(p.max_num_batched_tokens_large_gpu, d.count("max_num_batched_tokens_large_gpu", 8192))) return *err;
+  if (auto err = assign(p.max_num_seqs_large_gpu, d.count("max_num_seqs_large_gpu", 1024))) return *err;
+  if (auto err = assign(p.max_num_batched_tokens_small_gpu, d.count("max_num_batched_tokens_small_gpu", 2048))) return *err;
+  if (auto err = assign(p.max_num_seqs_small_gpu, d.count("max_num_seqs_small_gpu", 256))) return *err;
+  if (auto err = assign(p.mla_block_size, d.count("mla_block_size", 64))) return *err;
+  read_sources(d, p.sources);
+  const auto* eras = r.find("eras");
+  if (!eras || !eras->is_array() || eras->empty()) return r.missing("eras", "a non-empty array");
+  for (std::size_t i = 0; i < eras->size(); ++i) {
+    const Reader e{(*eras)[i], r.origin, fmt::format("{}/eras/{}", r.path, i)};
+    VllmEra era;
+    std::string from;
+    if (auto err = assign(from, e.text("from", true))) return *err;
+    auto v = parse_engine_version(from, r.origin);
+    if (!v) return Error{r.origin, e.path + "/from", v.error().message};
+    era.from = *v;
+    if (auto err = assign(era.engine, e.text("engine", true))) return *err;
+    if (auto err = assign(era.non_torch_gib_tp1, e.number("non_torch_gib_tp1", 0, true))) return *err;
+    if (auto err = assign(era.non_torch_gib_tp, e.number("non_torch_gib_tp", 0, true))) return *err;
+    if (auto err = assign(era.non_torch_gib_pp_only, e.number("non_torch_gib_pp_only", era.non_torch_gib_tp1))) return *err;
+    if (auto err = assign(era.non_torch_gib_per_tp_rank, e.number("non_torch_gib_per_tp_rank", 0))) return *err;
+    if (auto err = assign(era.cuda_graph_subtracted, e.flag("cuda_graph_subtracted", false))) return *err;
+    if (auto err = assign(era.chunked_prefill_default, e.flag("chunked_prefill_default", true))) return *err;
+    if (auto err = assign(era.sampler_bytes_per_logit, e.number("sampler_bytes_per_logit", 14))) return *err;
+    if (auto err = assign(era.kv_tokens_from_concurrency, e.flag("kv_tokens_from_concurrency", false))) return *err;
+    if (auto err = assign(era.source, e.text("source", true))) return *err;
+    if (!p.eras.empty() && !(p.eras.back().from < era.from))
+      return Error{r.origin, e.path + "/from", "eras must be in ascending version order"};
+    p.eras.push_back(era);
+  }
+  const auto a = r.child("activation");
+  if (auto err = assign(p.hidden_buffers_during_sampling, a.count("hidden_buffers_during_sampling", 2))) return *err;
+  if (auto err = assign(p.mlp_intermediate_copies, a.count("mlp_intermediate_copies", 3))) return *err;
+  if (auto err = assign(p.hidden_buffers_in_layer, a.count("hidden_buffers_in_layer", 4))) return *err;
+  if (auto err = assign(p.cuda_graph_gib, a.number("cuda_graph_gib", 1.0))) return *err;
+  read_sources(a, p.sources);
+  const auto w = r.child("weights");
+  if (auto err = assign(p.rope_cache_dtype_bytes, w.count("rope_cache_dtype_bytes", 2))) return *err;
+  const auto pad = w.child("mxfp4_padding");
+  if (pad.j.is_object()) {
+    for (const auto& [arch, v] : pad.j.items()) {
+      const Reader e{v, r.origin, pad.path + "/" + arch};
+      Mxfp4Padding m;
+      if (auto err = assign(m.backend, e.text("backend", true))) return *err;
+      if (auto err = assign(m.intermediate_multiple, e.count("intermediate_multiple", 1))) return *err;
+      if (auto err = assign(m.hidden_multiple, e.count("hidden_multiple", 1))) return *err;
+      if (m.intermediate_multiple == 0 || m.hidden_multiple == 0) return Error{r.origin, e.path, "multiples must be at least 1"};
+      p.mxfp4_padding[arch] = m;
+    }
+  }
+  read_sources(w, p.sources);
+  return p;
+}
+
+Result<SglangProfile> read_sglang(const Reader& r) {
+  SglangProfile p;
+  if (auto err = assign(p.default_version, r.text("default_version", true))) return *err;
+  if (auto err = assign(p.code, r.text("code", false))) return *err;
+  const auto d = r.child("defaults");
+  if (auto err = assign(p.mamba_full_memory_ratio, d.number("mamba_full_memory_ratio", 0.9))) return *err;
+  if (auto err = assign(p.page_size, d.count("page_size", 1))) return *err;
+  if (auto err = assign(p.cuda_context_gib, d.number("cuda_context_gib", 0.5))) return *err;
+  if (auto err = assign(p.dsa_page_size, d.count("dsa_page_size", 64))) return *err;
+  if (auto err = assign(p.dsa_mem_fraction_static, d.number("dsa_mem_fraction_static", 0.8))) return *err;
+  if (auto err = assign(p.swa_full_tokens_ratio, d.number("swa_full_tokens_ratio", 0.8))) return *err;
+  if (auto err = assign(p.unknown_gpu_mem_fraction_static, d.number("unknown_gpu_mem_fraction_static", 0.88))) return *err;
+  if (auto err = assign(p.radix_slots_on, d.count("radix_slots_on", 5))) return *err;
+  if (auto err = assign(p.radix_slots_lazy, d.count("radix_slots_lazy", 4))) return *err;
+  if (auto err = assign(p.radix_slots_off, d.count("radix_slots_off", 1))) return *err;
+  read_sources(d, p.sources);
+  const auto m = r.child("reserved_memory");
+  const auto* tiers = m.find("tiers");
+  if (!tiers || !tiers->is_array() || tiers->empty()) return m.missing("tiers", "a non-empty array");
+  for (std::size_t i = 0; i < tiers->size(); ++i) {
+    const Reader t{(*tiers)[i], r.origin, fmt::format("{}/tiers/{}", m.path, i)};
+    SglangTier tier;
+    if (auto err = assign(tier.below_gb, t.number("below_gb", 0, true))) return *err;
+    if (auto err = assign(tier.chunked_prefill_size, t.count("chunked_prefill_size", 0))) return *err;
+    if (auto err = assign(tier.cuda_graph_max_bs_small_tp, t.count("cuda_graph_max_bs_small_tp", 0))) return *err;
+    if (auto err = assign(tier.cuda_graph_max_bs_large_tp, t.count("cuda_graph_max_bs_large_tp", 0))) return *err;
+    p.tiers.push_back(tier);
+  }
+  if (auto err = assign(p.large_tp_from, m.count("large_tp_from", 4))) return *err;
+  if (auto err = assign(p.base_mb, m.number("base_mb", 512))) return *err;
+  if (auto err = assign(p.per_prefill_token_mb, m.number("per_prefill_token_mb", 1.5))) return *err;
+  if (auto err = assign(p.per_graph_bs_mb, m.number("per_graph_bs_mb", 2))) return *err;
+  if (auto err = assign(p.per_tp_pp_eighth_mb, m.number("per_tp_pp_eighth_mb", 1024))) return *err;
+  if (auto err = assign(p.per_graph_bs_dp_mb, m.number("per_graph_bs_dp_mb", 3))) return *err;
+  if (auto err = assign(p.floor_above_60gb_mb, m.number("floor_above_60gb_mb", 10240))) return *err;
+  if (auto err = assign(p.reserved_source, m.text("source", true))) return *err;
+  return p;
+}
+
+}  // namespace
+
+Result<EngineProfiles> parse_engine_profiles(const std::string& text, const std::string& origin) {
+  auto doc = parse_json_document(text, origin, "");
+  if (!doc) return doc.error();
+  const Reader root{*doc, origin, ""};
+  EngineProfiles out;
+  if (auto err = assign(out.about, root.text("about", false))) return *err;
+  const auto engines = root.child("engines");
+  auto v = read_vllm(engines.child("vllm"));
+  if (!v) return v.error();
+  out.vllm = *v;
+  auto s = read_sglang(engines.child("sglang"));
+  if (!s) return s.error();
+  out.sglang = *s;
+  return out;
+}
+
+const EngineProfiles& engine_profiles() {
+  static const EngineProfiles profiles = [] {
+    auto parsed = parse_engine_profiles(std::string(embedded::data_engines_json), "data/engines.json (embedded)");
+    if (!parsed) throw std::logic_error("the embedded engine profiles are invalid: " + parsed.error().to_string());
+    return *parsed;
+  }();
+  return profiles;
+}
+
+}  // namespace preflight

@@ -1,0 +1,102 @@
+// Engine profiles (data/engines.json): the defaults and measured constants of
+// vLLM and SGLang that the sizing rules need, each with its source. The rules
+// themselves are code (vllm_sizing.cc, sglang_sizing.cc) that cites the engine
+// file it follows; the numbers are data.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+
+namespace preflight {
+
+// "0.19.0", "0.11.1", "~0.6.4 (V0)" -> comparable numbers; unparseable -> {}.
+struct EngineVersion {
+  int major = 0, minor = 0, patch = 0;
+  auto operator<=>(const EngineVersion&) const = default;
+};
+Result<EngineVersion> parse_engine_version(const std::string& text, const std::string& origin);
+
+struct VllmEra {
+  EngineVersion from;
+  std::string engine;  // "v0" | "v1"
+  double non_torch_gib_tp1 = 0;
+  double non_torch_gib_tp = 0;
+  double non_torch_gib_pp_only = 0;
+  double non_torch_gib_per_tp_rank = 0;
+  bool cuda_graph_subtracted = false;
+  bool chunked_prefill_default = true;
+  double sampler_bytes_per_logit = 14;      // profile run's dummy sampler, per (sequence x vocab) logit
+  bool kv_tokens_from_concurrency = false;  // "GPU KV cache size" = max_concurrency x max_model_len
+  std::string source;
+};
+
+// MoE MXFP4 weight padding of the kernel vLLM picks on an architecture.
+struct Mxfp4Padding {
+  std::string backend;
+  std::uint64_t intermediate_multiple = 1;
+  std::uint64_t hidden_multiple = 1;
+};
+
+struct VllmProfile {
+  std::string default_version;
+  std::string code;
+  double gpu_memory_utilization = 0.9;
+  std::uint64_t block_size = 16;
+  double large_gpu_min_gib = 70;
+  std::uint64_t max_num_batched_tokens_large_gpu = 8192, max_num_seqs_large_gpu = 1024;
+  std::uint64_t max_num_batched_tokens_small_gpu = 2048, max_num_seqs_small_gpu = 256;
+  std::uint64_t mla_block_size = 64;
+  std::vector<VllmEra> eras;  // ascending by `from`
+  std::uint64_t hidden_buffers_during_sampling = 2;
+  std::uint64_t mlp_intermediate_copies = 3;
+  std::uint64_t hidden_buffers_in_layer = 4;
+  double cuda_graph_gib = 1.0;
+  std::uint64_t rope_cache_dtype_bytes = 2;
+  std::map<std::string, Mxfp4Padding> mxfp4_padding;  // by GPU architecture
+  std::map<std::string, std::string> sources;  // field -> source
+
+  const VllmEra& era(const EngineVersion& v) const;
+};
+
+struct SglangTier {
+  double below_gb = 0;
+  std::uint64_t chunked_prefill_size = 0;
+  std::uint64_t cuda_graph_max_bs_small_tp = 0, cuda_graph_max_bs_large_tp = 0;
+};
+
+struct SglangProfile {
+  std::string default_version;
+  std::string code;
+  double mamba_full_memory_ratio = 0.9;
+  std::uint64_t page_size = 1;
+  std::uint64_t dsa_page_size = 64;
+  double swa_full_tokens_ratio = 0.8;
+  double dsa_mem_fraction_static = 0.8;
+  double cuda_context_gib = 0.5;
+  double unknown_gpu_mem_fraction_static = 0.88;
+  std::uint64_t radix_slots_on = 5, radix_slots_lazy = 4, radix_slots_off = 1;
+  std::vector<SglangTier> tiers;
+  std::uint64_t large_tp_from = 4;
+  double base_mb = 512, per_prefill_token_mb = 1.5, per_graph_bs_mb = 2, per_tp_pp_eighth_mb = 1024,
+         per_graph_bs_dp_mb = 3, floor_above_60gb_mb = 10240;
+  std::string reserved_source;
+  std::map<std::string, std::string> sources;
+};
+
+struct EngineProfiles {
+  VllmProfile vllm;
+  SglangProfile sglang;
+  std::string about;
+};
+
+// Parses a profiles document; errors name `origin` and the field.
+Result<EngineProfiles> parse_engine_profiles(const std::string& text, const std::string& origin);
+
+// The embedded data/engines.json (parsed once).
+const EngineProfiles& engine_profiles();
+
+}  // namespace preflight

@@ -1,0 +1,212 @@
+// SGLang's start-up memory sizing.
+//
+// mem_fraction_static default: ServerArgs._handle_gpu_memory_settings
+// (python/sglang/srt/server_args.py). Pools: KVCacheConfigurator /
+// pool_configurator.py:
+//   rest = free after weights - free before weights x (1 - mem_fraction_static)
+//   state pool (Mamba-like layers) = rest x r / (1 + r) // per-request state
+//   max_total_num_tokens = (rest - state pool) // cell_size // page x page
+//   max_running_requests = min(clamp(tokens / context x 512, 2048, 4096), tokens / 2),
+//                          and at most state slots / slots per request.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/bytes.h"
+#include "engine/engine_common.h"
+#include "engine/engine_profile.h"
+#include "engine/size_engine.h"
+
+namespace preflight {
+
+using namespace engine_detail;
+
+namespace {
+
+// SGLang's default mem_fraction_static for a GPU of `gpu_mem_mb` MiB.
+double default_mem_fraction(const SglangProfile& p, double gpu_mem_mb, std::uint64_t tp_size, std::uint64_t pp,
+                            std::uint64_t dp, std::string* formula) {
+  const SglangTier* tier = &p.tiers.back();
+  for (const auto& t : p.tiers)
+    if (gpu_mem_mb < t.below_gb * 1024) {
+      tier = &t;
+      break;
+    }
+  const auto graph_bs = tp_size < p.large_tp_from ? tier->cuda_graph_max_bs_small_tp : tier->cuda_graph_max_bs_large_tp;
+  const auto d = [](std::uint64_t v) { return static_cast<double>(v); };
+  double reserved = p.base_mb + d(std::max<std::uint64_t>(tier->chunked_prefill_size, 2048)) * p.per_prefill_token_mb +
+                    d(graph_bs) * p.per_graph_bs_mb + d(tp_size * pp) / 8.0 * p.per_tp_pp_eighth_mb;
+  if (dp > 1) reserved += d(graph_bs) * d(dp) * p.per_graph_bs_dp_mb;
+  if (gpu_mem_mb > 60 * 1024) reserved = std::max(reserved, p.floor_above_60gb_mb);
+  const double mfs = std::round((gpu_mem_mb - reserved) / gpu_mem_mb * 1000.0) / 1000.0;
+  if (formula)
+    *formula = fmt::format("round(({:.0f} MB - {:.0f} MB reserved) / {:.0f} MB, 3); reserved = {} + max({}, 2048) x {} + {} x {} + "
+                           "{} x {} / 8 x {}{} (at least {} MB above 60 GB)",
+                           gpu_mem_mb, reserved, gpu_mem_mb, p.base_mb, tier->chunked_prefill_size, p.per_prefill_token_mb,
+                           graph_bs, p.per_graph_bs_mb, tp_size, pp, p.per_tp_pp_eighth_mb,
+                           dp > 1 ? fmt::format(" + {} x {} x {}", graph_bs, dp, p.per_graph_bs_dp_mb) : "",
+                           p.floor_above_60gb_mb);
+  return mfs;
+}
+
+}  // namespace
+
+Result<EngineSizing> size_sglang(const EngineInputs& in) {
+  const auto& prof = engine_profiles().sglang;
+  const auto& m = *in.model;
+  const auto& layout = *in.layout;
+  const auto& work = *in.workload;
+  const auto& o = in.options;
+  EngineSizing s;
+  s.kind = EngineKind::sglang;
+  s.name = "SGLang";
+  s.version = o.version.empty() ? prof.default_version : o.version;
+  s.max_model_len = work.context_tokens;
+  const auto total = in.gpu->device_total_bytes;
+  const double gpu_mem_mb = static_cast<double>(total) / 1048576.0;
+  const auto tp_size = layout.tp * layout.dp;  // SGLang's --tp spans the stage; attention TP = tp / dp
+  std::string mfs_formula;
+  const bool dsa = m.mla.index_head_dim > 0 && m.count_layers(LayerKind::mla) > 0;
+  double default_mfs = default_mem_fraction(prof, gpu_mem_mb, tp_size, layout.pp, layout.dp, &mfs_formula);
+  if (dsa) {
+    default_mfs = prof.dsa_mem_fraction_static;
+    mfs_formula = fmt::format("{} for DSA models ({})", default_mfs, prof.sources.count("dsa_mem_fraction_static") ? prof.sources.at("dsa_mem_fraction_static") : "SGLang");
+  }
+  s.memory_fraction = o.mem_fraction_static > 0 ? o.mem_fraction_static : default_mfs;
+  const double ratio = o.mamba_full_memory_ratio > 0 ? o.mamba_full_memory_ratio : prof.mamba_full_memory_ratio;
+  const auto slots_per_request = o.radix_cache == "off" ? prof.radix_slots_off
+                                 : o.radix_cache == "lazy" ? prof.radix_slots_lazy
+                                                           : prof.radix_slots_on;
+  s.block_size = o.block_size > 0 ? o.block_size : dsa ? prof.dsa_page_size : prof.page_size;
+  s.max_num_batched_tokens = o.max_num_batched_tokens;
+  const auto kv_bytes = kv_dtype_bytes(work.kv_dtype);
+  const auto state_bytes = state_dtype_bytes(work.state_dtype);
+  const auto context = std::max<std::uint64_t>(work.context_tokens, 1);
+
+  const auto pre_load = total - std::min(total, gib_bytes(prof.cuda_context_gib));
+  const auto static_bytes = static_cast<std::uint64_t>(static_cast<double>(pre_load) * s.memory_fraction);
+  std::uint64_t min_tokens = UINT64_MAX;
+  std::uint64_t min_state_slots = UINT64_MAX;
+  std::int64_t min_rest = INT64_MAX;
+  std::uint64_t cell_used = 0;
+  std::string cell_formula;
+
+  for (const auto& w : in.workers) {
+    EngineWorker ew;
+    ew.rank = w.rank;
+    ew.stage = w.stage;
+    ew.weights_bytes = w.placed_weights - (m.tied_embeddings ? std::min(w.placed_weights, w.lm_head_bytes) : 0);
+    ew.requested_bytes = static_bytes;
+    ew.non_torch_bytes = total - pre_load;  // CUDA context before the snapshot (outside the fraction)
+    const auto rest = static_cast<std::int64_t>(static_bytes) - static_cast<std::int64_t>(ew.weights_bytes);
+    ew.kv_budget_bytes = rest;
+    std::uint64_t remaining = rest > 0 ? static_cast<std::uint64_t>(rest) : 0;
+
+    const auto c = stage_cache(m, layout.tp, kv_bytes, state_bytes, w.layers);
+    // Mamba-like state pool.
+    std::uint64_t state_slots = 0;
+    if (c.state_total > 0) {
+      if (o.radix_cache == "off" && o.max_num_seqs > 0) state_slots = o.max_num_seqs;
+      else state_slots = static_cast<std::uint64_t>(static_cast<double>(remaining) * ratio / (1.0 + ratio)) / c.state_total;
+      ew.state_pool_bytes = std::min(remaining, checked_mul(state_slots, c.state_total));
+      remaining -= ew.state_pool_bytes;
+      ew.state_request_bytes = checked_mul(slots_per_request, c.state_total);
+      min_state_slots = std::min(min_state_slots, state_slots);
+    }
+    // Bytes per token: full attention and MLA layers (sliding layers at the SWA ratio).
+    std::uint64_t cell = c.full_layers * c.full_per_token + c.chunked_layers * c.chunked_per_token +
+                         c.mla_layers * (c.mla_per_token + c.indexer_per_token);
+    cell += static_cast<std::uint64_t>(prof.swa_full_tokens_ratio * static_cast<double>(c.sliding_layers * c.sliding_per_token));
+    cell = std::max<std::uint64_t>(cell, 1);
+    if (cell_formula.empty())
+      cell_formula = fmt::format("{} full x {} B + {} MLA x ({} + {}) B + {} x {} sliding x {} B", c.full_layers, c.full_per_token,
+                                 c.mla_layers, c.mla_per_token, c.indexer_per_token, prof.swa_full_tokens_ratio,
+                                 c.sliding_layers, c.sliding_per_token);
+    const auto tokens = remaining / cell / s.block_size * s.block_size;
+    ew.kv_pool_bytes = checked_mul(tokens, cell);
+    ew.kv_request_bytes = checked_mul(ceil_div(context, std::max<std::uint64_t>(layout.dcp, 1)), cell);
+    if (tokens < min_tokens) {
+      min_tokens = tokens;
+      cell_used = cell;
+    }
+    min_rest = std::min(min_rest, rest);
+    s.workers.push_back(ew);
+  }
+  s.min_kv_budget_bytes = min_rest > 0 ? static_cast<std::uint64_t>(min_rest) : 0;
+  s.kv_cache_tokens = min_tokens == UINT64_MAX ? 0 : checked_mul(min_tokens, std::max<std::uint64_t>(layout.dcp, 1));
+  s.kv_bytes_per_token = cell_used;
+  s.state_slots = min_state_slots == UINT64_MAX ? 0 : min_state_slots;
+  s.state_slot_bytes = s.workers.empty() ? 0 : s.workers.front().state_request_bytes / std::max<std::uint64_t>(slots_per_request, 1);
+  // max_running_requests (_resolve_max_num_reqs), capped by the state slots.
+  const auto t = s.kv_cache_tokens;
+  std::uint64_t mrr = std::clamp<std::uint64_t>(static_cast<std::uint64_t>(static_cast<double>(t) / static_cast<double>(context) * 512.0), 2048, 4096);
+  mrr = std::min(mrr, t / 2);
+  if (o.max_num_seqs > 0) mrr = o.max_num_seqs;
+  if (s.state_slots > 0 || (min_state_slots != UINT64_MAX)) mrr = std::min(mrr, s.state_slots / slots_per_request);
+  s.max_running_requests = mrr;
+  s.max_num_seqs = mrr;
+  s.max_concurrency = std::min(static_cast<double>(t) / static_cast<double>(context), static_cast<double>(mrr));
+  s.holds_one_request = t >= context && (min_state_slots == UINT64_MAX || s.state_slots >= slots_per_request);
+  if (min_rest <= 0)
+    s.failure = "loaded weights leave no GPU memory for the KV cache (SGLang: 'Loaded weights leave no GPU memory "
+                "for the KV cache'); raise --mem-fraction-static or add GPUs";
+  else if (t < context)
+    s.failure = fmt::format("the token pool ({} tokens) is smaller than one {}-token request; SGLang caps requests at "
+                            "max_total_num_tokens",
+                            with_commas(t), with_commas(context));
+
+  s.rules.push_back(fmt::format("SGLang: mem_fraction_static {} of the free memory before loading ({}); rest = free after "
+                                "weights - free before x (1 - mem_fraction_static) ({})",
+                                s.memory_fraction, o.mem_fraction_static > 0 ? "--mem-fraction-static" : "SGLang's default formula",
+                                prof.code));
+  if (s.state_slots > 0)
+    s.rules.push_back(fmt::format("state pool = rest x {} / (1 + {}) = {} slots; {} slots per running request (radix cache {})",
+                                  ratio, ratio, s.state_slots, slots_per_request, o.radix_cache));
+  s.rules.push_back(fmt::format("max_total_num_tokens = rest // {} B per token // page {} x page", cell_used, s.block_size));
+  s.estimates.push_back(fmt::format("memory in use before loading (CUDA context): {} GiB", prof.cuda_context_gib));
+  s.estimates.push_back("activations and CUDA graphs live in SGLang's (1 - mem_fraction_static) share: not sized separately");
+
+  if (in.with_figures && !s.workers.empty()) {
+    const auto& heavy = *std::max_element(s.workers.begin(), s.workers.end(),
+                                          [](const auto& a, const auto& b) { return a.weights_bytes < b.weights_bytes; });
+    const std::string code = "SGLang rules: " + prof.code;
+    auto& f = s.figures;
+    f.push_back(real_figure("engine.mem_fraction_static", "mem_fraction_static", s.memory_fraction, "", 
+                            o.mem_fraction_static > 0 ? Evidence::hypothesis : Evidence::derived,
+                            o.mem_fraction_static > 0 ? "--mem-fraction-static" : mfs_formula, prof.reserved_source));
+    f.push_back(bytes_figure("engine.weights_bytes_per_rank", fmt::format("weights SGLang loads on rank {}", heavy.rank),
+                             heavy.weights_bytes, Evidence::estimate, "the rank's placed tensor shares (tied LM head not loaded)", code));
+    f.push_back(real_figure("engine.kv_budget_bytes", "rest after weights (KV and state pools)", static_cast<double>(min_rest),
+                            "B", Evidence::estimate,
+                            fmt::format("({} B - {} GiB context) x {} - {} B weights", with_commas(total), prof.cuda_context_gib,
+                                        s.memory_fraction, with_commas(heavy.weights_bytes)),
+                            code));
+    if (s.state_slots > 0)
+      f.push_back(exact_figure("engine.state_slots", "state slots (max_mamba_cache_size)", s.state_slots, "slots",
+                               Evidence::estimate, s.rules[1], code));
+    f.push_back(exact_figure("engine.kv_cache_tokens", "max_total_num_tokens", s.kv_cache_tokens, "tokens", Evidence::estimate,
+                             fmt::format("rest // ({}) // page {} x page", cell_formula, s.block_size), code));
+    f.push_back(exact_figure("engine.max_running_requests", "max_running_requests", s.max_running_requests, "requests",
+                             Evidence::estimate,
+                             fmt::format("min(clamp({} / {} x 512, 2048, 4096), {} / 2){}", s.kv_cache_tokens, context,
+                                         s.kv_cache_tokens, s.state_slots ? fmt::format(", state slots {} / {}", s.state_slots, slots_per_request) : ""),
+                             code));
+    f.push_back(real_figure("engine.max_concurrency", fmt::format("requests of {} tokens the pools hold", with_commas(context)),
+                            s.max_concurrency, "requests", Evidence::estimate,
+                            fmt::format("min({} tokens / {}, max_running_requests {})", s.kv_cache_tokens, context, s.max_running_requests),
+                            code));
+  }
+  return s;
+}
+
+Result<EngineSizing> size_engine(const EngineInputs& in) {
+  switch (in.options.kind) {
+    case EngineKind::vllm: return size_vllm(in);
+    case EngineKind::sglang: return size_sglang(in);
+    case EngineKind::generic: break;
+  }
+  return Error{"--engine", "", "the generic engine has no engine sizing"};
+}
+
+}  // namespace preflight

@@ -1,0 +1,59 @@
+// Sizing a plan the way vLLM or SGLang would at start-up. The plan supplies
+// each distinct worker's weights (from placement) and its layers; the engine
+// rules turn them into the budget, the KV/state pools and the figures the
+// engine would log.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/result.h"
+#include "engine/engine_options.h"
+#include "engine/engine_sizing.h"
+#include "hardware/accelerator.h"
+#include "model/model_spec.h"
+#include "model/request_state.h"
+#include "plan/layout.h"
+#include "plan/workload.h"
+
+namespace preflight {
+
+struct EngineWorkerInput {
+  std::uint64_t rank = 0;
+  std::uint64_t stage = 0;
+  std::uint64_t placed_weights = 0;  // the rank's tensor shares (placement)
+  std::uint64_t lm_head_bytes = 0;   // of which the LM head (skipped when tied)
+  std::uint64_t expert_bytes = 0;    // of which routed-expert tensors
+  LayerRange layers;                 // the stage's decoder layers
+  bool first_stage = true;
+  bool last_stage = true;
+};
+
+struct EngineInputs {
+  const ModelSpec* model = nullptr;
+  const Accelerator* gpu = nullptr;
+  const Layout* layout = nullptr;
+  const WorkloadOptions* workload = nullptr;  // context_tokens = max_model_len
+  EngineOptions options;
+  std::vector<EngineWorkerInput> workers;
+  bool with_figures = true;  // false: the solvers' fast path (numbers only)
+};
+
+// vLLM (V1; V0 rules for versions before 0.8) and SGLang. Errors name the flag.
+Result<EngineSizing> size_vllm(const EngineInputs& in);
+Result<EngineSizing> size_sglang(const EngineInputs& in);
+Result<EngineSizing> size_engine(const EngineInputs& in);
+
+// Bytes the engine adds to or removes from a worker's placed weights: the
+// RoPE cos/sin cache, MLA's absorbed kv_b_proj copies, a tied LM head it does
+// not load. `formula` explains the sum.
+struct EngineWeightAdjustment {
+  std::uint64_t rope_cache = 0;
+  std::uint64_t mla_absorbed = 0;
+  std::uint64_t tied_head_skipped = 0;
+  std::uint64_t total(std::uint64_t placed) const { return placed - tied_head_skipped + rope_cache + mla_absorbed; }
+};
+EngineWeightAdjustment vllm_weight_adjustment(const ModelSpec& m, const Layout& layout, const EngineWorkerInput& w,
+                                              std::uint64_t rope_dtype_bytes);
+
+}  // namespace preflight

@@ -1,0 +1,316 @@
+// vLLM's start-up memory sizing (V1 engine; V0 rules before 0.8).
+//
+// Budget per worker (vllm/v1/worker/gpu_worker.py determine_available_memory):
+//   requested = total x gpu_memory_utilization
+//   available = requested - (weights + torch peak of the profile run
+//               + non-torch increase [+ CUDA graphs from 0.21])
+// then the KV cache layout of vllm_kv_cache.cc over the minimum of the
+// workers' available bytes (kv_cache_utils.get_kv_cache_configs).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/bytes.h"
+#include "engine/engine_common.h"
+#include "engine/engine_profile.h"
+#include "engine/size_engine.h"
+#include "engine/vllm_kv_cache.h"
+
+namespace preflight {
+
+using namespace engine_detail;
+
+namespace {
+
+bool is_down_projection(const std::string& name) {
+  return name.find("down") != std::string::npos || name.find(".w2.") != std::string::npos;
+}
+
+// Bytes the MXFP4 MoE kernel's padding adds over the whole model (gpt-oss on
+// Hopper: Marlin pads the intermediate size to 128 and hidden to 256).
+std::uint64_t mxfp4_padding_bytes(const ModelSpec& m, const Mxfp4Padding& pad, std::uint64_t moe_tp) {
+  const auto H = m.moe.latent_dim > 0 ? m.moe.latent_dim : m.hidden_size;
+  const auto I = m.moe.moe_intermediate;
+  if (H == 0 || I == 0) return 0;
+  // The intermediate size is padded per MoE-TP partition (intermediate_size_per_partition).
+  const auto parts = std::max<std::uint64_t>(moe_tp, 1);
+  const auto Hp = round_up(H, pad.hidden_multiple), Ip = round_up(ceil_div(I, parts), pad.intermediate_multiple) * parts;
+  if (Hp == H && Ip == I) return 0;
+  bool any_mxfp4 = false;
+  for (const auto& t : m.manifest.tensors)
+    any_mxfp4 |= t.role == ParallelRole::expert && t.format == StorageFormat::mxfp4_packed;
+  if (!any_mxfp4) return 0;
+  std::uint64_t extra = 0;
+  for (const auto& t : m.manifest.tensors) {
+    if (t.role != ParallelRole::expert) continue;
+    const bool down = is_down_projection(t.name);
+    const bool bias = t.name.find("bias") != std::string::npos;
+    // Scale factor of the padded over the original element count.
+    const auto d = [](std::uint64_t v) { return static_cast<double>(v); };
+    double factor = 1;
+    if (bias) factor = down ? d(Hp) / d(H) : d(Ip) / d(I);
+    else factor = d(Hp) * d(Ip) / (d(H) * d(I));
+    const auto padded = static_cast<std::uint64_t>(std::llround(static_cast<double>(t.bytes()) * factor));
+    if (padded > t.bytes()) extra += padded - t.bytes();
+  }
+  return extra;
+}
+
+struct Defaults {
+  double util = 0.9;
+  std::uint64_t tokens = 0, seqs = 0, block = 16;
+};
+
+}  // namespace
+
+EngineWeightAdjustment vllm_weight_adjustment(const ModelSpec& m, const Layout& layout, const EngineWorkerInput& w,
+                                              std::uint64_t rope_dtype_bytes) {
+  EngineWeightAdjustment a;
+  // One cos/sin cache per distinct RoPE, [positions, rotary_dim] in the model dtype.
+  const bool has_attention = (w.layers.count_kind(m, LayerKind::full_attention) + w.layers.count_kind(m, LayerKind::sliding_attention) +
+                              w.layers.count_kind(m, LayerKind::chunked_attention) + w.layers.count_kind(m, LayerKind::mla)) > 0;
+  if (has_attention && m.rotary_dim > 0)
+    a.rope_cache = checked_mul(checked_mul(m.rope_cache_positions, m.rotary_dim), rope_dtype_bytes);
+  // MLA: W_UK_T / W_UV are views of a BF16 kv_b_proj, new BF16 tensors when it is quantized.
+  const auto mla_layers = w.layers.count_kind(m, LayerKind::mla);
+  if (mla_layers > 0) {
+    bool quantized_kv_b = false;
+    for (const auto& t : m.manifest.tensors)
+      if (t.name.find("kv_b_proj") != std::string::npos && t.format != StorageFormat::plain) quantized_kv_b = true;
+    if (quantized_kv_b) {
+      const auto heads = m.mla.heads / std::max<std::uint64_t>(layout.tp, 1);
+      a.mla_absorbed = checked_mul(checked_mul(mla_layers, heads),
+                                   checked_mul((m.mla.qk_nope_head_dim + m.mla.v_head_dim) * m.mla.kv_lora_rank, 2));
+    }
+  }
+  if (m.tied_embeddings) a.tied_head_skipped = w.lm_head_bytes;
+  return a;
+}
+
+Result<EngineSizing> size_vllm(const EngineInputs& in) {
+  const auto& prof = engine_profiles().vllm;
+  const auto& m = *in.model;
+  const auto& layout = *in.layout;
+  const auto& work = *in.workload;
+  const auto& o = in.options;
+  const std::string version_text = o.version.empty() ? prof.default_version : o.version;
+  auto version = parse_engine_version(version_text, "--engine-version");
+  if (!version) return version.error();
+  const auto& era = prof.era(*version);
+  const bool v0 = era.engine == "v0";
+
+  EngineSizing s;
+  s.kind = EngineKind::vllm;
+  s.name = "vLLM";
+  s.version = version_text;
+  const auto total = in.gpu->device_total_bytes;
+  const bool large_gpu = static_cast<double>(total) >= prof.large_gpu_min_gib * kGiBd &&
+                         in.gpu->architecture != "ampere";  // A100 keeps the small defaults (vLLM PR #17885)
+  s.memory_fraction = o.gpu_memory_utilization > 0 ? o.gpu_memory_utilization : prof.gpu_memory_utilization;
+  s.max_model_len = work.context_tokens;
+  s.max_num_seqs = o.max_num_seqs > 0 ? o.max_num_seqs : (v0 ? 256 : large_gpu ? prof.max_num_seqs_large_gpu : prof.max_num_seqs_small_gpu);
+  if (o.max_num_batched_tokens > 0) s.max_num_batched_tokens = o.max_num_batched_tokens;
+  else if (!era.chunked_prefill_default) s.max_num_batched_tokens = std::max<std::uint64_t>(s.max_model_len, 2048);
+  else s.max_num_batched_tokens = large_gpu ? prof.max_num_batched_tokens_large_gpu : prof.max_num_batched_tokens_small_gpu;
+  const auto seqs_in_profile = std::min(s.max_num_seqs, s.max_num_batched_tokens);
+  const bool has_mla = m.count_layers(LayerKind::mla) > 0;
+  const auto requested_block = o.block_size > 0 ? o.block_size : (has_mla ? prof.mla_block_size : prof.block_size);
+
+  const auto kv_bytes = kv_dtype_bytes(work.kv_dtype);
+  // vLLM keeps Mamba-like state in FP32 by default and has no knob to lower it for KDA.
+  const auto state_bytes = state_dtype_bytes(work.state_dtype);
+  const auto dt = model_dtype_bytes(m);
+  const auto H = m.hidden_size;
+  const auto requested = static_cast<std::uint64_t>(static_cast<double>(total) * s.memory_fraction);
+
+  const auto* pad = [&]() -> const Mxfp4Padding* {
+    auto it = prof.mxfp4_padding.find(in.gpu->architecture);
+    return it == prof.mxfp4_padding.end() ? nullptr : &it->second;
+  }();
+  const auto mxfp4_extra_model = pad ? mxfp4_padding_bytes(m, *pad, layout.moe_tp) : 0;
+  std::uint64_t routed_total = 0;
+  for (const auto& t : m.manifest.tensors)
+    if (t.role == ParallelRole::expert) routed_total = checked_add(routed_total, t.bytes());
+
+  std::uint64_t min_blocks = UINT64_MAX;
+  KvCacheShape limiting_shape;
+  KvCacheInputs limiting_inputs;
+  std::int64_t min_budget = INT64_MAX;
+  std::string activation_formula, weights_formula;
+
+  for (const auto& w : in.workers) {
+    EngineWorker ew;
+    ew.rank = w.rank;
+    ew.stage = w.stage;
+    const auto adj = vllm_weight_adjustment(m, layout, w, prof.rope_cache_dtype_bytes);
+    ew.weights_bytes = adj.total(w.placed_weights);
+    // MXFP4 padding, shared in proportion to the worker's expert bytes.
+    if (mxfp4_extra_model > 0 && routed_total > 0)
+      ew.weights_bytes = checked_add(ew.weights_bytes,
+                                     static_cast<std::uint64_t>(static_cast<double>(mxfp4_extra_model) *
+                                                                static_cast<double>(w.expert_bytes) / static_cast<double>(routed_total)));
+    // Activation peak of the profile run (an estimate of what vLLM measures).
+    const auto T = s.max_num_batched_tokens;
+    std::uint64_t forward = 0;
+    if (m.moe.dense_intermediate > 0) {
+      const auto inter = ceil_div(m.moe.dense_intermediate, layout.tp);
+      forward = std::max(forward, checked_mul(checked_mul(T, dt), prof.mlp_intermediate_copies * inter + prof.hidden_buffers_in_layer * H));
+    }
+    if (m.moe.routed_experts > 0 && m.moe.moe_intermediate > 0) {
+      const auto inter = ceil_div(m.moe.moe_intermediate, layout.moe_tp);
+      const auto width = m.moe.latent_dim > 0 ? m.moe.latent_dim : H;
+      const auto moe = checked_add(checked_mul(checked_mul(checked_mul(T, m.moe.experts_per_token), dt),
+                                               prof.mlp_intermediate_copies * inter + width),
+                                   checked_mul(checked_mul(T, dt), prof.hidden_buffers_in_layer * H));
+      forward = std::max(forward, moe);
+    }
+    std::uint64_t sampler = 0;
+    if (w.last_stage) {
+      sampler = static_cast<std::uint64_t>(static_cast<double>(seqs_in_profile) * static_cast<double>(m.vocab_size) *
+                                           era.sampler_bytes_per_logit) +
+                checked_mul(checked_mul(T, H), dt * prof.hidden_buffers_during_sampling);
+    }
+    ew.activation_peak_bytes = std::max(forward, sampler);
+    if (activation_formula.empty())
+      activation_formula = fmt::format(
+          "max(forward of {} tokens: {} x {} B x ({} x intermediate per rank + {} x {} hidden) [MoE: x {} experts per token], "
+          "sampler (last stage): {} sequences x {} vocab x {} B + {} x {} tokens x {} x {} B) = max({}, {})",
+          T, T, dt, prof.mlp_intermediate_copies, prof.hidden_buffers_in_layer, H, m.moe.experts_per_token,
+          seqs_in_profile, m.vocab_size, era.sampler_bytes_per_logit, prof.hidden_buffers_during_sampling, T, H, dt,
+          format_gib(forward, 2), format_gib(sampler, 2));
+    // Non-torch memory: NCCL / custom all-reduce buffers at TP > 1.
+    double nt = era.non_torch_gib_tp1;
+    if (layout.tp > 1) nt = era.non_torch_gib_tp + era.non_torch_gib_per_tp_rank * static_cast<double>(layout.tp);
+    else if (layout.pp > 1) nt = era.non_torch_gib_pp_only;
+    ew.non_torch_bytes = gib_bytes(nt);
+    if (era.cuda_graph_subtracted && !o.enforce_eager) ew.cuda_graph_bytes = gib_bytes(prof.cuda_graph_gib);
+    ew.requested_bytes = requested;
+    const auto used = checked_add(checked_add(ew.weights_bytes, ew.activation_peak_bytes),
+                                  checked_add(ew.non_torch_bytes, ew.cuda_graph_bytes));
+    ew.kv_budget_bytes = static_cast<std::int64_t>(requested) - static_cast<std::int64_t>(used);
+    if (weights_formula.empty())
+      weights_formula = fmt::format("{} B placed{}{}{}{}", with_commas(w.placed_weights),
+                                    adj.tied_head_skipped ? fmt::format(" - {} B tied LM head (not loaded)", with_commas(adj.tied_head_skipped)) : "",
+                                    adj.rope_cache ? fmt::format(" + {} B RoPE cache ({} positions x {} x {} B)", with_commas(adj.rope_cache),
+                                                                 m.rope_cache_positions, m.rotary_dim, prof.rope_cache_dtype_bytes) : "",
+                                    adj.mla_absorbed ? fmt::format(" + {} B MLA W_UK/W_UV (BF16 copies of the quantized kv_b_proj)", with_commas(adj.mla_absorbed)) : "",
+                                    mxfp4_extra_model ? fmt::format(" + MXFP4 MoE padding of the {} kernel ({} B in the model)", pad->backend, with_commas(mxfp4_extra_model)) : "");
+
+    // The stage's KV cache layout.
+    const auto c = stage_cache(m, layout.tp, kv_bytes, state_bytes, w.layers);
+    KvCacheInputs kin;
+    kin.block_size = requested_block;
+    kin.kernel_block_multiple = c.mla_layers > 0 ? prof.mla_block_size : prof.block_size;
+    kin.max_model_len = s.max_model_len;
+    kin.max_num_batched_tokens = s.max_num_batched_tokens;
+    kin.dcp = layout.dcp;
+    const auto add = [&](KvSpecKind kind, std::uint64_t n, std::uint64_t per_token, std::uint64_t window) {
+      for (std::uint64_t i = 0; i < n; ++i) kin.layers.push_back(KvLayerSpec{kind, per_token, 0, window});
+    };
+    add(KvSpecKind::full, c.full_layers, c.full_per_token, 0);
+    add(KvSpecKind::sliding, c.sliding_layers, c.sliding_per_token, m.gqa.sliding_window);
+    add(KvSpecKind::chunked, c.chunked_layers, c.chunked_per_token, m.gqa.attention_chunk);
+    add(KvSpecKind::mla, c.mla_layers, c.mla_per_token, 0);
+    add(KvSpecKind::mla, c.indexer_per_token > 0 ? c.mla_layers : 0, c.indexer_per_token, 0);
+    for (std::uint64_t i = 0; i < c.state_layers; ++i) kin.layers.push_back(KvLayerSpec{KvSpecKind::state, 0, c.state_per_layer, 0});
+    const auto shape = vllm_kv_cache_shape(kin);
+    const auto token_blocks = shape.blocks_per_request - shape.state_blocks_per_request;
+    const auto per_group_block = shape.uniform ? shape.bytes_per_block : checked_mul(shape.page_bytes, shape.group_size);
+    ew.kv_request_bytes = checked_mul(token_blocks, per_group_block);
+    ew.state_request_bytes = checked_mul(shape.state_blocks_per_request, per_group_block);
+    const auto avail = ew.kv_budget_bytes > 0 ? static_cast<std::uint64_t>(ew.kv_budget_bytes) : 0;
+    const auto blocks = shape.bytes_per_block ? avail / shape.bytes_per_block : 0;
+    if (blocks < min_blocks) {
+      min_blocks = blocks;
+      limiting_shape = shape;
+      limiting_inputs = kin;
+    }
+    min_budget = std::min(min_budget, ew.kv_budget_bytes);
+    s.workers.push_back(ew);
+  }
+  s.min_kv_budget_bytes = min_budget > 0 ? static_cast<std::uint64_t>(min_budget) : 0;
+  const auto report = vllm_kv_cache_report(limiting_shape, checked_mul(min_blocks == UINT64_MAX ? 0 : min_blocks, limiting_shape.bytes_per_block),
+                                           limiting_inputs, era.kv_tokens_from_concurrency);
+  s.block_size = limiting_shape.block_size;
+  s.page_bytes = limiting_shape.page_bytes;
+  s.kv_groups = limiting_shape.groups;
+  s.num_blocks = report.num_blocks;
+  s.kv_cache_tokens = report.kv_cache_tokens;
+  s.max_concurrency = report.max_concurrency;
+  s.holds_one_request = limiting_shape.blocks_per_request > 0 && report.num_blocks >= limiting_shape.blocks_per_request;
+  s.kv_bytes_per_token = limiting_shape.uniform && limiting_shape.block_size ? limiting_shape.bytes_per_block / limiting_shape.block_size : 0;
+  s.state_slot_bytes = limiting_shape.state_groups ? checked_mul(limiting_shape.page_bytes, limiting_shape.group_size) * limiting_shape.state_groups : 0;
+  if (min_budget <= 0)
+    s.failure = fmt::format("no memory left for the KV cache: {} GiB after weights, activations and non-torch memory "
+                            "(vLLM: 'No available memory for the cache blocks')",
+                            fmt::format("{:.2f}", static_cast<double>(min_budget) / kGiBd));
+  else if (!s.holds_one_request)
+    s.failure = fmt::format("the KV cache cannot hold one {}-token request (vLLM refuses to start: "
+                            "'To serve at least one request with the model's max seq len ... is needed'); lower "
+                            "--context or add memory",
+                            with_commas(s.max_model_len));
+
+  s.rules.push_back(fmt::format("vLLM {} ({} engine): budget = device total x gpu_memory_utilization {} - weights - "
+                                "profile-run activation peak - non-torch memory{} ({})",
+                                version_text, era.engine, s.memory_fraction,
+                                era.cuda_graph_subtracted ? " - CUDA graphs" : "", prof.code));
+  s.rules.push_back(fmt::format("KV blocks of {} tokens{}; {} KV cache group(s) of {} layers; blocks = min over workers",
+                                s.block_size,
+                                limiting_shape.state_groups ? fmt::format(" (raised until one attention page holds one {} B state page, padded to {} B)",
+                                                                          with_commas(limiting_shape.state_page_unpadded), with_commas(limiting_shape.page_bytes))
+                                                            : "",
+                                s.kv_groups, limiting_shape.group_size));
+  s.rules.push_back(era.kv_tokens_from_concurrency
+                        ? "GPU KV cache size = max_concurrency x max_model_len (newer vLLM reporting)"
+                        : "GPU KV cache size = num_blocks // groups x block_size x DCP; Maximum concurrency = num_blocks / blocks per max_model_len request");
+  s.estimates.push_back("activation peak of the profile run (sampler and forward model, " + era.source + ")");
+  s.estimates.push_back("non-torch memory (" + era.source + ")");
+  if (era.cuda_graph_subtracted) s.estimates.push_back(fmt::format("CUDA graph memory {} GiB", prof.cuda_graph_gib));
+
+  if (in.with_figures && !s.workers.empty()) {
+    const auto& heavy = *std::max_element(s.workers.begin(), s.workers.end(),
+                                          [](const auto& a, const auto& b) { return a.weights_bytes < b.weights_bytes; });
+    const auto& tight = *std::min_element(s.workers.begin(), s.workers.end(),
+                                          [](const auto& a, const auto& b) { return a.kv_budget_bytes < b.kv_budget_bytes; });
+    const std::string code = "vLLM " + version_text + " rules: " + prof.code;
+    auto& f = s.figures;
+    f.push_back(bytes_figure("engine.weights_bytes_per_rank", fmt::format("weights vLLM loads on rank {}", heavy.rank),
+                             heavy.weights_bytes, Evidence::estimate, weights_formula, code));
+    f.push_back(bytes_figure("engine.requested_bytes", "requested memory (total x gpu_memory_utilization)", requested,
+                             Evidence::derived, fmt::format("{} B x {}", with_commas(total), s.memory_fraction), code));
+    f.push_back(bytes_figure("engine.activation_peak_bytes", "profile-run activation peak", tight.activation_peak_bytes,
+                             Evidence::estimate, activation_formula, prof.sources.count("mlp_intermediate_copies") ? prof.sources.at("mlp_intermediate_copies") : code));
+    f.push_back(bytes_figure("engine.non_torch_bytes", "non-torch memory (NCCL, all-reduce buffers)", tight.non_torch_bytes,
+                             Evidence::estimate, fmt::format("TP {}, PP {}: era constant", layout.tp, layout.pp), era.source));
+    if (tight.cuda_graph_bytes)
+      f.push_back(bytes_figure("engine.cuda_graph_bytes", "CUDA graph memory (subtracted from 0.21)", tight.cuda_graph_bytes,
+                               Evidence::estimate, fmt::format("{} GiB planning figure", prof.cuda_graph_gib), era.source));
+    f.push_back(real_figure("engine.kv_budget_bytes", fmt::format("KV cache memory on the limiting rank {}", tight.rank),
+                            static_cast<double>(tight.kv_budget_bytes), "B", Evidence::estimate,
+                            fmt::format("{} - {} weights - {} activations - {} non-torch - {} graphs", with_commas(requested),
+                                        with_commas(tight.weights_bytes), with_commas(tight.activation_peak_bytes),
+                                        with_commas(tight.non_torch_bytes), with_commas(tight.cuda_graph_bytes)),
+                            code));
+    f.push_back(exact_figure("engine.block_size", "KV block size", s.block_size, "tokens", Evidence::derived,
+                             s.rules[1], code));
+    f.push_back(exact_figure("engine.num_blocks", "KV cache blocks", s.num_blocks, "blocks", Evidence::estimate,
+                             fmt::format("floor({} B / {} B per block)", with_commas(s.min_kv_budget_bytes),
+                                         with_commas(limiting_shape.bytes_per_block)),
+                             code));
+    f.push_back(exact_figure("engine.kv_cache_tokens", "GPU KV cache size (as vLLM logs it)", s.kv_cache_tokens, "tokens",
+                             Evidence::estimate,
+                             era.kv_tokens_from_concurrency
+                                 ? fmt::format("{:.2f} x {}", s.max_concurrency, s.max_model_len)
+                                 : fmt::format("{} blocks // {} groups x {} x DCP {}", s.num_blocks, s.kv_groups,
+                                               s.block_size, layout.dcp),
+                             code));
+    f.push_back(real_figure("engine.max_concurrency", fmt::format("Maximum concurrency for {} tokens per request", with_commas(s.max_model_len)),
+                            s.max_concurrency, "requests", Evidence::estimate,
+                            fmt::format("{} blocks / {} blocks per request", s.num_blocks, limiting_shape.blocks_per_request),
+                            code));
+  }
+  return s;
+}
+
+}  // namespace preflight

@@ -1,0 +1,411 @@
+#include "report/solve_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "core/bytes.h"
+#include "plan/ledger.h"
+
+namespace preflight {
+
+namespace {
+
+constexpr std::uint64_t kMB_decimal = 1000ULL * 1000;
+
+// Decimal GB with the precision a margin needs: "17.5 GB", "0.021 GB", "4,096 B"
+// (a boundary found by bisection leaves a margin far below 0.1 GB).
+std::string amount(std::uint64_t bytes) {
+  if (bytes >= kGB) return format_gb(bytes, 1);
+  if (bytes >= kMB_decimal) return format_gb(bytes, 3);
+  return with_commas(bytes) + " B";
+}
+
+std::uint64_t magnitude(std::int64_t bytes) {
+  return bytes < 0 ? 0 - static_cast<std::uint64_t>(bytes) : static_cast<std::uint64_t>(bytes);
+}
+
+// "12.345" (GB, no unit, no thousands separator) for CSV.
+std::string csv_gb(std::int64_t bytes) {
+  return fmt::format("{:.3f}", static_cast<double>(bytes) / static_cast<double>(kGB));
+}
+
+std::string csv_field(std::string_view s) {
+  if (s.find_first_of(",\"\n") == std::string_view::npos) return std::string(s);
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+// One letter per resource for the sweep grid.
+char resource_letter(Resource r) {
+  switch (r) {
+    case Resource::weights: return 'W';
+    case Resource::reserve: return 'R';
+    case Resource::activations: return 'A';
+    case Resource::recurrent_state: return 'S';
+    case Resource::kv_cache: return 'K';
+    case Resource::none: return ' ';
+  }
+  return '?';
+}
+
+std::string title(TextStyle style, std::string_view text) {
+  if (style == TextStyle::markdown) return fmt::format("## {}\n\n", text);
+  return fmt::format("{}\n{}\n", text, std::string(text.size(), '='));
+}
+
+// A table as rows of cells: padded columns for the terminal, pipes for Markdown.
+std::string table(const std::vector<std::vector<std::string>>& rows, TextStyle style,
+                  const std::vector<bool>& right_aligned = {}) {
+  if (rows.empty()) return "";
+  std::vector<std::size_t> width(rows.front().size(), 0);
+  for (const auto& r : rows)
+    for (std::size_t i = 0; i < r.size() && i < width.size(); ++i) width[i] = std::max(width[i], r[i].size());
+  std::string out;
+  for (std::size_t n = 0; n < rows.size(); ++n) {
+    const auto& r = rows[n];
+    std::string line = style == TextStyle::markdown ? "|" : "";
+    for (std::size_t i = 0; i < width.size(); ++i) {
+      const auto& cell = i < r.size() ? r[i] : std::string();
+      const bool right = i < right_aligned.size() && right_aligned[i];
+      if (style == TextStyle::markdown) line += " " + cell + " |";
+      else
+        line += (i ? "  " : "") + (right ? fmt::format("{:>{}}", cell, width[i]) : fmt::format("{:<{}}", cell, width[i]));
+    }
+    if (style == TextStyle::table) {
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+    }
+    out += line + "\n";
+    if (n == 0 && style == TextStyle::markdown) {
+      std::string rule = "|";
+      for (std::size_t i = 0; i < width.size(); ++i)
+        rule += (i < right_aligned.size() && right_aligned[i]) ? " --: |" : " --- |";
+      out += rule + "\n";
+    }
+  }
+  return out;
+}
+
+nlohmann::json workload_json(const ModelSpec& model, const PlanRequest& request) {
+  const auto& w = request.workload;
+  nlohmann::json j = {{"second_pass", w.requested}, {"engine", std::string(engine_key(request.engine.kind))}};
+  if (w.requested) {
+    j["context_tokens"] = w.context_tokens ? w.context_tokens : model.max_context;
+    j["concurrency"] = w.concurrency;
+    j["kv_dtype"] = w.kv_dtype;
+    j["state_dtype"] = w.state_dtype;
+  }
+  return j;
+}
+
+nlohmann::json gpu_json(const Accelerator& gpu, std::uint64_t gpus_per_node) {
+  return {{"gpu", gpu.id},
+          {"name", gpu.name},
+          {"gpus_per_node", gpus_per_node},
+          {"capacity_bytes_per_gpu", gpu.device_total_bytes}};
+}
+
+std::string binding_key(Resource r) { return std::string(resource_key(r)); }
+
+std::uint64_t nodes_for(std::uint64_t gpus, std::uint64_t node) { return ceil_div(gpus, std::max<std::uint64_t>(node, 1)); }
+
+// fit: the binding column / sentence for one family.
+std::string fit_binding_text(const FamilyFit& f, std::uint64_t max_gpus) {
+  if (f.fits)
+    return f.binding_at > 0 ? fmt::format("{} ran out at {} GPU{}", resource_key(f.binding), f.binding_at, f.binding_at == 1 ? "" : "s")
+                            : fmt::format("tightest: {}", resource_key(f.binding));
+  if (f.limit_gpus == 0) return fmt::format("cannot be planned on up to {} GPUs: {}", max_gpus, f.note);
+  std::string short_by;
+  if (f.limit_planned)
+    short_by = fmt::format(" ({} short on the worst rank)", amount(magnitude(f.best.verdict.headroom_bytes)));
+  return fmt::format("does not fit within {} GPUs; at {} the binding resource is {}{}", max_gpus, f.limit_gpus,
+                     resource_key(f.binding), short_by);
+}
+
+}  // namespace
+
+std::string describe_workload(const ModelSpec& model, const PlanRequest& request) {
+  const auto& w = request.workload;
+  std::string engine = fmt::format("{} engine", engine_key(request.engine.kind));
+  if (!w.requested) return fmt::format("weights only (pass 1), {}", engine);
+  const auto context = w.context_tokens ? w.context_tokens : model.max_context;
+  const auto reserve = w.reserve.is_percent ? fmt::format("{}% reserve", w.reserve.percent)
+                                            : fmt::format("{} reserve", format_binary(w.reserve.bytes));
+  return fmt::format("context {} tokens x {} request{}, {} cache, {} state, {}, {}", with_commas(context),
+                     w.concurrency, w.concurrency == 1 ? "" : "s", w.kv_dtype, w.state_dtype, reserve, engine);
+}
+
+std::string layout_label(const Layout& l) {
+  std::string out = fmt::format("TP{} DP{} EP{}", l.tp, l.dp, l.ep);
+  if (l.moe_tp > 1) out += fmt::format(" MoE-TP{}", l.moe_tp);
+  if (l.pp > 1) out += fmt::format(" PP{}", l.pp);
+  if (l.dcp > 1) out += fmt::format(" DCP{}", l.dcp);
+  return out;
+}
+
+nlohmann::json layout_json(const Layout& l) {
+  return {{"tp", l.tp}, {"dp", l.dp}, {"ep", l.ep}, {"moe_tp", l.moe_tp}, {"pp", l.pp}, {"dcp", l.dcp}};
+}
+
+// ---- fit ----
+
+std::string render_fit(const ModelSpec& model, const PlanRequest& request, const FitOptions& options,
+                       const std::vector<FamilyFit>& fits, TextStyle style) {
+  std::string out = title(style, fmt::format("{}: minimum GPUs per family", model.name));
+  out += fmt::format("{}; counts 1..{}, whole nodes above one node; the best of the candidate layouts at each count\n\n",
+                     describe_workload(model, request), options.max_gpus);
+  std::vector<std::vector<std::string>> rows = {
+      {"GPU", "per node", "min GPUs", "nodes", "layout", "headroom/GPU", "binding"}};
+  std::uint64_t fitting = 0, evaluations = 0;
+  for (const auto& f : fits) {
+    evaluations += f.evaluations;
+    if (f.fits) {
+      ++fitting;
+      rows.push_back({f.gpu.id, std::to_string(f.gpus_per_node), std::to_string(f.min_gpus),
+                      std::to_string(nodes_for(f.min_gpus, f.gpus_per_node)), layout_label(f.best.layout),
+                      amount(magnitude(f.best.verdict.headroom_bytes)),
+                      fit_binding_text(f, options.max_gpus)});
+    } else {
+      rows.push_back({f.gpu.id, std::to_string(f.gpus_per_node), "-", "-", "-", "-",
+                      fit_binding_text(f, options.max_gpus)});
+    }
+  }
+  out += table(rows, style, {false, true, true, true, false, true, false});
+  out += fmt::format("\n{} of {} families fit within {} GPUs ({} plans evaluated). Green is a deployment hypothesis "
+                     "under the stated inputs until benchmarked.\n",
+                     fitting, fits.size(), options.max_gpus, evaluations);
+  return out;
+}
+
+std::string fit_csv(const std::vector<FamilyFit>& fits) {
+  std::string out = std::string(kFitCsvHeader) + "\n";
+  for (const auto& f : fits) {
+    const bool layout = f.fits || f.limit_planned;
+    const auto& l = f.best.layout;
+    out += fmt::format("{},{},{},{},{},", csv_field(f.gpu.id), f.gpus_per_node, f.fits ? "true" : "false",
+                       f.fits ? std::to_string(f.min_gpus) : "", f.fits ? std::to_string(nodes_for(f.min_gpus, f.gpus_per_node)) : "");
+    if (layout) out += fmt::format("{},{},{},{},{},{},{},", l.tp, l.dp, l.ep, l.pp, l.dcp, f.best.verdict.headroom_bytes,
+                                   csv_gb(f.best.verdict.headroom_bytes));
+    else out += ",,,,,,,";
+    out += fmt::format("{},{},{}\n", f.binding == Resource::none && !f.fits ? "" : binding_key(f.binding),
+                       f.binding_at > 0 ? std::to_string(f.binding_at) : "", csv_field(f.note));
+  }
+  return out;
+}
+
+nlohmann::json fit_json(const ModelSpec& model, const PlanRequest& request, const FitOptions& options,
+                        const std::vector<FamilyFit>& fits) {
+  nlohmann::json families = nlohmann::json::array();
+  for (const auto& f : fits) {
+    nlohmann::json j = gpu_json(f.gpu, f.gpus_per_node);
+    j["fits"] = f.fits;
+    j["min_gpus"] = f.fits ? nlohmann::json(f.min_gpus) : nlohmann::json(nullptr);
+    j["nodes"] = f.fits ? nlohmann::json(nodes_for(f.min_gpus, f.gpus_per_node)) : nlohmann::json(nullptr);
+    if (f.fits || f.limit_planned) {
+      j["layout"] = layout_json(f.best.layout);
+      j["headroom_bytes"] = f.best.verdict.headroom_bytes;
+    } else {
+      j["layout"] = nullptr;
+      j["headroom_bytes"] = nullptr;
+    }
+    j["binding"] = f.fits || f.limit_gpus > 0 ? nlohmann::json(binding_key(f.binding)) : nlohmann::json(nullptr);
+    j["binding_at_gpus"] = f.binding_at > 0 ? nlohmann::json(f.binding_at) : nlohmann::json(nullptr);
+    if (!f.fits) j["searched_up_to"] = f.limit_gpus;
+    j["summary"] = fit_binding_text(f, options.max_gpus);
+    if (!f.note.empty()) j["note"] = f.note;
+    j["evaluations"] = f.evaluations;
+    families.push_back(std::move(j));
+  }
+  return {{"model", {{"name", model.name}}},
+          {"workload", workload_json(model, request)},
+          {"max_gpus", options.max_gpus},
+          {"families", std::move(families)}};
+}
+
+// ---- max ----
+
+namespace {
+std::string value_text(SolveFor what, std::uint64_t v) {
+  return what == SolveFor::context ? fmt::format("{} token{} per request", with_commas(v), v == 1 ? "" : "s")
+                                   : fmt::format("{} running request{}", with_commas(v), v == 1 ? "" : "s");
+}
+}  // namespace
+
+std::string render_max(const ModelSpec& model, const Accelerator& gpu, const PlanRequest& request,
+                       const MaxResult& r, TextStyle style) {
+  const bool context = r.what == SolveFor::context;
+  std::string out = title(style, fmt::format("{} on {} x {}: the largest {} that plans to fit", model.name,
+                                             request.gpu_count, gpu.name, context ? "context" : "concurrency"));
+  PlanRequest in_force = request;
+  in_force.workload.requested = true;
+  in_force.workload.context_tokens = r.context_tokens;
+  in_force.workload.concurrency = r.concurrency;
+  const auto bullet = style == TextStyle::markdown ? "- " : "  ";
+  if (!r.found) {
+    out += fmt::format("{}does not fit even at {}: first boundary crossed: {} ({} short on the worst rank of the "
+                       "best layout, {})\n",
+                       bullet, value_text(r.what, 1), resource_key(r.at_value.binding),
+                       amount(magnitude(r.at_value.verdict.headroom_bytes)), layout_label(r.at_value.layout));
+    return out;
+  }
+  const auto fixed = context ? fmt::format("with {} running request{}", r.concurrency, r.concurrency == 1 ? "" : "s")
+                             : fmt::format("at {} tokens per request", with_commas(r.context_tokens));
+  out += fmt::format("{}answer: {}{} ({})\n", bullet, r.at_ceiling && !context ? "at least " : "",
+                     value_text(r.what, r.value), fixed);
+  out += fmt::format("{}layout: {}\n", bullet, layout_label(r.at_value.layout));
+  out += fmt::format("{}headroom at the answer: {} on the tightest rank (tightest resource: {})\n", bullet,
+                     amount(magnitude(r.at_value.verdict.headroom_bytes)),
+                     resource_key(r.at_value.binding));
+  if (r.at_ceiling) {
+    out += fmt::format("{}beyond it: not searched; {} is the ceiling ({})\n", bullet, with_commas(r.ceiling),
+                       context ? (request.workload.context_tokens ? "--context" : "the model's context window")
+                               : "the concurrency search limit");
+  } else if (r.beyond) {
+    out += fmt::format("{}beyond it ({}): first boundary crossed: {} ({} short on the worst rank)\n", bullet,
+                       value_text(r.what, r.value + 1), resource_key(r.beyond->binding),
+                       amount(magnitude(r.beyond->verdict.headroom_bytes)));
+  } else {
+    out += fmt::format("{}beyond it ({}): cannot be planned: {}\n", bullet, value_text(r.what, r.value + 1),
+                       r.beyond_note);
+  }
+  out += fmt::format("{}workload: {}\n", bullet, describe_workload(model, in_force));
+  out += fmt::format("{}{} plans evaluated by binary search; green is a deployment hypothesis until benchmarked\n",
+                     bullet, r.evaluations);
+  return out;
+}
+
+nlohmann::json max_json(const ModelSpec& model, const Accelerator& gpu, const PlanRequest& request,
+                        const MaxResult& r) {
+  PlanRequest in_force = request;
+  in_force.workload.requested = true;
+  in_force.workload.context_tokens = r.context_tokens;
+  in_force.workload.concurrency = r.concurrency;
+  nlohmann::json j = {
+      {"model", {{"name", model.name}}},
+      {"cluster", {{"gpu", gpu.id}, {"count", request.gpu_count}, {"capacity_bytes_per_gpu", gpu.device_total_bytes}}},
+      {"solve", std::string(solve_key(r.what))},
+      {"workload", workload_json(model, in_force)},
+      {"ceiling", r.ceiling},
+      {"found", r.found},
+      {"value", r.found ? nlohmann::json(r.value) : nlohmann::json(nullptr)},
+      {"at_ceiling", r.at_ceiling},
+      {"layout", layout_json(r.at_value.layout)},
+      {"fits", r.at_value.verdict.fits},
+      {"headroom_bytes", r.at_value.verdict.headroom_bytes},
+      {"binding", binding_key(r.at_value.binding)},
+      {"evaluations", r.evaluations}};
+  if (r.beyond)
+    j["beyond"] = {{"value", r.value + 1},
+                   {"binding", binding_key(r.beyond->binding)},
+                   {"headroom_bytes", r.beyond->verdict.headroom_bytes}};
+  else if (!r.beyond_note.empty())
+    j["beyond"] = {{"value", r.value + 1}, {"error", r.beyond_note}};
+  return j;
+}
+
+// ---- sweep ----
+
+namespace {
+std::string cell_text(const SweepCell& c) {
+  if (!c.planned) return "n/a";
+  const auto gb = fmt::format("{:+.1f}", static_cast<double>(c.best.verdict.headroom_bytes) / static_cast<double>(kGB));
+  if (c.best.verdict.fits) return gb;
+  return fmt::format("{} {}", gb, resource_letter(c.best.binding));
+}
+}  // namespace
+
+std::string render_sweep(const ModelSpec& model, const PlanRequest& request, const Sweep& sweep, TextStyle style) {
+  std::string out = title(style, fmt::format("{}: verdict grid", model.name));
+  out += describe_workload(model, request) + "\n";
+  out += "Cell: headroom in GB on the tightest rank of the best layout (+ fits, - short); red cells name what runs "
+         "out first: W weights, R reserve, A activations, S recurrent state, K KV cache. n/a: no layout can be "
+         "planned at that count; blank: not searched for that family (whole nodes above one node). Best layout per "
+         "cell: --format csv or json.\n";
+  std::set<std::uint64_t> all_counts;
+  for (const auto& row : sweep.rows)
+    for (const auto& c : row.cells) all_counts.insert(c.gpus);
+  const std::vector<std::uint64_t> counts(all_counts.begin(), all_counts.end());
+  constexpr std::size_t kPerBlock = 10;  // count columns per block, so the grid fits a terminal
+  for (std::size_t start = 0; start < counts.size(); start += kPerBlock) {
+    const auto end = std::min(counts.size(), start + kPerBlock);
+    std::vector<std::vector<std::string>> rows;
+    std::vector<std::string> header = {"GPU \\ count"};
+    std::vector<bool> right = {false};
+    for (auto i = start; i < end; ++i) {
+      header.push_back(std::to_string(counts[i]));
+      right.push_back(true);
+    }
+    rows.push_back(std::move(header));
+    for (const auto& row : sweep.rows) {
+      std::vector<std::string> line = {row.gpu.id};
+      bool any = false;
+      for (auto i = start; i < end; ++i) {
+        auto it = std::find_if(row.cells.begin(), row.cells.end(), [&](const SweepCell& c) { return c.gpus == counts[i]; });
+        line.push_back(it == row.cells.end() ? "" : cell_text(*it));
+        any = any || it != row.cells.end();
+      }
+      if (any) rows.push_back(std::move(line));
+    }
+    out += "\n" + table(rows, style, right);
+  }
+  std::size_t cells = 0;
+  for (const auto& row : sweep.rows) cells += row.cells.size();
+  out += fmt::format("\n{} of {} cells fit ({} plans evaluated). Green is a deployment hypothesis under the stated "
+                     "inputs until benchmarked.\n",
+                     sweep.green_cells, cells, sweep.evaluations);
+  return out;
+}
+
+std::string sweep_csv(const Sweep& sweep) {
+  std::string out = std::string(kSweepCsvHeader) + "\n";
+  for (const auto& row : sweep.rows) {
+    for (const auto& c : row.cells) {
+      out += fmt::format("{},{},{},{},", csv_field(row.gpu.id), row.gpus_per_node, c.gpus, nodes_for(c.gpus, row.gpus_per_node));
+      if (!c.planned) {
+        out += fmt::format("n/a,,,,,,,,,{}\n", csv_field(c.note));
+        continue;
+      }
+      const auto& v = c.best.verdict;
+      const auto& l = c.best.layout;
+      out += fmt::format("{},{},{},{},{},{},{},{},{},\n", v.fits ? "green" : "red", v.headroom_bytes, csv_gb(v.headroom_bytes),
+                         binding_key(c.best.binding), l.tp, l.dp, l.ep, l.pp, l.dcp);
+    }
+  }
+  return out;
+}
+
+nlohmann::json sweep_json(const ModelSpec& model, const PlanRequest& request, const Sweep& sweep) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& row : sweep.rows) {
+    nlohmann::json cells = nlohmann::json::array();
+    for (const auto& c : row.cells) {
+      nlohmann::json j = {{"gpus", c.gpus}, {"nodes", nodes_for(c.gpus, row.gpus_per_node)}};
+      if (!c.planned) {
+        j["verdict"] = "n/a";
+        j["note"] = c.note;
+      } else {
+        j["verdict"] = c.best.verdict.fits ? "green" : "red";
+        j["fits"] = c.best.verdict.fits;
+        j["headroom_bytes"] = c.best.verdict.headroom_bytes;
+        j["binding"] = binding_key(c.best.binding);
+        j["layout"] = layout_json(c.best.layout);
+      }
+      cells.push_back(std::move(j));
+    }
+    nlohmann::json r = gpu_json(row.gpu, row.gpus_per_node);
+    r["cells"] = std::move(cells);
+    rows.push_back(std::move(r));
+  }
+  return {{"model", {{"name", model.name}}},
+          {"workload", workload_json(model, request)},
+          {"evaluations", sweep.evaluations},
+          {"green_cells", sweep.green_cells},
+          {"families", std::move(rows)}};
+}
+
+}  // namespace preflight
