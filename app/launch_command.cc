@@ -1,11 +1,161 @@
 // launch: the engine command line for a plan.
+//
+// Order of work: the engine, GPU and model name the recipes that apply
+// (data/launch/recipes.json, by model, engine, architecture, accelerator and
+// count); the user's options win over the recipes' defaults, which fill what
+// the user left unset; the plan is made with those filled-in options, so the
+// verdict printed on top is the verdict for the printed command; then the
+// command is built from the plan and printed with where each flag came from.
+// Exit code: the plan's (0 fits, 1 does not, 2 bad input).
+#include <filesystem>
 #include <iostream>
 
 #include "commands.h"
+#include "core/units.h"
+#include "launch/gpu_arch.h"
+#include "launch/launch_command.h"
+#include "launch/launch_render.h"
+#include "launch/recipe_catalogue.h"
+#include "model/dtype.h"
+#include "model/model_catalogue.h"
+#include "plan/workload.h"
 #include "plan_inputs.h"
 
 namespace preflight::cli {
 
-int run_launch(const Options&) { return fail(Error{"launch", "", "not implemented yet"}); }
+namespace {
+
+// The plan inputs a recipe can fill, and the option string each one lives in.
+struct SettingField {
+  Setting setting;
+  std::string Options::*field;
+};
+const SettingField kSettingFields[] = {
+    {Setting::tp, &Options::tp},
+    {Setting::ep, &Options::ep},
+    {Setting::pp, &Options::pp},
+    {Setting::dp, &Options::dp},
+    {Setting::dcp, &Options::dcp},
+    {Setting::context, &Options::context},
+    {Setting::kv_dtype, &Options::kv_dtype},
+    {Setting::state_dtype, &Options::state_dtype},
+    {Setting::gpu_memory_utilization, &Options::gpu_memory_utilization},
+    {Setting::mem_fraction_static, &Options::mem_fraction_static},
+    {Setting::max_num_seqs, &Options::max_num_seqs},
+    {Setting::max_num_batched_tokens, &Options::max_num_batched_tokens},
+    {Setting::block_size, &Options::block_size},
+    {Setting::mamba_full_memory_ratio, &Options::mamba_full_memory_ratio},
+    {Setting::radix_cache, &Options::radix_cache},
+};
+
+std::map<Setting, std::string> user_settings(const Options& o) {
+  std::map<Setting, std::string> out;
+  for (const auto& [setting, field] : kSettingFields)
+    if (!(o.*field).empty()) out[setting] = o.*field;
+  if (o.enforce_eager) out[Setting::enforce_eager] = "true";
+  return out;
+}
+
+Options with_settings(Options o, const LaunchSettings& settings) {
+  for (const auto& [setting, field] : kSettingFields) {
+    auto it = settings.values.find(setting);
+    if (it != settings.values.end()) o.*field = it->second.value;
+  }
+  if (settings.values.count(Setting::enforce_eager)) o.enforce_eager = true;
+  // A launch always serves a workload: with no workload option, plan one
+  // request of the full context (the engine must admit one such request).
+  if (o.context.empty() && o.concurrency.empty() && o.kv_dtype.empty() && o.state_dtype.empty() &&
+      o.state_slots.empty() && o.reserve.empty() && o.chunk.empty())
+    o.concurrency = "1";
+  return o;
+}
+
+// What the engine loads: a catalogue model's hub id, a listing's hub id, or a local folder.
+LaunchModel describe_model(const Options& o, const LoadedModel& loaded, std::string& catalogue_name) {
+  LaunchModel m;
+  const auto& spec = loaded.model;
+  m.moe = spec.moe.routed_experts > 0;
+  m.kda_state = spec.count_layers(LayerKind::kda) > 0;
+  m.recurrent_state = m.kda_state || spec.count_layers(LayerKind::gated_deltanet) > 0 ||
+                      spec.count_layers(LayerKind::mamba2) > 0;
+  m.auto_kv_dtype = resolve_kv_dtype("auto", dtype_bits(spec.dtype));
+  std::error_code ec;
+  if (o.model.empty() || !std::filesystem::exists(o.model, ec)) {
+    for (const auto& entry : model_catalogue()) {
+      if (entry.name != spec.name) continue;
+      catalogue_name = entry.name;
+      m.ref = entry.hub_id.empty() ? entry.name : entry.hub_id;
+      m.described = "catalogue " + entry.name;
+    }
+    if (m.ref.empty()) m.ref = spec.name;
+    if (m.described.empty()) m.described = "catalogue";
+    return m;
+  }
+  if (loaded.listing && !loaded.listing->id.empty()) {
+    m.ref = loaded.listing->id;
+    m.described = "hub id from the saved listing " + o.model + "; the engine downloads it";
+    return m;
+  }
+  const std::filesystem::path path(o.model);
+  const auto folder = std::filesystem::is_directory(path, ec) ? path
+                      : path.has_parent_path()                  ? path.parent_path()
+                                                                : std::filesystem::path(".");
+  m.ref = folder.string();
+  m.local_path = true;
+  m.described = o.model == m.ref ? "a local path, as given" : "the folder of " + o.model + "; engines load a folder";
+  return m;
+}
+
+}  // namespace
+
+int run_launch(const Options& o) {
+  if (o.engine.empty())
+    return fail(Error{"--engine", "", "launch needs --engine vllm or --engine sglang"});
+  auto kind = parse_engine(o.engine);
+  if (!kind) return fail(kind.error());
+  if (*kind == EngineKind::generic)
+    return fail(Error{"--engine", "", "launch needs --engine vllm or --engine sglang (the generic engine has no command line)"});
+
+  auto spec = parse_gpu_spec(o.gpus, "--gpus");
+  if (!spec) return fail(spec.error());
+  auto catalogue = resolve_catalogue(o);
+  if (!catalogue) return fail(catalogue.error());
+  auto gpu = catalogue->find(spec->family, "--gpus");
+  if (!gpu) return fail(gpu.error());
+  auto loaded = load_model_for(o);
+  if (!loaded) return fail(loaded.error());
+
+  LaunchInput in;
+  in.engine = *kind;
+  std::string catalogue_name;
+  in.model = describe_model(o, *loaded, catalogue_name);
+  if (const auto* arch = find_gpu_arch(embedded_gpu_archs(), **gpu)) {
+    in.arch = arch->arch;
+    in.arch_label = arch->label;
+    in.arch_source = arch->source;
+  }
+  if (!o.gpus_per_node.empty()) {
+    auto gpn = parse_positive_integer(o.gpus_per_node, "--gpus-per-node");
+    if (!gpn) return fail(gpn.error());
+    in.gpus_per_node = *gpn;
+  }
+  in.engine_version = o.engine_version;
+  in.quantize = o.quantize;
+  in.dtype = o.dtype;
+
+  const RecipeTarget target{*kind, catalogue_name, loaded->model.family, in.arch, (*gpu)->id, spec->count};
+  auto settings = apply_recipes(user_settings(o), *kind, select_recipes(embedded_recipes(), target));
+  if (!settings) return fail(settings.error());
+  in.settings = std::move(settings).value();
+
+  auto plan = make_plan(with_settings(o, in.settings));
+  if (!plan) return fail(plan.error());
+  auto launch = build_launch(*plan, in);
+  if (!launch) return fail(launch.error());
+
+  if (o.format == "json") std::cout << launch_json(*plan, in, *launch).dump(2) << "\n";
+  else std::cout << render_launch(*plan, in, *launch, o.format == "md");
+  return plan->verdict.fits ? 0 : 1;
+}
 
 }  // namespace preflight::cli

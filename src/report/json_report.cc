@@ -207,6 +207,7 @@ nlohmann::json accelerator_json(const Accelerator& g) {
   return {{"id", g.id},
           {"vendor", g.vendor},
           {"name", g.name},
+          {"architecture", g.architecture},
           {"aliases", g.aliases},
           {"nominal_gb", g.nominal_gb},
           {"smi_total_bytes", g.smi_total_bytes},

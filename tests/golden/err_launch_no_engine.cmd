@@ -1,0 +1,1 @@
+launch --gpus 8xH100

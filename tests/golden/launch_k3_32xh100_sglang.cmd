@@ -1,0 +1,1 @@
+launch --gpus 32xH100 --engine sglang
