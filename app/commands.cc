@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/units.h"
+#include "engine/engine_profile.h"
 #include "model_source.h"
 #include "plan_inputs.h"
 #include "hardware/gpu_catalogue.h"
@@ -82,6 +83,64 @@ int run_models(const Options& o) {
   return 0;
 }
 
-int run_engines(const Options&) { return fail(Error{"engines", "", "not implemented yet"}); }
+int run_engines(const Options& o) {
+  const auto& p = engine_profiles();
+  const auto& v = p.vllm;
+  const auto& g = p.sglang;
+  if (o.format == "json") {
+    nlohmann::json eras = nlohmann::json::array();
+    for (const auto& e : v.eras)
+      eras.push_back({{"from", fmt::format("{}.{}.{}", e.from.major, e.from.minor, e.from.patch)},
+                      {"engine", e.engine},
+                      {"non_torch_gib_tp1", e.non_torch_gib_tp1},
+                      {"non_torch_gib_tp", e.non_torch_gib_tp},
+                      {"non_torch_gib_pp_only", e.non_torch_gib_pp_only},
+                      {"cuda_graph_subtracted", e.cuda_graph_subtracted},
+                      {"sampler_bytes_per_logit", e.sampler_bytes_per_logit},
+                      {"kv_tokens_from_concurrency", e.kv_tokens_from_concurrency},
+                      {"source", e.source}});
+    nlohmann::json j = {
+        {"generic", {{"rules", "seed 000's planning model: weights, a runtime reserve (--reserve), prefill activations, "
+                               "recurrent state slots and the token cache per rank; no engine quirks"}}},
+        {"vllm",
+         {{"default_version", v.default_version},
+          {"code", v.code},
+          {"gpu_memory_utilization", v.gpu_memory_utilization},
+          {"block_size", v.block_size},
+          {"mla_block_size", v.mla_block_size},
+          {"max_num_batched_tokens", {{"large_gpu", v.max_num_batched_tokens_large_gpu}, {"small_gpu", v.max_num_batched_tokens_small_gpu}}},
+          {"max_num_seqs", {{"large_gpu", v.max_num_seqs_large_gpu}, {"small_gpu", v.max_num_seqs_small_gpu}}},
+          {"eras", eras},
+          {"sources", v.sources}}},
+        {"sglang",
+         {{"default_version", g.default_version},
+          {"code", g.code},
+          {"mamba_full_memory_ratio", g.mamba_full_memory_ratio},
+          {"page_size", g.page_size},
+          {"slots_per_request", {{"radix_on", g.radix_slots_on}, {"radix_lazy", g.radix_slots_lazy}, {"radix_off", g.radix_slots_off}}},
+          {"mem_fraction_static_rule", g.reserved_source},
+          {"sources", g.sources}}}};
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  std::cout << "generic  seed 000's planning model: weights, --reserve, prefill activations, state slots, token cache\n\n";
+  std::cout << fmt::format("vllm     default version {}; gpu_memory_utilization {}; block {} tokens (MLA {}); "
+                           "max_num_batched_tokens {} / max_num_seqs {} on GPUs >= {} GiB (else {} / {})\n",
+                           v.default_version, v.gpu_memory_utilization, v.block_size, v.mla_block_size,
+                           v.max_num_batched_tokens_large_gpu, v.max_num_seqs_large_gpu, v.large_gpu_min_gib,
+                           v.max_num_batched_tokens_small_gpu, v.max_num_seqs_small_gpu);
+  std::cout << fmt::format("         rules from {}\n", v.code);
+  for (const auto& e : v.eras)
+    std::cout << fmt::format("  from {}.{}.{} ({}): non-torch {} GiB at TP1, {} GiB at TP>1; CUDA graphs {}; sampler {} B/logit\n"
+                             "      source: {}\n",
+                             e.from.major, e.from.minor, e.from.patch, e.engine, e.non_torch_gib_tp1, e.non_torch_gib_tp,
+                             e.cuda_graph_subtracted ? "subtracted" : "not subtracted", e.sampler_bytes_per_logit, e.source);
+  std::cout << fmt::format("\nsglang   default version {}; mem_fraction_static by SGLang's formula; mamba_full_memory_ratio {}; "
+                           "page {} token(s); state slots per request {} / {} / {} (radix on / lazy / off)\n",
+                           g.default_version, g.mamba_full_memory_ratio, g.page_size, g.radix_slots_on, g.radix_slots_lazy,
+                           g.radix_slots_off);
+  std::cout << fmt::format("         rules from {}\n         {}\n", g.code, g.reserved_source);
+  return 0;
+}
 
 }  // namespace preflight::cli

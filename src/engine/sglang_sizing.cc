@@ -177,11 +177,14 @@ Result<EngineSizing> size_sglang(const EngineInputs& in) {
                             o.mem_fraction_static > 0 ? "--mem-fraction-static" : mfs_formula, prof.reserved_source));
     f.push_back(bytes_figure("engine.weights_bytes_per_rank", fmt::format("weights SGLang loads on rank {}", heavy.rank),
                              heavy.weights_bytes, Evidence::estimate, "the rank's placed tensor shares (tied LM head not loaded)", code));
-    f.push_back(real_figure("engine.kv_budget_bytes", "rest after weights (KV and state pools)", static_cast<double>(min_rest),
-                            "B", Evidence::estimate,
-                            fmt::format("({} B - {} GiB context) x {} - {} B weights", with_commas(total), prof.cuda_context_gib,
-                                        s.memory_fraction, with_commas(heavy.weights_bytes)),
-                            code));
+    const auto rest_formula = fmt::format("({} B - {} GiB context) x {} - {} B weights", with_commas(total), prof.cuda_context_gib,
+                                          s.memory_fraction, with_commas(heavy.weights_bytes));
+    if (min_rest >= 0)
+      f.push_back(bytes_figure("engine.kv_budget_bytes", "rest after weights (KV and state pools)",
+                               static_cast<std::uint64_t>(min_rest), Evidence::estimate, rest_formula, code));
+    else
+      f.push_back(bytes_figure("engine.kv_shortfall_bytes", "weights beyond the static share (no pools)",
+                               static_cast<std::uint64_t>(-min_rest), Evidence::estimate, rest_formula, code));
     if (s.state_slots > 0)
       f.push_back(exact_figure("engine.state_slots", "state slots (max_mamba_cache_size)", s.state_slots, "slots",
                                Evidence::estimate, s.rules[1], code));

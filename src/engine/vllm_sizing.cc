@@ -286,12 +286,15 @@ Result<EngineSizing> size_vllm(const EngineInputs& in) {
     if (tight.cuda_graph_bytes)
       f.push_back(bytes_figure("engine.cuda_graph_bytes", "CUDA graph memory (subtracted from 0.21)", tight.cuda_graph_bytes,
                                Evidence::estimate, fmt::format("{} GiB planning figure", prof.cuda_graph_gib), era.source));
-    f.push_back(real_figure("engine.kv_budget_bytes", fmt::format("KV cache memory on the limiting rank {}", tight.rank),
-                            static_cast<double>(tight.kv_budget_bytes), "B", Evidence::estimate,
-                            fmt::format("{} - {} weights - {} activations - {} non-torch - {} graphs", with_commas(requested),
-                                        with_commas(tight.weights_bytes), with_commas(tight.activation_peak_bytes),
-                                        with_commas(tight.non_torch_bytes), with_commas(tight.cuda_graph_bytes)),
-                            code));
+    const auto budget_formula = fmt::format("{} - {} weights - {} activations - {} non-torch - {} graphs", with_commas(requested),
+                                            with_commas(tight.weights_bytes), with_commas(tight.activation_peak_bytes),
+                                            with_commas(tight.non_torch_bytes), with_commas(tight.cuda_graph_bytes));
+    if (tight.kv_budget_bytes >= 0)
+      f.push_back(bytes_figure("engine.kv_budget_bytes", fmt::format("KV cache memory on the limiting rank {}", tight.rank),
+                               static_cast<std::uint64_t>(tight.kv_budget_bytes), Evidence::estimate, budget_formula, code));
+    else
+      f.push_back(bytes_figure("engine.kv_shortfall_bytes", fmt::format("memory missing before any KV cache on rank {}", tight.rank),
+                               static_cast<std::uint64_t>(-tight.kv_budget_bytes), Evidence::estimate, budget_formula, code));
     f.push_back(exact_figure("engine.block_size", "KV block size", s.block_size, "tokens", Evidence::derived,
                              s.rules[1], code));
     f.push_back(exact_figure("engine.num_blocks", "KV cache blocks", s.num_blocks, "blocks", Evidence::estimate,

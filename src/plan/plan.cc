@@ -349,7 +349,7 @@ RankLedger engine_rank_ledger(const Plan& plan, const ModelSpec& model, const Ra
   add_weight_rows(l, plan, weights, formulas, tied);
   if (worker.weights_bytes > input.placed_weights - std::min(input.placed_weights, tied) && vllm) {
     const auto extra = worker.weights_bytes - (input.placed_weights - std::min(input.placed_weights, tied));
-    l.rows.push_back(row("weights.engine_tensors", "engine-side tensors (RoPE cache, MLA copies, kernel padding)",
+    l.rows.push_back(row("weights.engine_tensors", "engine-side tensors",
                          Resource::weights, extra, Evidence::estimate,
                          text_if(formulas, "what vLLM adds when it loads (see engine.weights_bytes_per_rank)")));
   }
@@ -362,7 +362,7 @@ RankLedger engine_rank_ledger(const Plan& plan, const ModelSpec& model, const Ra
                                                             "activations and CUDA graphs live here",
                                                             e.memory_fraction))));
   if (vllm) {
-    l.rows.push_back(row("reserve.non_torch", "non-torch memory (NCCL, all-reduce buffers)", Resource::reserve,
+    l.rows.push_back(row("reserve.non_torch", "non-torch (NCCL, all-reduce)", Resource::reserve,
                          worker.non_torch_bytes, Evidence::estimate, text_if(formulas, "era constant by TP / PP")));
     if (worker.cuda_graph_bytes > 0)
       l.rows.push_back(row("reserve.cuda_graphs", "CUDA graph pool", Resource::reserve, worker.cuda_graph_bytes,
@@ -376,7 +376,7 @@ RankLedger engine_rank_ledger(const Plan& plan, const ModelSpec& model, const Ra
     const auto need = checked_mul(requests, worker.state_request_bytes, "state");
     // SGLang allocates its whole state pool at start-up.
     const auto bytes = vllm ? need : std::max(need, worker.state_pool_bytes);
-    l.rows.push_back(row("state.recurrent", vllm ? "recurrent state (padded state pages)" : "recurrent state pool",
+    l.rows.push_back(row("state.recurrent", vllm ? "recurrent state (padded pages)" : "recurrent state pool",
                          Resource::recurrent_state, bytes, Evidence::estimate,
                          text_if(formulas, vllm ? fmt::format("{} requests x {} B (state pages padded to the attention page)",
                                                               requests, with_commas(worker.state_request_bytes))

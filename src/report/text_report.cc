@@ -75,12 +75,12 @@ void ledger_table(std::string& out, const RankGroup& g, TextStyle style) {
   }
   out += fmt::format("{}  [{}]\n", rank_name(g), rank_bar(l, 50));
   for (const auto& r : l.rows)
-    out += fmt::format("  {:<30} {:>30}  {}\n", r.label, bytes_cell(r.bytes), evidence_label(r.evidence));
-  out += fmt::format("  {:<30} {:>30}\n", "total demand", bytes_cell(l.demand));
-  if (l.fits()) out += fmt::format("  {:<30} {:>30}\n", "free", bytes_cell(l.free));
-  else out += fmt::format("  {:<30} {:>30}  <- {} crossed the boundary\n", "OVER capacity", bytes_cell(l.over),
+    out += fmt::format("  {:<34} {:>30}  {}\n", r.label, bytes_cell(r.bytes), evidence_label(r.evidence));
+  out += fmt::format("  {:<34} {:>30}\n", "total demand", bytes_cell(l.demand));
+  if (l.fits()) out += fmt::format("  {:<34} {:>30}\n", "free", bytes_cell(l.free));
+  else out += fmt::format("  {:<34} {:>30}  <- {} crossed the boundary\n", "OVER capacity", bytes_cell(l.over),
                           resource_key(l.first_boundary));
-  out += fmt::format("  {:<30} {:>30}\n", "capacity (device-reported)", bytes_cell(l.capacity));
+  out += fmt::format("  {:<34} {:>30}\n", "capacity (device-reported)", bytes_cell(l.capacity));
 }
 
 void figure_lines(std::string& out, const std::vector<Figure>& figures, std::string_view prefix, TextStyle style,
@@ -171,7 +171,12 @@ std::string render_plan(const Plan& plan, TextStyle style) {
                          "cluster.device_capacity_total", "weights.even_share_per_rank", "weights.heaviest_rank"}) {
     if (const auto* f = find_figure(plan.figures, id)) figure_lines(out, {*f}, "", style, false);
   }
-  if (plan.second_pass) {
+  if (plan.engine) {
+    const auto& e = *plan.engine;
+    out += heading(style, 2, fmt::format("Engine: {} {} (what it would log at start-up)", e.name, e.version));
+    figure_lines(out, plan.figures, "engine.", style, false);
+    if (!e.failure.empty()) out += fmt::format("  the engine would refuse to start: {}\n", e.failure);
+  } else if (plan.second_pass) {
     out += heading(style, 2, "Request state");
     figure_lines(out, plan.figures, "state.", style, false);
     figure_lines(out, plan.figures, "kv.", style, false);
@@ -179,7 +184,7 @@ std::string render_plan(const Plan& plan, TextStyle style) {
   }
   out += heading(style, 2, "Per-rank ledger");
   if (style == TextStyle::table)
-    out += "  bar: # weights  r reserve  a activations  s KDA state  k MLA cache  . free  ! over capacity\n";
+    out += "  bar: # weights  r reserve  a activations  s recurrent state  k KV cache  . free  ! over capacity\n";
   for (const auto& g : group_ranks(plan.ranks)) ledger_table(out, g, style);
   out += heading(style, 2, "Disk and download");
   figure_lines(out, plan.figures, "disk.", style, false);
@@ -200,7 +205,8 @@ std::string render_explain(const Plan& plan, TextStyle style) {
   out += heading(style, 2, "Every figure, with its evidence, formula and source");
   figure_lines(out, plan.figures, "", style, true);
   out += heading(style, 2, "Ledger rows (tightest rank)");
-  const auto& worst = plan.ranks[plan.verdict.worst_rank];
+  const auto& worst = *std::find_if(plan.ranks.begin(), plan.ranks.end(),
+                                     [&](const RankLedger& l) { return l.rank == plan.verdict.worst_rank; });
   for (const auto& r : worst.rows)
     out += fmt::format("  {:<30} {:>28}  [{}]\n  {:<30}   = {}\n", r.label, bytes_cell(r.bytes),
                        evidence_label(r.evidence), "", r.formula);
