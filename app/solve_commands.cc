@@ -1,13 +1,132 @@
-// fit, max and sweep: the solvers' front ends.
+// fit, max and sweep: the solvers' front ends. Options become library inputs
+// (plan_inputs.h); the solvers plan through verdict_plan_evaluator (the fast path); the renderers
+// print. Exit codes: 0 an answer that fits exists (fit: some family fits; max:
+// the smallest value fits; sweep: some cell is green), 1 none, 2 bad input.
+#include <fmt/format.h>
+
 #include <iostream>
+#include <set>
 
 #include "commands.h"
+#include "core/units.h"
 #include "plan_inputs.h"
+#include "report/solve_report.h"
+#include "solve/fit.h"
+#include "solve/gpu_counts.h"
+#include "solve/max_solver.h"
+#include "solve/sweep.h"
 
 namespace preflight::cli {
 
-int run_fit(const Options&) { return fail(Error{"fit", "", "not implemented yet"}); }
-int run_max(const Options&) { return fail(Error{"max", "", "not implemented yet"}); }
-int run_sweep(const Options&) { return fail(Error{"sweep", "", "not implemented yet"}); }
+namespace {
+
+TextStyle style_of(const Options& o) { return o.format == "md" ? TextStyle::markdown : TextStyle::table; }
+
+// fit and sweep choose the count themselves; a --gpus COUNTxFAMILY is a
+// mistake worth naming rather than silently ignoring.
+std::optional<Error> reject_gpus(const Options& o, const char* command) {
+  if (o.gpus.empty()) return std::nullopt;
+  return Error{"--gpus", "",
+               fmt::format("{} searches the GPU count itself; name families with --gpu FAMILY (got '{}')", command,
+                           o.gpus)};
+}
+
+// --gpu FAMILY ... (default: every catalogue family), in the order given, each once.
+Result<std::vector<Accelerator>> families(const Options& o, const GpuCatalogue& catalogue) {
+  if (o.gpu_families.empty()) return catalogue.all();
+  std::vector<Accelerator> out;
+  std::set<std::string> seen;
+  for (const auto& name : o.gpu_families) {
+    auto gpu = catalogue.find(name, "--gpu");
+    if (!gpu) return gpu.error();
+    if (seen.insert((*gpu)->id).second) out.push_back(**gpu);
+  }
+  return out;
+}
+
+// What every solver needs: the model, the catalogue's families, the request.
+struct SolverInputs {
+  LoadedModel loaded;
+  std::vector<Accelerator> gpus;
+  PlanRequest request;
+};
+
+Result<SolverInputs> solver_inputs(const Options& o, const char* command) {
+  if (auto e = reject_gpus(o, command)) return *e;
+  auto catalogue = resolve_catalogue(o);
+  if (!catalogue) return catalogue.error();
+  auto gpus = families(o, *catalogue);
+  if (!gpus) return gpus.error();
+  auto request = plan_request(o);
+  if (!request) return request.error();
+  auto loaded = load_model_for(o);
+  if (!loaded) return loaded.error();
+  return SolverInputs{std::move(loaded).value(), std::move(gpus).value(), *request};
+}
+
+}  // namespace
+
+int run_fit(const Options& o) {
+  FitOptions options;
+  if (!o.max_gpus.empty()) {
+    auto v = parse_positive_integer(o.max_gpus, "--max-gpus");
+    if (!v) return fail(v.error());
+    options.max_gpus = *v;
+  }
+  auto in = solver_inputs(o, "fit");
+  if (!in) return fail(in.error());
+  const auto& model = in->loaded.model;
+  const PlanContext context(model);
+  auto fits = solve_fit(model, verdict_plan_evaluator(context), in->gpus, in->request, options);
+  if (!fits) return fail(fits.error());
+  if (o.format == "json") std::cout << fit_json(model, in->request, options, *fits).dump(2) << "\n";
+  else if (o.format == "csv") std::cout << fit_csv(*fits);
+  else std::cout << render_fit(model, in->request, options, *fits, style_of(o));
+  for (const auto& f : *fits)
+    if (f.fits) return 0;
+  return 1;
+}
+
+int run_max(const Options& o) {
+  auto what = parse_solve(o.solve, "--solve");
+  if (!what) return fail(what.error());
+  auto spec = parse_gpu_spec(o.gpus, "--gpus");
+  if (!spec) return fail(spec.error());
+  auto catalogue = resolve_catalogue(o);
+  if (!catalogue) return fail(catalogue.error());
+  auto gpu = catalogue->find(spec->family, "--gpus");
+  if (!gpu) return fail(gpu.error());
+  auto request = plan_request(o);
+  if (!request) return fail(request.error());
+  auto loaded = load_model_for(o);
+  if (!loaded) return fail(loaded.error());
+  request.value().gpu_count = spec->count;
+  // The solved quantity's own flag, when given, is the ceiling of the search.
+  MaxOptions options;
+  options.what = *what;
+  if (*what == SolveFor::context && !o.context.empty()) options.ceiling = request->workload.context_tokens;
+  if (*what == SolveFor::concurrency && !o.concurrency.empty()) options.ceiling = request->workload.concurrency;
+  const auto& model = loaded->model;
+  const PlanContext context(model);
+  auto result = solve_max(model, verdict_plan_evaluator(context), **gpu, *request, options);
+  if (!result) return fail(result.error());
+  if (o.format == "json") std::cout << max_json(model, **gpu, *request, *result).dump(2) << "\n";
+  else std::cout << render_max(model, **gpu, *request, *result, style_of(o));
+  return result->found ? 0 : 1;
+}
+
+int run_sweep(const Options& o) {
+  auto counts = parse_counts(o.counts.empty() ? "1..256" : o.counts, "--counts");
+  if (!counts) return fail(counts.error());
+  auto in = solver_inputs(o, "sweep");
+  if (!in) return fail(in.error());
+  const auto& model = in->loaded.model;
+  const PlanContext context(model);
+  const auto sweep = preflight::run_sweep(model, verdict_plan_evaluator(context), in->gpus, in->request, *counts);
+  if (o.format == "json") std::cout << sweep_json(model, in->request, sweep).dump(2) << "\n";
+  else if (o.format == "csv") std::cout << sweep_csv(sweep);
+  else std::cout << render_sweep(model, in->request, sweep, style_of(o));
+  return sweep.green_cells > 0 ? 0 : 1;
+}
 
 }  // namespace preflight::cli

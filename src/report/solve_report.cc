@@ -75,7 +75,8 @@ std::string table(const std::vector<std::vector<std::string>>& rows, TextStyle s
       const bool right = i < right_aligned.size() && right_aligned[i];
       if (style == TextStyle::markdown) line += " " + cell + " |";
       else
-        line += (i ? "  " : "") + (right ? fmt::format("{:>{}}", cell, width[i]) : fmt::format("{:<{}}", cell, width[i]));
+        line += (i ? "  " : "") +
+                (right ? fmt::format("{:>{}}", cell, width[i]) : fmt::format("{:<{}}", cell, width[i]));
     }
     if (style == TextStyle::table) {
       while (!line.empty() && line.back() == ' ') line.pop_back();
@@ -112,12 +113,15 @@ nlohmann::json gpu_json(const Accelerator& gpu, std::uint64_t gpus_per_node) {
 
 std::string binding_key(Resource r) { return std::string(resource_key(r)); }
 
-std::uint64_t nodes_for(std::uint64_t gpus, std::uint64_t node) { return ceil_div(gpus, std::max<std::uint64_t>(node, 1)); }
+std::uint64_t nodes_for(std::uint64_t gpus, std::uint64_t node) {
+  return ceil_div(gpus, std::max<std::uint64_t>(node, 1));
+}
 
 // fit: the binding column / sentence for one family.
 std::string fit_binding_text(const FamilyFit& f, std::uint64_t max_gpus) {
   if (f.fits)
-    return f.binding_at > 0 ? fmt::format("{} ran out at {} GPU{}", resource_key(f.binding), f.binding_at, f.binding_at == 1 ? "" : "s")
+    return f.binding_at > 0 ? fmt::format("{} ran out at {} GPU{}", resource_key(f.binding), f.binding_at,
+                                          f.binding_at == 1 ? "" : "s")
                             : fmt::format("tightest: {}", resource_key(f.binding));
   if (f.limit_gpus == 0) return fmt::format("cannot be planned on up to {} GPUs: {}", max_gpus, f.note);
   std::string short_by;
@@ -160,7 +164,7 @@ std::string render_fit(const ModelSpec& model, const PlanRequest& request, const
   out += fmt::format("{}; counts 1..{}, whole nodes above one node; the best of the candidate layouts at each count\n\n",
                      describe_workload(model, request), options.max_gpus);
   std::vector<std::vector<std::string>> rows = {
-      {"GPU", "per node", "min GPUs", "nodes", "layout", "headroom/GPU", "binding"}};
+      {"GPU", "per node", "min GPUs", "nodes", "layout", "headroom", "binding"}};
   std::uint64_t fitting = 0, evaluations = 0;
   for (const auto& f : fits) {
     evaluations += f.evaluations;
@@ -187,10 +191,12 @@ std::string fit_csv(const std::vector<FamilyFit>& fits) {
   for (const auto& f : fits) {
     const bool layout = f.fits || f.limit_planned;
     const auto& l = f.best.layout;
+    const auto nodes = f.fits ? std::to_string(nodes_for(f.min_gpus, f.gpus_per_node)) : "";
     out += fmt::format("{},{},{},{},{},", csv_field(f.gpu.id), f.gpus_per_node, f.fits ? "true" : "false",
-                       f.fits ? std::to_string(f.min_gpus) : "", f.fits ? std::to_string(nodes_for(f.min_gpus, f.gpus_per_node)) : "");
-    if (layout) out += fmt::format("{},{},{},{},{},{},{},", l.tp, l.dp, l.ep, l.pp, l.dcp, f.best.verdict.headroom_bytes,
-                                   csv_gb(f.best.verdict.headroom_bytes));
+                       f.fits ? std::to_string(f.min_gpus) : "", nodes);
+    if (layout)
+      out += fmt::format("{},{},{},{},{},{},{},", l.tp, l.dp, l.ep, l.pp, l.dcp, f.best.verdict.headroom_bytes,
+                         csv_gb(f.best.verdict.headroom_bytes));
     else out += ",,,,,,,";
     out += fmt::format("{},{},{}\n", f.binding == Resource::none && !f.fits ? "" : binding_key(f.binding),
                        f.binding_at > 0 ? std::to_string(f.binding_at) : "", csv_field(f.note));
@@ -215,7 +221,6 @@ nlohmann::json fit_json(const ModelSpec& model, const PlanRequest& request, cons
     }
     j["binding"] = f.fits || f.limit_gpus > 0 ? nlohmann::json(binding_key(f.binding)) : nlohmann::json(nullptr);
     j["binding_at_gpus"] = f.binding_at > 0 ? nlohmann::json(f.binding_at) : nlohmann::json(nullptr);
-    if (!f.fits) j["searched_up_to"] = f.limit_gpus;
     j["summary"] = fit_binding_text(f, options.max_gpus);
     if (!f.note.empty()) j["note"] = f.note;
     j["evaluations"] = f.evaluations;
@@ -345,7 +350,8 @@ std::string render_sweep(const ModelSpec& model, const PlanRequest& request, con
       std::vector<std::string> line = {row.gpu.id};
       bool any = false;
       for (auto i = start; i < end; ++i) {
-        auto it = std::find_if(row.cells.begin(), row.cells.end(), [&](const SweepCell& c) { return c.gpus == counts[i]; });
+        auto it = std::find_if(row.cells.begin(), row.cells.end(),
+                               [&](const SweepCell& c) { return c.gpus == counts[i]; });
         line.push_back(it == row.cells.end() ? "" : cell_text(*it));
         any = any || it != row.cells.end();
       }
@@ -365,15 +371,16 @@ std::string sweep_csv(const Sweep& sweep) {
   std::string out = std::string(kSweepCsvHeader) + "\n";
   for (const auto& row : sweep.rows) {
     for (const auto& c : row.cells) {
-      out += fmt::format("{},{},{},{},", csv_field(row.gpu.id), row.gpus_per_node, c.gpus, nodes_for(c.gpus, row.gpus_per_node));
+      out += fmt::format("{},{},{},{},", csv_field(row.gpu.id), row.gpus_per_node, c.gpus,
+                         nodes_for(c.gpus, row.gpus_per_node));
       if (!c.planned) {
         out += fmt::format("n/a,,,,,,,,,{}\n", csv_field(c.note));
         continue;
       }
       const auto& v = c.best.verdict;
       const auto& l = c.best.layout;
-      out += fmt::format("{},{},{},{},{},{},{},{},{},\n", v.fits ? "green" : "red", v.headroom_bytes, csv_gb(v.headroom_bytes),
-                         binding_key(c.best.binding), l.tp, l.dp, l.ep, l.pp, l.dcp);
+      out += fmt::format("{},{},{},{},{},{},{},{},{},\n", v.fits ? "green" : "red", v.headroom_bytes,
+                         csv_gb(v.headroom_bytes), binding_key(c.best.binding), l.tp, l.dp, l.ep, l.pp, l.dcp);
     }
   }
   return out;

@@ -1,0 +1,177 @@
+#include "solve/fit.h"
+
+#include <gtest/gtest.h>
+
+#include "core/bytes.h"
+#include "hardware/gpu_catalogue.h"
+#include "model/model_catalogue.h"
+#include "solve/gpu_counts.h"
+
+namespace preflight {
+namespace {
+
+const ModelSpec& k3() {
+  static const ModelSpec m = load_catalogue_model("kimi-k3", "test").value_or_throw();
+  return m;
+}
+
+const ModelSpec& deepseek_v3() {
+  static const ModelSpec m = load_catalogue_model("deepseek-v3", "test").value_or_throw();
+  return m;
+}
+
+const Accelerator& gpu(const std::string& name) { return *GpuCatalogue::embedded().find(name, "test").value_or_throw(); }
+
+// An accelerator large enough that the weight floor never prunes.
+Accelerator fake_gpu(unsigned gpus_per_node) {
+  Accelerator a;
+  a.id = "fake";
+  a.name = "fake";
+  a.device_total_bytes = 1000 * kTB;
+  a.gpus_per_node = gpus_per_node;
+  return a;
+}
+
+// Green from `min_count` GPUs on (headroom grows with the count); below it red
+// on `binding`. Counts in `unplannable` reject every layout.
+PlanEvaluator threshold(std::uint64_t min_count, Resource binding = Resource::kv_cache,
+                        std::vector<std::uint64_t> unplannable = {}) {
+  return [=](const Accelerator&, const PlanRequest& r) -> Result<ProbeResult> {
+    for (auto n : unplannable)
+      if (n == r.gpu_count) return Error{"--gpus", "", "cannot split"};
+    ProbeResult p;
+    p.layout.world = r.gpu_count;
+    p.layout.tp = 1;
+    p.layout.dp = r.gpu_count;
+    p.verdict.fits = r.gpu_count >= min_count;
+    p.verdict.headroom_bytes = (static_cast<std::int64_t>(r.gpu_count) - static_cast<std::int64_t>(min_count)) *
+                                   static_cast<std::int64_t>(kGB) +
+                               (p.verdict.fits ? 0 : -1);
+    p.verdict.first_boundary = p.verdict.fits ? Resource::none : binding;
+    p.binding = p.verdict.fits ? Resource::weights : binding;
+    return p;
+  };
+}
+
+PlanRequest weights_only() { return PlanRequest{}; }
+
+TEST(SolveFit, SearchLogicOnSyntheticEvaluators) {
+  struct Case {
+    const char* what;
+    std::uint64_t threshold;
+    unsigned node;
+    std::uint64_t max_gpus;
+    std::vector<std::uint64_t> unplannable;
+    bool fits;
+    std::uint64_t min_gpus;    // or the limit when it does not fit
+    std::uint64_t binding_at;
+    Resource binding;
+  };
+  const Case cases[] = {
+      {"whole nodes above one node", 20, 8, 256, {}, true, 24, 16, Resource::kv_cache},
+      {"any count within a node", 5, 8, 256, {}, true, 5, 4, Resource::kv_cache},
+      {"one GPU: the green plan's tightest resource", 1, 8, 256, {}, true, 1, 0, Resource::weights},
+      {"node size 1: every count", 20, 1, 256, {}, true, 20, 19, Resource::kv_cache},
+      {"node size 4", 13, 4, 256, {}, true, 16, 12, Resource::kv_cache},
+      {"unplannable counts are skipped", 20, 8, 256, {24, 32}, true, 40, 16, Resource::kv_cache},
+      {"nothing fits: what binds at the limit", 1000, 8, 256, {}, false, 256, 256, Resource::kv_cache},
+      {"limit not a whole node: the last whole node", 1000, 8, 100, {}, false, 96, 96, Resource::kv_cache},
+      {"limit unplannable: the last count that planned", 1000, 8, 64, {64}, false, 56, 56, Resource::kv_cache},
+  };
+  for (const auto& c : cases) {
+    auto fit = fit_family(k3(), threshold(c.threshold, Resource::kv_cache, c.unplannable), fake_gpu(c.node),
+                          weights_only(), FitOptions{c.max_gpus});
+    ASSERT_TRUE(fit.ok()) << c.what;
+    EXPECT_EQ(fit->fits, c.fits) << c.what;
+    EXPECT_EQ(c.fits ? fit->min_gpus : fit->limit_gpus, c.min_gpus) << c.what;
+    EXPECT_EQ(fit->binding_at, c.binding_at) << c.what;
+    EXPECT_EQ(fit->binding, c.binding) << c.what;
+    EXPECT_EQ(fit->gpus_per_node, c.node) << c.what;
+  }
+}
+
+TEST(SolveFit, StopsAtTheFirstGreenCount) {
+  std::uint64_t calls = 0, largest = 0;
+  const auto inner = threshold(3);
+  const PlanEvaluator counting = [&](const Accelerator& g, const PlanRequest& r) {
+    ++calls;
+    largest = std::max(largest, r.gpu_count);
+    return inner(g, r);
+  };
+  auto fit = fit_family(k3(), counting, fake_gpu(8), weights_only(), FitOptions{256});
+  ASSERT_TRUE(fit.ok());
+  EXPECT_EQ(fit->min_gpus, 3u);
+  EXPECT_EQ(largest, 3u);
+  EXPECT_EQ(fit->evaluations, calls);
+}
+
+TEST(SolveFit, NothingPlannableSaysWhy) {
+  const PlanEvaluator never = [](const Accelerator&, const PlanRequest&) -> Result<ProbeResult> {
+    return Error{"--gpus", "", "expert parallelism exceeds the experts"};
+  };
+  auto fit = fit_family(k3(), never, fake_gpu(8), weights_only(), FitOptions{16});
+  ASSERT_TRUE(fit.ok());
+  EXPECT_FALSE(fit->fits);
+  EXPECT_EQ(fit->limit_gpus, 0u);
+  EXPECT_NE(fit->note.find("exceeds the experts"), std::string::npos) << fit->note;
+}
+
+TEST(SolveFit, RejectsBadMaxGpus) {
+  for (std::uint64_t bad : {std::uint64_t{0}, kMaxSolverGpus + 1}) {
+    auto fit = solve_fit(k3(), threshold(1), {fake_gpu(8)}, weights_only(), FitOptions{bad});
+    ASSERT_FALSE(fit.ok()) << bad;
+    EXPECT_EQ(fit.error().origin, "--max-gpus");
+  }
+}
+
+// Kimi K3's weights (1,560.9 GB of tensors) on the catalogue, weights only.
+TEST(SolveFit, KimiK3WeightsOnlyMinimumCounts) {
+  struct Case {
+    const char* gpu;
+    std::uint64_t min_gpus;
+    std::uint64_t binding_at;  // the largest smaller count searched, where the weights ran out
+  };
+  const Case cases[] = {
+      {"H100", 24, 16},  // 1,560.9 GB / 85.0 GB = 18.4 GPUs: three 8-GPU nodes
+      {"H200", 16, 8},
+      {"B300", 6, 5},  // inside one node any count goes
+  };
+  const auto evaluate = full_plan_evaluator(k3());
+  for (const auto& c : cases) {
+    auto fit = fit_family(k3(), evaluate, gpu(c.gpu), weights_only(), FitOptions{});
+    ASSERT_TRUE(fit.ok()) << c.gpu;
+    EXPECT_TRUE(fit->fits) << c.gpu;
+    EXPECT_EQ(fit->min_gpus, c.min_gpus) << c.gpu;
+    EXPECT_EQ(fit->binding, Resource::weights) << c.gpu;
+    EXPECT_EQ(fit->binding_at, c.binding_at) << c.gpu;
+    EXPECT_EQ(fit->best.layout.world, c.min_gpus) << c.gpu;
+    EXPECT_GE(fit->best.verdict.headroom_bytes, 0) << c.gpu;
+    // The full planner agrees at the answer and below it.
+    PlanRequest r;
+    r.gpu_count = c.min_gpus;
+    EXPECT_TRUE(evaluate(gpu(c.gpu), r)->verdict.fits) << c.gpu;
+  }
+}
+
+// Every catalogue family: the answer is green, whole nodes above one node,
+// and the count searched just below it is red.
+TEST(SolveFit, EveryFamilyHonoursNodeSize) {
+  for (const auto* model : {&k3(), &deepseek_v3()}) {
+    const auto evaluate = full_plan_evaluator(*model);
+    auto fits = solve_fit(*model, evaluate, GpuCatalogue::embedded().all(), weights_only(), FitOptions{});
+    ASSERT_TRUE(fits.ok());
+    ASSERT_EQ(fits->size(), GpuCatalogue::embedded().all().size());
+    for (const auto& f : *fits) {
+      if (!f.fits) continue;
+      const auto node = f.gpus_per_node;
+      EXPECT_TRUE(f.min_gpus <= node || f.min_gpus % node == 0) << model->name << " " << f.gpu.id << " " << f.min_gpus;
+      if (f.binding_at > 0) {
+        EXPECT_LT(f.binding_at, f.min_gpus);
+        EXPECT_NE(f.binding, Resource::none) << f.gpu.id;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace preflight

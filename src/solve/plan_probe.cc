@@ -1,0 +1,85 @@
+#include "solve/plan_probe.h"
+
+#include <fmt/format.h>
+
+namespace preflight {
+
+Resource binding_resource(const Plan& plan) {
+  if (!plan.verdict.fits) return plan.verdict.first_boundary;
+  // Ranks are looked up by number: a verdict-only plan holds only some ranks.
+  for (const auto& l : plan.ranks) {
+    if (l.rank != plan.verdict.worst_rank) continue;
+    for (auto it = l.rows.rbegin(); it != l.rows.rend(); ++it)
+      if (it->bytes > 0) return it->resource;
+  }
+  return Resource::none;
+}
+
+PlanEvaluator verdict_plan_evaluator(const PlanContext& context) {
+  return [&context](const Accelerator& gpu, const PlanRequest& request) -> Result<ProbeResult> {
+    try {
+      auto plan = build_plan(context, gpu, request, PlanDetail::verdict_only);
+      if (!plan) return plan.error();
+      return ProbeResult{plan->layout, plan->verdict, binding_resource(*plan)};
+    } catch (const InputError& e) {
+      return e.error();
+    }
+  };
+}
+
+PlanEvaluator full_plan_evaluator(const ModelSpec& model) {
+  return [&model](const Accelerator& gpu, const PlanRequest& request) -> Result<ProbeResult> {
+    try {
+      auto plan = build_plan(model, gpu, request);
+      if (!plan) return plan.error();
+      return ProbeResult{plan->layout, plan->verdict, binding_resource(*plan)};
+    } catch (const InputError& e) {
+      // Checked arithmetic overflowed (an absurd context or concurrency): this
+      // request cannot be planned, which is an answer for a solver, not a crash.
+      return e.error();
+    }
+  };
+}
+
+bool layout_given(const LayoutOptions& o) { return o.tp != 0 || o.ep != 0 || o.pp != 0 || o.dp != 0 || o.dcp != 1; }
+
+std::uint64_t node_size(const Accelerator& gpu, const LayoutOptions& options) {
+  if (options.gpus_per_node > 0) return options.gpus_per_node;
+  return gpu.gpus_per_node > 0 ? gpu.gpus_per_node : 1;
+}
+
+std::vector<LayoutOptions> layouts_to_try(const ModelSpec& model, const Accelerator& gpu, const PlanRequest& request) {
+  if (layout_given(request.layout)) return {request.layout};
+  auto layouts = candidate_layouts(model, request.gpu_count, node_size(gpu, request.layout));
+  for (auto& l : layouts)
+    if (l.gpus_per_node == 0) l.gpus_per_node = request.layout.gpus_per_node;
+  return layouts;
+}
+
+bool better_probe(const ProbeResult& a, const ProbeResult& b) {
+  if (a.verdict.fits != b.verdict.fits) return a.verdict.fits;
+  return a.verdict.headroom_bytes > b.verdict.headroom_bytes;
+}
+
+Result<LayoutSearch> best_layout(const PlanEvaluator& evaluate, const Accelerator& gpu, const PlanRequest& request,
+                                 const std::vector<LayoutOptions>& layouts) {
+  LayoutSearch search;
+  bool any = false;
+  Error last{"--gpus", "", fmt::format("no layout to try for {} GPUs", request.gpu_count)};
+  PlanRequest r = request;
+  for (const auto& layout : layouts) {
+    r.layout = layout;
+    ++search.evaluated;
+    auto probe = evaluate(gpu, r);
+    if (!probe) {
+      last = probe.error();
+      continue;
+    }
+    if (!any || better_probe(*probe, search.best)) search.best = *probe;
+    any = true;
+  }
+  if (!any) return last;
+  return search;
+}
+
+}  // namespace preflight

@@ -1,0 +1,49 @@
+// sweep: a family x GPU-count grid of verdicts, the "cheat sheet" done with
+// real plans: every cell is the best of the candidate layouts at that count
+// (green before red, then the most headroom), with its headroom and binding
+// resource.
+//
+// Green is not monotone in the count for a fixed layout shape (uneven expert
+// deals, TP choices that change with the count), so every cell is evaluated;
+// the model is shared and the candidate layouts of a (count, node size) pair
+// are enumerated once for all families.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "hardware/accelerator.h"
+#include "model/model_spec.h"
+#include "plan/plan.h"
+#include "solve/gpu_counts.h"
+#include "solve/plan_probe.h"
+
+namespace preflight {
+
+struct SweepCell {
+  std::uint64_t gpus = 0;
+  bool planned = false;  // false: no layout of this count could be planned (`note` says why)
+  ProbeResult best;      // planned: the best layout's result
+  std::string note;
+};
+
+struct SweepRow {
+  Accelerator gpu;
+  std::uint64_t gpus_per_node = 1;
+  std::vector<SweepCell> cells;  // ascending count
+};
+
+struct Sweep {
+  std::vector<SweepRow> rows;     // in the order the families were given
+  std::uint64_t evaluations = 0;  // evaluator calls
+  std::uint64_t green_cells = 0;
+};
+
+// `request.gpu_count` is ignored; the workload, engine and --gpus-per-node
+// apply to every cell.
+Sweep run_sweep(const ModelSpec& model, const PlanEvaluator& evaluate, const std::vector<Accelerator>& gpus,
+                const PlanRequest& request, const CountSpec& counts);
+
+}  // namespace preflight

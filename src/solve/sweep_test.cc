@@ -1,0 +1,102 @@
+#include "solve/sweep.h"
+
+#include <gtest/gtest.h>
+
+#include "core/bytes.h"
+#include "hardware/gpu_catalogue.h"
+#include "model/model_catalogue.h"
+
+namespace preflight {
+namespace {
+
+const ModelSpec& k3() {
+  static const ModelSpec m = load_catalogue_model("kimi-k3", "test").value_or_throw();
+  return m;
+}
+
+const Accelerator& gpu(const std::string& name) { return *GpuCatalogue::embedded().find(name, "test").value_or_throw(); }
+
+CountSpec counts(const std::string& text) { return parse_counts(text, "--counts").value_or_throw(); }
+
+TEST(SolveSweep, GridShapeFollowsEachFamilysNodeSize) {
+  const PlanEvaluator green = [](const Accelerator&, const PlanRequest& r) -> Result<ProbeResult> {
+    ProbeResult p;
+    p.layout.world = r.gpu_count;
+    p.verdict.fits = true;
+    p.binding = Resource::weights;
+    return p;
+  };
+  const std::vector<Accelerator> gpus = {gpu("H100"), gpu("nvidia-gb200"), gpu("nvidia-gh200-96gb")};
+  const auto sweep = run_sweep(k3(), green, gpus, PlanRequest{}, counts("1..32"));
+  ASSERT_EQ(sweep.rows.size(), 3u);
+  EXPECT_EQ(sweep.rows[0].cells.size(), 7u);   // 8-GPU nodes: 1 2 4 8 16 24 32
+  EXPECT_EQ(sweep.rows[1].cells.size(), 10u);  // 4-GPU nodes: 1 2 4 8 12 ... 32
+  EXPECT_EQ(sweep.rows[2].cells.size(), 32u);  // one GPU per node: every count
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(sweep.rows[i].gpus_per_node, sweep.rows[i].gpu.gpus_per_node);
+    std::vector<std::uint64_t> want = counts_for(counts("1..32"), sweep.rows[i].gpus_per_node);
+    ASSERT_EQ(sweep.rows[i].cells.size(), want.size()) << sweep.rows[i].gpu.id;
+    for (std::size_t c = 0; c < want.size(); ++c) EXPECT_EQ(sweep.rows[i].cells[c].gpus, want[c]);
+  }
+  EXPECT_EQ(sweep.green_cells, sweep.rows[0].cells.size() + sweep.rows[1].cells.size() + sweep.rows[2].cells.size());
+  EXPECT_GE(sweep.evaluations, sweep.green_cells);
+}
+
+TEST(SolveSweep, UnplannableCellsSayWhy) {
+  const PlanEvaluator picky = [](const Accelerator&, const PlanRequest& r) -> Result<ProbeResult> {
+    if (r.gpu_count == 16) return Error{"--gpus", "", "16 expert groups exceed the 8 experts"};
+    ProbeResult p;
+    p.layout.world = r.gpu_count;
+    p.verdict.fits = false;
+    p.verdict.headroom_bytes = -1;
+    p.binding = Resource::weights;
+    return p;
+  };
+  const auto sweep = run_sweep(k3(), picky, {gpu("H100")}, PlanRequest{}, counts("8,16"));
+  ASSERT_EQ(sweep.rows.at(0).cells.size(), 2u);
+  EXPECT_TRUE(sweep.rows[0].cells[0].planned);
+  EXPECT_FALSE(sweep.rows[0].cells[1].planned);
+  EXPECT_NE(sweep.rows[0].cells[1].note.find("exceed the 8 experts"), std::string::npos);
+  EXPECT_EQ(sweep.green_cells, 0u);
+}
+
+// Kimi K3, weights only, on H100: red on the weights below three nodes, green
+// from 24 GPUs on (1,560.9 GB of tensors over 85.0 GB per GPU).
+TEST(SolveSweep, KimiK3WeightsOnlyOnH100) {
+  const auto sweep = run_sweep(k3(), full_plan_evaluator(k3()), {gpu("H100")}, PlanRequest{}, counts("8..64"));
+  ASSERT_EQ(sweep.rows.size(), 1u);
+  const auto& cells = sweep.rows[0].cells;
+  ASSERT_EQ(cells.size(), 8u);
+  for (const auto& c : cells) {
+    ASSERT_TRUE(c.planned) << c.gpus << ": " << c.note;
+    EXPECT_EQ(c.best.layout.world, c.gpus);
+    EXPECT_EQ(c.best.verdict.fits, c.gpus >= 24) << c.gpus;
+    EXPECT_EQ(c.best.binding, Resource::weights) << c.gpus;  // weights only: the one resource
+    EXPECT_EQ(c.best.verdict.headroom_bytes >= 0, c.gpus >= 24) << c.gpus;
+  }
+  EXPECT_EQ(sweep.green_cells, 6u);
+}
+
+// The best layout of a cell is at least as good as the planner's default one.
+TEST(SolveSweep, BestLayoutBeatsTheDefault) {
+  WorkloadOptions w;
+  w.requested = true;
+  w.context_tokens = 131'072;
+  w.concurrency = 16;
+  PlanRequest req;
+  req.workload = w;
+  const auto evaluate = full_plan_evaluator(k3());
+  const auto sweep = run_sweep(k3(), evaluate, {gpu("H200"), gpu("B300")}, req, counts("8,16,32"));
+  for (const auto& row : sweep.rows)
+    for (const auto& c : row.cells) {
+      PlanRequest d = req;
+      d.gpu_count = c.gpus;
+      auto def = evaluate(row.gpu, d);
+      if (!def) continue;
+      ASSERT_TRUE(c.planned);
+      EXPECT_FALSE(better_probe(*def, c.best)) << row.gpu.id << " x " << c.gpus;
+    }
+}
+
+}  // namespace
+}  // namespace preflight

@@ -1,0 +1,1 @@
+sweep --counts 8..4

@@ -1,0 +1,1 @@
+fit kimi-k3

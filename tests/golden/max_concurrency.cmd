@@ -1,0 +1,1 @@
+max kimi-k3 --gpus 16xH200 --context 128K --solve concurrency
