@@ -182,10 +182,11 @@ Result<LaunchSettings> apply_recipes(const std::map<Setting, std::string>& user,
         it->second = std::move(next);
       }
     }
-    for (const auto& [key, value] : r.env) {
-      auto same = std::find_if(out.env.begin(), out.env.end(), [&](const auto& e) { return e.first == key; });
-      if (same == out.env.end()) out.env.emplace_back(key, value);
-      else same->second = value;
+    for (const auto& entry : r.env) {
+      // (a named pair, not a structured binding: clang 14 cannot capture those)
+      auto same = std::find_if(out.env.begin(), out.env.end(), [&](const auto& e) { return e.first == entry.first; });
+      if (same == out.env.end()) out.env.emplace_back(entry.first, entry.second);
+      else same->second = entry.second;
     }
     out.recipes.push_back(r);
   }

@@ -1,6 +1,9 @@
 // Module classes: how the inventory and the per-rank ledger group tensors.
 #pragma once
 
+#include <cstddef>
+#include <iterator>
+
 #include <string_view>
 
 namespace preflight {
@@ -32,6 +35,9 @@ inline constexpr ModuleClass kAllModuleClasses[] = {
     ModuleClass::norms,          ModuleClass::attn_res,       ModuleClass::vision_tower,
     ModuleClass::projector,      ModuleClass::mtp,
 };
+// Placement indexes flat arrays by module: the list is the enum, in order.
+static_assert(std::size(kAllModuleClasses) == static_cast<std::size_t>(ModuleClass::mtp) + 1);
+
 
 std::string_view module_key(ModuleClass m);    // "routed_experts"
 std::string_view module_label(ModuleClass m);  // "routed experts"

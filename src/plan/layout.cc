@@ -8,9 +8,12 @@ namespace preflight {
 
 namespace {
 
-// TP must divide every head count that TP shards.
-std::optional<std::string> heads_not_divided(const ModelSpec& m, std::uint64_t tp) {
-  for (const auto& [count, what] : m.tp_divisors())
+using Divisors = std::vector<std::pair<std::uint64_t, std::string>>;
+
+// TP must divide every head count that TP shards (`divisors`: m.tp_divisors(),
+// computed once by the caller: the solvers try thousands of layouts).
+std::optional<std::string> heads_not_divided(const ModelSpec& m, const Divisors& divisors, std::uint64_t tp) {
+  for (const auto& [count, what] : divisors)
     if (count % tp != 0) return what;
   // KV heads are split when there are at least TP of them and replicated
   // otherwise; either way the two must divide one another.
@@ -26,12 +29,6 @@ std::uint64_t decoder_layers(const ModelSpec& m) { return m.layers.size(); }
 
 }  // namespace
 
-std::uint64_t Layout::first_layer(std::uint64_t stage) const {
-  std::uint64_t first = 0;
-  for (std::uint64_t s = 0; s < stage && s < stage_layers.size(); ++s) first += stage_layers[s];
-  return first;
-}
-
 std::vector<std::uint64_t> pipeline_stage_layers(std::uint64_t layers, std::uint64_t pp) {
   std::vector<std::uint64_t> parts(pp, layers / pp);
   const auto remainder = layers % pp;
@@ -40,7 +37,8 @@ std::vector<std::uint64_t> pipeline_stage_layers(std::uint64_t layers, std::uint
   return parts;
 }
 
-Result<Layout> choose_layout(const ModelSpec& model, std::uint64_t world, const LayoutOptions& options) {
+Result<Layout> choose_layout(const ModelSpec& model, std::uint64_t world, const LayoutOptions& options,
+                             const Divisors* cached_divisors, bool explain) {
   Layout layout;
   layout.world = world;
   layout.pp = options.pp > 0 ? options.pp : 1;
@@ -51,10 +49,12 @@ Result<Layout> choose_layout(const ModelSpec& model, std::uint64_t world, const 
   if (layout.pp > decoder_layers(model))
     return Error{"--pp", "", fmt::format("PP {} exceeds the {} decoder layers", layout.pp, decoder_layers(model))};
   const auto per_stage = world / layout.pp;
+  const Divisors computed = cached_divisors ? Divisors{} : model.tp_divisors();
+  const Divisors& divisors = cached_divisors ? *cached_divisors : computed;
 
   std::vector<std::string> why;
   if (options.tp > 0) {
-    if (auto heads = heads_not_divided(model, options.tp))
+    if (auto heads = heads_not_divided(model, divisors, options.tp))
       return Error{"--tp", "", fmt::format("TP {} does not divide the {}", options.tp, *heads)};
     if (options.tp > per_stage)
       return Error{"--tp", "",
@@ -62,22 +62,23 @@ Result<Layout> choose_layout(const ModelSpec& model, std::uint64_t world, const 
     if (per_stage % options.tp != 0)
       return Error{"--tp", "", fmt::format("TP {} does not divide the {} GPUs of a stage", options.tp, per_stage)};
     layout.tp = options.tp;
-    why.push_back(fmt::format("--tp {}", options.tp));
+    if (explain) why.push_back(fmt::format("--tp {}", options.tp));
   } else if (options.dp > 0) {
     if (per_stage % options.dp != 0)
       return Error{"--dp", "", fmt::format("DP {} does not divide the {} GPUs of a stage", options.dp, per_stage)};
     layout.tp = per_stage / options.dp;
-    if (auto heads = heads_not_divided(model, layout.tp))
+    if (auto heads = heads_not_divided(model, divisors, layout.tp))
       return Error{"--dp", "", fmt::format("DP {} leaves TP {}, which does not divide the {}", options.dp, layout.tp, *heads)};
-    why.push_back(fmt::format("TP {} = {} GPUs per stage / DP {}", layout.tp, per_stage, options.dp));
+    if (explain) why.push_back(fmt::format("TP {} = {} GPUs per stage / DP {}", layout.tp, per_stage, options.dp));
   } else {
     for (std::uint64_t tp = per_stage; tp >= 1; --tp) {
-      if (per_stage % tp == 0 && !heads_not_divided(model, tp)) {
+      if (per_stage % tp == 0 && !heads_not_divided(model, divisors, tp)) {
         layout.tp = tp;
         break;
       }
     }
-    why.push_back(layout.tp == per_stage
+    if (explain)
+      why.push_back(layout.tp == per_stage
                       ? fmt::format("TP {} over all GPUs of a stage (divides the heads)", layout.tp)
                       : fmt::format("TP {}: the largest size dividing both the heads and the {} GPUs of a stage; "
                                     "attention repeated {} times (data-parallel attention)",
@@ -112,7 +113,9 @@ Result<Layout> choose_layout(const ModelSpec& model, std::uint64_t world, const 
   layout.gpus_per_node = options.gpus_per_node;
   layout.nodes = options.gpus_per_node > 0 ? (world + options.gpus_per_node - 1) / options.gpus_per_node : 1;
   layout.stage_layers = pipeline_stage_layers(decoder_layers(model), layout.pp);
-  if (layout.pp > 1) why.push_back(fmt::format("PP {} by layers", layout.pp));
+  layout.stage_first.assign(layout.pp, 0);
+  for (std::uint64_t s = 1; s < layout.pp; ++s) layout.stage_first[s] = layout.stage_first[s - 1] + layout.stage_layers[s - 1];
+  if (explain && layout.pp > 1) why.push_back(fmt::format("PP {} by layers", layout.pp));
   layout.chosen_by.clear();
   for (const auto& w : why) layout.chosen_by += (layout.chosen_by.empty() ? "" : "; ") + w;
   return layout;
@@ -121,13 +124,14 @@ Result<Layout> choose_layout(const ModelSpec& model, std::uint64_t world, const 
 std::vector<LayoutOptions> candidate_layouts(const ModelSpec& model, std::uint64_t world, std::uint64_t gpus_per_node) {
   std::vector<LayoutOptions> out;
   const auto layers = decoder_layers(model);
+  const auto divisors = model.tp_divisors();
   for (std::uint64_t pp = 1; pp <= world && pp <= layers; ++pp) {
     if (world % pp != 0) continue;
     const auto per_stage = world / pp;
     // A pipeline stage spans whole nodes, or fits in one.
     if (gpus_per_node > 0 && pp > 1 && per_stage % gpus_per_node != 0 && gpus_per_node % per_stage != 0) continue;
     for (std::uint64_t tp = 1; tp <= per_stage; ++tp) {
-      if (per_stage % tp != 0 || heads_not_divided(model, tp)) continue;
+      if (per_stage % tp != 0 || heads_not_divided(model, divisors, tp)) continue;
       LayoutOptions o;
       o.tp = tp;
       o.pp = pp;

@@ -40,6 +40,7 @@ struct Layout {
   std::uint64_t gpus_per_node = 0;  // 0 when unknown
   std::uint64_t nodes = 1;          // ceil(world / gpus_per_node)
   std::vector<std::uint64_t> stage_layers;  // decoder layers per stage (size pp)
+  std::vector<std::uint64_t> stage_first;   // first decoder layer of each stage
   std::string chosen_by;    // "--tp 8" or why the planner chose it
 
   std::uint64_t stage_ranks() const { return tp * dp; }
@@ -48,7 +49,7 @@ struct Layout {
   std::uint64_t ep_index(std::uint64_t rank) const { return (rank % stage_ranks()) / moe_tp; }
   std::uint64_t moe_tp_rank(std::uint64_t rank) const { return (rank % stage_ranks()) % moe_tp; }
   // First decoder layer of a stage.
-  std::uint64_t first_layer(std::uint64_t stage) const;
+  std::uint64_t first_layer(std::uint64_t stage) const { return stage < stage_first.size() ? stage_first[stage] : 0; }
 };
 
 // Decoder layers per stage as vLLM splits them (vllm/distributed/utils.py
@@ -64,6 +65,9 @@ std::vector<std::uint64_t> pipeline_stage_layers(std::uint64_t layers, std::uint
 std::vector<LayoutOptions> candidate_layouts(const ModelSpec& model, std::uint64_t world, std::uint64_t gpus_per_node);
 
 // Validates or chooses a layout for `world` GPUs. Errors name the flag.
-Result<Layout> choose_layout(const ModelSpec& model, std::uint64_t world, const LayoutOptions& options);
+// `tp_divisors`: model.tp_divisors() when the caller has it cached (the solvers).
+Result<Layout> choose_layout(const ModelSpec& model, std::uint64_t world, const LayoutOptions& options,
+                             const std::vector<std::pair<std::uint64_t, std::string>>* tp_divisors = nullptr,
+                             bool explain = true);  // false: leave chosen_by empty (the solvers' fast path)
 
 }  // namespace preflight

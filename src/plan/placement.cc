@@ -1,6 +1,9 @@
 #include "plan/placement.h"
 
 #include <algorithm>
+#include <array>
+#include <iterator>
+#include <tuple>
 
 #include "core/bytes.h"
 
@@ -34,98 +37,131 @@ PlacementIndex::PlacementIndex(const TensorManifest& manifest, std::uint64_t dec
   std::uint64_t max_layer = decoder_layers;
   for (const auto& t : manifest.tensors)
     if (t.layer != kNoLayer) max_layer = std::max<std::uint64_t>(max_layer, static_cast<std::uint64_t>(t.layer) + 1);
-  slots_.resize(max_layer + 2);
-  // Per-slot, per-module difference arrays over expert indices.
-  std::vector<std::map<ModuleClass, std::vector<std::int64_t>>> diffs(slots_.size());
-
+  slots_ = max_layer + 2;
+  const auto slot_of = [&](const StoredTensor& t) -> std::size_t {
+    if (t.layer != kNoLayer) return static_cast<std::size_t>(t.layer) + 1;
+    return first_stage_resident(t.module) ? 0 : static_cast<std::size_t>(slots_ - 1);
+  };
+  // Per-slot amounts first (added up into prefix sums below).
+  std::vector<std::vector<std::uint64_t>> amounts;            // [group][slot]
+  std::vector<std::vector<std::int64_t>> expert_diff;          // [table][slot x (E + 1) + e]
+  const auto width = routed_experts + 1;
   for (const auto& t : manifest.tensors) {
-    const std::size_t s = t.layer != kNoLayer ? static_cast<std::size_t>(t.layer) + 1
-                                              : (first_stage_resident(t.module) ? 0 : slots_.size() - 1);
-    auto& slot = slots_[s];
+    const auto s = slot_of(t);
     if (t.role == ParallelRole::expert && routed_experts > 0) {
-      auto& d = diffs[s][t.module];
-      if (d.empty()) d.assign(routed_experts + 1, 0);
+      auto it = std::find_if(experts_.begin(), experts_.end(), [&](const ExpertTable& x) { return x.module == t.module; });
+      if (it == experts_.end()) {
+        experts_.push_back(ExpertTable{t.module, {}});
+        expert_diff.emplace_back(slots_ * width, 0);
+        it = experts_.end() - 1;
+      }
+      auto& d = expert_diff[static_cast<std::size_t>(it - experts_.begin())];
       const auto first = std::min<std::uint64_t>(t.first_instance, routed_experts);
       const auto last = std::min<std::uint64_t>(first + t.instances, routed_experts);
-      d[first] += static_cast<std::int64_t>(t.bytes_each);
-      d[last] -= static_cast<std::int64_t>(t.bytes_each);
+      d[s * width + first] += static_cast<std::int64_t>(t.bytes_each);
+      d[s * width + last] -= static_cast<std::int64_t>(t.bytes_each);
       continue;
     }
     Group g;
     g.module = t.module;
     g.role = t.role == ParallelRole::expert ? ParallelRole::replicated : t.role;
+    std::uint64_t amount = 0;
     if (g.role == ParallelRole::replicated) {
-      g.amount = t.bytes();
+      amount = t.bytes();
       replicated_ = checked_add(replicated_, t.bytes());
     } else {
       const std::size_t axis = (t.role == ParallelRole::row && t.shape.size() > 1) ? 1 : 0;
       g.dim = t.shape.empty() ? 1 : t.shape[axis];
       if (g.dim == 0) g.dim = 1;
-      g.amount = checked_mul(t.bytes_each / g.dim, t.instances);  // exact: bytes are elements x width
+      amount = checked_mul(t.bytes_each / g.dim, t.instances);  // exact: bytes are elements x width
     }
-    auto it = std::find_if(slot.groups.begin(), slot.groups.end(), [&](const Group& x) {
+    auto it = std::find_if(groups_.begin(), groups_.end(), [&](const Group& x) {
       return x.module == g.module && x.role == g.role && x.dim == g.dim;
     });
-    if (it == slot.groups.end()) slot.groups.push_back(g);
-    else it->amount = checked_add(it->amount, g.amount);
+    if (it == groups_.end()) {
+      groups_.push_back(g);
+      amounts.emplace_back(slots_, 0);
+      it = groups_.end() - 1;
+    }
+    auto& a = amounts[static_cast<std::size_t>(it - groups_.begin())][s];
+    a = checked_add(a, amount);
   }
-  for (std::size_t s = 0; s < slots_.size(); ++s) {
-    for (auto& [module, d] : diffs[s]) {
-      ExpertPrefix p;
-      p.module = module;
-      p.prefix.assign(routed_experts + 1, 0);
+  const auto G = groups_.size();
+  group_prefix_.assign((slots_ + 1) * G, 0);
+  for (std::size_t k = 0; k < G; ++k)
+    for (std::uint64_t s = 0; s < slots_; ++s)
+      group_prefix_[(s + 1) * G + k] = checked_add(group_prefix_[s * G + k], amounts[k][s]);
+  // Expert tables: cumulative[slot][e] = bytes of experts [0, e) in slots [0, slot).
+  for (std::size_t k = 0; k < experts_.size(); ++k) {
+    auto& c = experts_[k].cumulative;
+    c.assign((slots_ + 1) * width, 0);
+    std::vector<std::uint64_t> per_expert_first;  // to check uniformity
+    for (std::uint64_t s = 0; s < slots_; ++s) {
       std::int64_t running = 0;
-      for (std::uint64_t e = 0; e < routed_experts; ++e) {
-        running += d[e];
-        p.prefix[e + 1] = checked_add(p.prefix[e], static_cast<std::uint64_t>(running));
-        if (e > 0 && p.prefix[e + 1] - p.prefix[e] != p.prefix[1]) experts_uniform_ = false;
+      std::uint64_t in_slot = 0;  // prefix within this slot
+      for (std::uint64_t e = 0; e <= routed_experts; ++e) {
+        c[(s + 1) * width + e] = checked_add(c[s * width + e], in_slot);
+        if (e == routed_experts) break;
+        running += expert_diff[k][s * width + e];
+        const auto bytes = static_cast<std::uint64_t>(running);
+        if (e > 0 && bytes != static_cast<std::uint64_t>(expert_diff[k][s * width])) experts_uniform_ = false;
+        in_slot = checked_add(in_slot, bytes);
       }
-      slots_[s].experts.push_back(std::move(p));
     }
   }
 }
 
-RankWeights PlacementIndex::rank_weights(const Layout& layout, std::uint64_t rank) const {
+std::pair<std::uint64_t, std::uint64_t> PlacementIndex::stage_slots(const Layout& layout, std::uint64_t stage) const {
+  const auto first = layout.first_layer(stage);
+  const auto count = stage < layout.stage_layers.size() ? layout.stage_layers[stage] : decoder_layers_;
+  const bool last = stage + 1 >= layout.pp;
+  // Stage 0 starts at the pre slot; the last stage runs to the end (MTP layers and the LM head).
+  const std::uint64_t begin = stage == 0 ? 0 : first + 1;
+  const std::uint64_t end = last ? slots_ : first + count + 1;
+  return {begin, end};
+}
+
+RankWeights PlacementIndex::rank_weights(const Layout& layout, std::uint64_t rank, bool by_module) const {
   RankWeights rw;
   rw.rank = rank;
   rw.stage = layout.stage_of(rank);
   const auto tp_rank = layout.tp_rank(rank);
+  std::uint64_t ebegin = 0, eend = 0;
   if (routed_experts_ > 0) {
-    const auto [begin, end] = expert_block(routed_experts_, layout.ep, layout.ep_index(rank));
-    rw.experts_per_moe_layer = end - begin;
+    std::tie(ebegin, eend) = expert_block(routed_experts_, layout.ep, layout.ep_index(rank));
+    rw.experts_per_moe_layer = eend - ebegin;
   }
-  const auto [ebegin, eend] =
-      routed_experts_ > 0 ? expert_block(routed_experts_, layout.ep, layout.ep_index(rank)) : std::pair<std::uint64_t, std::uint64_t>{0, 0};
   const auto moe_rank = layout.moe_tp_rank(rank);
+  const auto [a, b] = stage_slots(layout, rw.stage);
 
-  const auto add_slot = [&](const Slot& slot) {
-    for (const auto& g : slot.groups) {
-      const auto share = g.role == ParallelRole::replicated
-                             ? g.amount
-                             : checked_mul(g.amount, slice(g.dim, layout.tp, tp_rank));
-      if (share == 0) continue;
-      rw.bytes_by_module[g.module] = checked_add(rw.bytes_by_module[g.module], share);
-      rw.total = checked_add(rw.total, share);
-    }
-    for (const auto& e : slot.experts) {
-      const auto owned = e.prefix[eend] - e.prefix[ebegin];
-      const auto share = owned / layout.moe_tp + (moe_rank < owned % layout.moe_tp ? 1 : 0);
-      rw.bytes_by_module[e.module] = checked_add(rw.bytes_by_module[e.module], share);
-      rw.total = checked_add(rw.total, share);
-    }
-  };
-
-  const auto stage = rw.stage;
-  const bool last = stage + 1 == layout.pp;
-  const auto first = layout.first_layer(stage);
-  const auto count = stage < layout.stage_layers.size() ? layout.stage_layers[stage] : decoder_layers_;
-  if (stage == 0) add_slot(slots_.front());
-  for (std::uint64_t l = first; l < first + count && l + 1 < slots_.size() - 1; ++l) add_slot(slots_[l + 1]);
-  if (last) {
-    // Layers beyond the decoder stack (MTP) sit with the LM head.
-    for (std::uint64_t l = decoder_layers_; l + 1 < slots_.size() - 1; ++l) add_slot(slots_[l + 1]);
-    add_slot(slots_.back());
+  std::array<std::uint64_t, std::size(kAllModuleClasses)> module_bytes{};
+  const auto G = groups_.size();
+  const auto* row_a = group_prefix_.data() + a * G;
+  const auto* row_b = group_prefix_.data() + b * G;
+  for (std::size_t k = 0; k < G; ++k) {
+    const auto& g = groups_[k];
+    const auto sum = row_b[k] - row_a[k];
+    if (sum == 0) continue;
+    const auto share = g.role == ParallelRole::replicated ? sum : checked_mul(sum, slice(g.dim, layout.tp, tp_rank));
+    auto& m = module_bytes[static_cast<std::size_t>(g.module)];
+    m = checked_add(m, share);
   }
+  const auto width = routed_experts_ + 1;
+  for (const auto& e : experts_) {
+    const auto& c = e.cumulative;
+    const auto owned = (c[b * width + eend] - c[a * width + eend]) - (c[b * width + ebegin] - c[a * width + ebegin]);
+    const auto share = owned / layout.moe_tp + (moe_rank < owned % layout.moe_tp ? 1 : 0);
+    auto& m = module_bytes[static_cast<std::size_t>(e.module)];
+    m = checked_add(m, share);
+  }
+  for (auto m : kAllModuleClasses) {
+    const auto bytes = module_bytes[static_cast<std::size_t>(m)];
+    if (bytes == 0) continue;
+    if (by_module) rw.bytes_by_module.emplace(m, bytes);
+    rw.total = checked_add(rw.total, bytes);
+  }
+  rw.lm_head_bytes = module_bytes[static_cast<std::size_t>(ModuleClass::lm_head)];
+  rw.expert_bytes = module_bytes[static_cast<std::size_t>(ModuleClass::routed_experts)];
   return rw;
 }
 

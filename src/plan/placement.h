@@ -13,10 +13,12 @@
 //  - replicated tensors (norms, routers, low-rank and latent projections, the
 //    vision tower and projector) are counted in full on every rank of their stage.
 //
-// PlacementIndex groups the manifest once per model (by layer, module, role
-// and split dimension; experts as per-layer prefix sums), so one rank's share
-// costs O(layers x groups) whatever the tensor count: the solvers plan
-// thousands of layouts.
+// PlacementIndex groups the manifest once per model: bytes by (module, role,
+// split dimension) as prefix sums over layer slots, and experts as a table of
+// prefix sums over (layer slot, expert index). A stage is a contiguous range
+// of slots, so one rank's share costs O(groups), whatever the tensor or layer
+// count: the solvers plan tens of thousands of layouts. An expert block's
+// bytes are split over MoE-TP once per stage (the first ranks take the odd bytes).
 #pragma once
 
 #include <cstdint>
@@ -31,7 +33,9 @@ namespace preflight {
 struct RankWeights {
   std::uint64_t rank = 0;
   std::uint64_t stage = 0;
-  std::map<ModuleClass, std::uint64_t> bytes_by_module;
+  std::map<ModuleClass, std::uint64_t> bytes_by_module;  // filled unless the caller asks for totals only
+  std::uint64_t lm_head_bytes = 0;          // of the total (engines skip a tied head)
+  std::uint64_t expert_bytes = 0;           // of the total, routed-expert tensors
   std::uint64_t experts_per_moe_layer = 0;  // routed experts this rank's EP group owns in each MoE layer
   std::uint64_t total = 0;
 };
@@ -41,7 +45,8 @@ class PlacementIndex {
   PlacementIndex() = default;
   PlacementIndex(const TensorManifest& manifest, std::uint64_t decoder_layers, std::uint64_t routed_experts);
 
-  RankWeights rank_weights(const Layout& layout, std::uint64_t rank) const;
+  // `by_module` false: totals only (the solvers' fast path, no map).
+  RankWeights rank_weights(const Layout& layout, std::uint64_t rank, bool by_module = true) const;
   // The ranks whose ledgers can differ, one per class: in each stage, local
   // rank 0 is the heaviest (extra TP slices and extra experts go first); when
   // experts differ in size (per-expert ignore lists) every EP group is checked.
@@ -52,20 +57,22 @@ class PlacementIndex {
   struct Group {
     ModuleClass module = ModuleClass::norms;
     ParallelRole role = ParallelRole::replicated;
-    std::uint64_t dim = 1;     // the split dimension (1 for replicated)
-    std::uint64_t amount = 0;  // replicated: bytes; split roles: bytes per slice of `dim`
+    std::uint64_t dim = 1;             // the split dimension (1 for replicated)
   };
-  struct ExpertPrefix {
+  struct ExpertTable {
     ModuleClass module = ModuleClass::routed_experts;
-    std::vector<std::uint64_t> prefix;  // prefix[e] = bytes of experts [0, e) in this slot
+    std::vector<std::uint64_t> cumulative;  // [(slot) x (E + 1) + e]: bytes of experts [0, e) in slots [0, slot)
   };
-  struct Slot {
-    std::vector<Group> groups;
-    std::vector<ExpertPrefix> experts;
-  };
-  // slots_[0]: tensors outside the layers that live on the first stage;
-  // slots_[1 + l]: decoder (or MTP) layer l; slots_.back(): those on the last stage.
-  std::vector<Slot> slots_;
+  // Slots: 0 holds tensors outside the layers that live on the first stage;
+  // 1 + l decoder (or MTP) layer l; the last, those on the last stage.
+  std::uint64_t slots_ = 0;
+  std::vector<Group> groups_;
+  // group_prefix_[slot x groups + g]: group g's bytes (replicated) or bytes per
+  // slice (split roles) in slots [0, slot); one row per slot keeps a stage's
+  // two rows contiguous in memory.
+  std::vector<std::uint64_t> group_prefix_;
+  std::vector<ExpertTable> experts_;
+  std::pair<std::uint64_t, std::uint64_t> stage_slots(const Layout& layout, std::uint64_t stage) const;
   std::uint64_t decoder_layers_ = 0;
   std::uint64_t routed_experts_ = 0;
   std::uint64_t replicated_ = 0;

@@ -271,6 +271,12 @@ std::string text_if(bool on, std::string s) { return on ? std::move(s) : std::st
 
 void add_weight_rows(RankLedger& l, const Plan& plan, const RankWeights& weights, bool formulas,
                      std::uint64_t tied_head_skipped) {
+  if (!formulas) {
+    // The verdict needs only the total: weights are one resource, first in allocation order.
+    l.rows.push_back(row("weights", "weights", Resource::weights, weights.total - std::min(weights.total, tied_head_skipped),
+                         Evidence::estimate, ""));
+    return;
+  }
   for (auto m : kAllModuleClasses) {
     auto it = weights.bytes_by_module.find(m);
     if (it == weights.bytes_by_module.end() || it->second == 0) continue;
@@ -394,7 +400,7 @@ RankLedger engine_rank_ledger(const Plan& plan, const ModelSpec& model, const Ra
   return l;
 }
 
-Verdict judge(const Plan& plan) {
+Verdict judge(const Plan& plan, bool with_summary) {
   Verdict v;
   v.fits = true;
   std::int64_t headroom = INT64_MAX;
@@ -417,6 +423,8 @@ Verdict judge(const Plan& plan) {
     }
   }
   v.headroom_bytes = headroom;
+  v.evidence = v.fits ? Evidence::hypothesis : Evidence::derived;
+  if (!with_summary) return v;
   const auto& worst = plan.ranks[worst_index];
   const auto cap = fmt::format("{} ({}) device capacity", format_gb(worst.capacity, 1), format_gib(worst.capacity, 2));
   if (!v.fits) {
@@ -436,7 +444,10 @@ Verdict judge(const Plan& plan) {
 }  // namespace
 
 PlanContext::PlanContext(const ModelSpec& m)
-    : model(&m), inventory(build_inventory(m)), placement(m.manifest, m.layers.size(), m.moe.routed_experts) {}
+    : model(&m),
+      inventory(build_inventory(m)),
+      placement(m.manifest, m.layers.size(), m.moe.routed_experts),
+      tp_divisors(m.tp_divisors()) {}
 
 namespace {
 
@@ -445,8 +456,8 @@ EngineWorkerInput worker_input(const Plan& plan, const RankWeights& rw) {
   in.rank = rw.rank;
   in.stage = rw.stage;
   in.placed_weights = rw.total;
-  if (auto it = rw.bytes_by_module.find(ModuleClass::lm_head); it != rw.bytes_by_module.end()) in.lm_head_bytes = it->second;
-  if (auto it = rw.bytes_by_module.find(ModuleClass::routed_experts); it != rw.bytes_by_module.end()) in.expert_bytes = it->second;
+  in.lm_head_bytes = rw.lm_head_bytes;
+  in.expert_bytes = rw.expert_bytes;
   const auto& l = plan.layout;
   if (l.pp > 1) in.layers = LayerRange{l.first_layer(rw.stage), l.stage_layers[rw.stage]};
   in.first_stage = rw.stage == 0;
@@ -509,14 +520,22 @@ Result<Plan> build_plan(const PlanContext& context, const Accelerator& gpu, cons
     return Error{"--gpus", "", fmt::format("GPU '{}' has no known memory capacity", gpu.id)};
   auto layout_options = request.layout;
   if (layout_options.gpus_per_node == 0) layout_options.gpus_per_node = gpu.gpus_per_node;
-  auto layout = choose_layout(model, request.gpu_count, layout_options);
+  auto layout = choose_layout(model, request.gpu_count, layout_options, &context.tp_divisors, full);
   if (!layout) return layout.error();
 
   Plan plan;
   plan.model_name = model.name;
   plan.model_family = model.family;
-  plan.revision = model.artifact ? model.artifact->revision : "";
-  plan.gpu = gpu;
+  if (full) plan.revision = model.artifact ? model.artifact->revision : "";
+  if (full) {
+    plan.gpu = gpu;
+  } else {
+    // The verdict reads only these; copying the whole entry (sources, notes) costs more than the plan.
+    plan.gpu.id = gpu.id;
+    plan.gpu.architecture = gpu.architecture;
+    plan.gpu.device_total_bytes = gpu.device_total_bytes;
+    plan.gpu.gpus_per_node = gpu.gpus_per_node;
+  }
   plan.gpu_count = request.gpu_count;
   plan.layout = *layout;
   plan.workload = request.workload;
@@ -546,7 +565,7 @@ Result<Plan> build_plan(const PlanContext& context, const Accelerator& gpu, cons
     for (std::uint64_t r = 0; r < plan.layout.world; ++r) placed.push_back(context.placement.rank_weights(plan.layout, r));
   } else {
     for (auto r : context.placement.representative_ranks(plan.layout))
-      placed.push_back(context.placement.rank_weights(plan.layout, r));
+      placed.push_back(context.placement.rank_weights(plan.layout, r, false));
   }
   if (full) {
     add_weight_bound_figures(plan, model, inv, placed, context.placement.replicated_bytes());
@@ -565,7 +584,7 @@ Result<Plan> build_plan(const PlanContext& context, const Accelerator& gpu, cons
     std::vector<std::uint64_t> reps = context.placement.representative_ranks(plan.layout);
     for (auto r : reps) {
       const auto it = std::find_if(placed.begin(), placed.end(), [&](const RankWeights& w) { return w.rank == r; });
-      in.workers.push_back(worker_input(plan, it != placed.end() ? *it : context.placement.rank_weights(plan.layout, r)));
+      in.workers.push_back(worker_input(plan, it != placed.end() ? *it : context.placement.rank_weights(plan.layout, r, full)));
     }
     auto sized = size_engine(in);
     if (!sized) return sized.error();
@@ -590,7 +609,7 @@ Result<Plan> build_plan(const PlanContext& context, const Accelerator& gpu, cons
     for (const auto& rw : placed)
       plan.ranks.push_back(rank_ledger(plan, rw, pools.empty() ? nullptr : &pools[rw.stage], full));
   }
-  plan.verdict = judge(plan);
+  plan.verdict = judge(plan, full);
   apply_engine_verdict(plan);
   if (!full) return plan;
 

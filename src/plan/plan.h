@@ -75,6 +75,7 @@ struct PlanContext {
   const ModelSpec* model = nullptr;
   Inventory inventory;
   PlacementIndex placement;
+  std::vector<std::pair<std::uint64_t, std::string>> tp_divisors;  // model.tp_divisors(), cached
   explicit PlanContext(const ModelSpec& m);
 };
 
