@@ -21,11 +21,13 @@ const ModelSpec& model(const char* name) {
 
 void sweep_full_grid(benchmark::State& state, const char* name) {
   const auto& m = model(name);
-  const PlanContext context(m);
-  const auto evaluate = verdict_plan_evaluator(context);
   const auto counts = parse_counts("1..256", "bench").value_or_throw();
   Sweep last;
   for (auto _ : state) {
+    // A fresh context each iteration, as `preflight sweep` builds one: the
+    // layout cache starts cold, so the figure is a whole command's work.
+    const PlanContext context(m);
+    const auto evaluate = verdict_plan_evaluator(context);
     last = run_sweep(m, evaluate, GpuCatalogue::embedded().all(), PlanRequest{}, counts);
     benchmark::DoNotOptimize(last.green_cells);
   }
@@ -38,10 +40,10 @@ void sweep_full_grid(benchmark::State& state, const char* name) {
 
 void fit_all_families(benchmark::State& state, const char* name) {
   const auto& m = model(name);
-  const PlanContext context(m);
-  const auto evaluate = verdict_plan_evaluator(context);
   std::uint64_t plans = 0, fitting = 0;
   for (auto _ : state) {
+    const PlanContext context(m);
+    const auto evaluate = verdict_plan_evaluator(context);
     auto fits = solve_fit(m, evaluate, GpuCatalogue::embedded().all(), PlanRequest{}, FitOptions{256}).value_or_throw();
     plans = fitting = 0;
     for (const auto& f : fits) {

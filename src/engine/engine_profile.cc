@@ -31,7 +31,7 @@ Result<EngineVersion> parse_engine_version(const std::string& text, const std::s
     if (i < text.size() && text[i] == '.') ++i;
     else break;
   }
-  if (n < 2) return Error{origin, "", fmt::format("expected a version such as 0.19.0, got '{}'", text)};
+  if (n < 2) return Error{origin, "", fmt::format("expected a version such as 0.19.0, got {}", artifact::quote(text))};
   return v;
 }
 
@@ -88,9 +88,11 @@ struct Reader {
     if (!v->is_boolean()) return Error{origin, path + "/" + key, fmt::format("expected true or false, got {}", show(*v))};
     return v->get<bool>();
   }
-  Reader child(const char* key) const {
+  // A section: absent means defaults; present, it must be an object.
+  Result<Reader> child(const char* key) const {
     static const nlohmann::json empty = nlohmann::json::object();
     const auto* v = find(key);
+    if (v && !v->is_object()) return Error{origin, path + "/" + key, fmt::format("expected an object, got {}", show(*v))};
     return Reader{v ? *v : empty, origin, path + "/" + key};
   }
 };
@@ -114,7 +116,9 @@ Result<VllmProfile> read_vllm(const Reader& r) {
   VllmProfile p;
   if (auto err = assign(p.default_version, r.text("default_version", true))) return *err;
   if (auto err = assign(p.code, r.text("code", false))) return *err;
-  const auto d = r.child("defaults");
+  auto d_section = r.child("defaults");
+  if (!d_section) return d_section.error();
+  const auto& d = *d_section;
   if (auto err = assign(p.gpu_memory_utilization, d.number("gpu_memory_utilization", 0.9, true))) return *err;
   if (auto err = assign(p.block_size, d.count("block_size", 16))) return *err;
   if (auto err = assign(p.large_gpu_min_gib, d.number("large_gpu_min_gib", 70))) return *err;
@@ -148,15 +152,21 @@ Result<VllmProfile> read_vllm(const Reader& r) {
       return Error{r.origin, e.path + "/from", "eras must be in ascending version order"};
     p.eras.push_back(era);
   }
-  const auto a = r.child("activation");
+  auto a_section = r.child("activation");
+  if (!a_section) return a_section.error();
+  const auto& a = *a_section;
   if (auto err = assign(p.hidden_buffers_during_sampling, a.count("hidden_buffers_during_sampling", 2))) return *err;
   if (auto err = assign(p.mlp_intermediate_copies, a.count("mlp_intermediate_copies", 3))) return *err;
   if (auto err = assign(p.hidden_buffers_in_layer, a.count("hidden_buffers_in_layer", 4))) return *err;
   if (auto err = assign(p.cuda_graph_gib, a.number("cuda_graph_gib", 1.0))) return *err;
   read_sources(a, p.sources);
-  const auto w = r.child("weights");
+  auto w_section = r.child("weights");
+  if (!w_section) return w_section.error();
+  const auto& w = *w_section;
   if (auto err = assign(p.rope_cache_dtype_bytes, w.count("rope_cache_dtype_bytes", 2))) return *err;
-  const auto pad = w.child("mxfp4_padding");
+  auto pad_section = w.child("mxfp4_padding");
+  if (!pad_section) return pad_section.error();
+  const auto& pad = *pad_section;
   if (pad.j.is_object()) {
     for (const auto& [arch, v] : pad.j.items()) {
       const Reader e{v, r.origin, pad.path + "/" + arch};
@@ -176,7 +186,9 @@ Result<SglangProfile> read_sglang(const Reader& r) {
   SglangProfile p;
   if (auto err = assign(p.default_version, r.text("default_version", true))) return *err;
   if (auto err = assign(p.code, r.text("code", false))) return *err;
-  const auto d = r.child("defaults");
+  auto d_section = r.child("defaults");
+  if (!d_section) return d_section.error();
+  const auto& d = *d_section;
   if (auto err = assign(p.mamba_full_memory_ratio, d.number("mamba_full_memory_ratio", 0.9))) return *err;
   if (auto err = assign(p.page_size, d.count("page_size", 1))) return *err;
   if (auto err = assign(p.cuda_context_gib, d.number("cuda_context_gib", 0.5))) return *err;
@@ -188,7 +200,9 @@ Result<SglangProfile> read_sglang(const Reader& r) {
   if (auto err = assign(p.radix_slots_lazy, d.count("radix_slots_lazy", 4))) return *err;
   if (auto err = assign(p.radix_slots_off, d.count("radix_slots_off", 1))) return *err;
   read_sources(d, p.sources);
-  const auto m = r.child("reserved_memory");
+  auto m_section = r.child("reserved_memory");
+  if (!m_section) return m_section.error();
+  const auto& m = *m_section;
   const auto* tiers = m.find("tiers");
   if (!tiers || !tiers->is_array() || tiers->empty()) return m.missing("tiers", "a non-empty array");
   for (std::size_t i = 0; i < tiers->size(); ++i) {
@@ -207,6 +221,8 @@ Result<SglangProfile> read_sglang(const Reader& r) {
   if (auto err = assign(p.per_tp_pp_eighth_mb, m.number("per_tp_pp_eighth_mb", 1024))) return *err;
   if (auto err = assign(p.per_graph_bs_dp_mb, m.number("per_graph_bs_dp_mb", 3))) return *err;
   if (auto err = assign(p.floor_above_60gb_mb, m.number("floor_above_60gb_mb", 10240))) return *err;
+  if (auto err = assign(p.large_graph_bs_from, m.number("large_graph_bs_from", 300))) return *err;
+  if (auto err = assign(p.per_graph_bs_dp_large_mb, m.number("per_graph_bs_dp_large_mb", 1.5))) return *err;
   if (auto err = assign(p.reserved_source, m.text("source", true))) return *err;
   return p;
 }
@@ -219,11 +235,17 @@ Result<EngineProfiles> parse_engine_profiles(const std::string& text, const std:
   const Reader root{*doc, origin, ""};
   EngineProfiles out;
   if (auto err = assign(out.about, root.text("about", false))) return *err;
-  const auto engines = root.child("engines");
-  auto v = read_vllm(engines.child("vllm"));
+  auto engines_section = root.child("engines");
+  if (!engines_section) return engines_section.error();
+  const auto& engines = *engines_section;
+  auto vllm_section = engines.child("vllm");
+  if (!vllm_section) return vllm_section.error();
+  auto v = read_vllm(*vllm_section);
   if (!v) return v.error();
   out.vllm = *v;
-  auto s = read_sglang(engines.child("sglang"));
+  auto sglang_section = engines.child("sglang");
+  if (!sglang_section) return sglang_section.error();
+  auto s = read_sglang(*sglang_section);
   if (!s) return s.error();
   out.sglang = *s;
   return out;

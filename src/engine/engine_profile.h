@@ -83,6 +83,7 @@ struct SglangProfile {
   std::uint64_t large_tp_from = 4;
   double base_mb = 512, per_prefill_token_mb = 1.5, per_graph_bs_mb = 2, per_tp_pp_eighth_mb = 1024,
          per_graph_bs_dp_mb = 3, floor_above_60gb_mb = 10240;
+  double large_graph_bs_from = 300, per_graph_bs_dp_large_mb = 1.5;
   std::string reserved_source;
   std::map<std::string, std::string> sources;
 };

@@ -37,7 +37,10 @@ double default_mem_fraction(const SglangProfile& p, double gpu_mem_mb, std::uint
   const auto d = [](std::uint64_t v) { return static_cast<double>(v); };
   double reserved = p.base_mb + d(std::max<std::uint64_t>(tier->chunked_prefill_size, 2048)) * p.per_prefill_token_mb +
                     d(graph_bs) * p.per_graph_bs_mb + d(tp_size * pp) / 8.0 * p.per_tp_pp_eighth_mb;
-  if (dp > 1) reserved += d(graph_bs) * d(dp) * p.per_graph_bs_dp_mb;
+  if (dp > 1) {
+    reserved += d(graph_bs) * d(dp) * p.per_graph_bs_dp_mb;
+    if (d(graph_bs) > p.large_graph_bs_from) reserved += d(graph_bs) * d(dp) * p.per_graph_bs_dp_large_mb;
+  }
   if (gpu_mem_mb > 60 * 1024) reserved = std::max(reserved, p.floor_above_60gb_mb);
   const double mfs = std::round((gpu_mem_mb - reserved) / gpu_mem_mb * 1000.0) / 1000.0;
   if (formula)
@@ -107,7 +110,8 @@ Result<EngineSizing> size_sglang(const EngineInputs& in) {
     // Mamba-like state pool.
     std::uint64_t state_slots = 0;
     if (c.state_total > 0) {
-      if (o.radix_cache == "off" && o.max_num_seqs > 0) state_slots = o.max_num_seqs;
+      // KVCacheConfigurator._handle_max_mamba_cache: max_running_requests // attn_dp_size per DP rank.
+      if (o.radix_cache == "off" && o.max_num_seqs > 0) state_slots = o.max_num_seqs / std::max<std::uint64_t>(layout.dp, 1);
       else state_slots = static_cast<std::uint64_t>(static_cast<double>(remaining) * ratio / (1.0 + ratio)) / c.state_total;
       ew.state_pool_bytes = std::min(remaining, checked_mul(state_slots, c.state_total));
       remaining -= ew.state_pool_bytes;

@@ -449,6 +449,27 @@ PlanContext::PlanContext(const ModelSpec& m)
       placement(m.manifest, m.layers.size(), m.moe.routed_experts),
       tp_divisors(m.tp_divisors()) {}
 
+Result<std::shared_ptr<const PlanContext::Placed>> PlanContext::placed(std::uint64_t world,
+                                                                        const LayoutOptions& o) const {
+  const std::array<std::uint64_t, 7> key{world, o.tp, o.ep, o.pp, o.dp, o.dcp, o.gpus_per_node};
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (auto it = placed_.find(key); it != placed_.end()) return it->second;
+  }
+  Result<std::shared_ptr<const Placed>> result = [&]() -> Result<std::shared_ptr<const Placed>> {
+    auto layout = choose_layout(*model, world, o, &tp_divisors, false);
+    if (!layout) return layout.error();
+    auto p = std::make_shared<Placed>();
+    p->layout = std::move(layout).value();
+    for (auto r : placement.representative_ranks(p->layout)) p->representatives.push_back(placement.rank_weights(p->layout, r, false));
+    return std::shared_ptr<const Placed>(std::move(p));
+  }();
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (placed_.size() >= 100000) placed_.clear();  // bounded: a sweep needs a few thousand
+  placed_.emplace(key, result);
+  return result;
+}
+
 namespace {
 
 EngineWorkerInput worker_input(const Plan& plan, const RankWeights& rw) {
@@ -520,7 +541,16 @@ Result<Plan> build_plan(const PlanContext& context, const Accelerator& gpu, cons
     return Error{"--gpus", "", fmt::format("GPU '{}' has no known memory capacity", gpu.id)};
   auto layout_options = request.layout;
   if (layout_options.gpus_per_node == 0) layout_options.gpus_per_node = gpu.gpus_per_node;
-  auto layout = choose_layout(model, request.gpu_count, layout_options, &context.tp_divisors, full);
+  std::shared_ptr<const PlanContext::Placed> cached;
+  Result<Layout> layout = Error{"", "", ""};
+  if (full) {
+    layout = choose_layout(model, request.gpu_count, layout_options, &context.tp_divisors, true);
+  } else {
+    auto p = context.placed(request.gpu_count, layout_options);
+    if (!p) return p.error();
+    cached = *p;
+    layout = cached->layout;
+  }
   if (!layout) return layout.error();
 
   Plan plan;
@@ -559,14 +589,12 @@ Result<Plan> build_plan(const PlanContext& context, const Accelerator& gpu, cons
   plan.active_params = inv.active_params;
 
   // Every rank for a full plan; the heaviest rank of each class for the verdict.
-  std::vector<RankWeights> placed;
+  std::vector<RankWeights> all_ranks;
   if (full) {
-    placed.reserve(plan.layout.world);
-    for (std::uint64_t r = 0; r < plan.layout.world; ++r) placed.push_back(context.placement.rank_weights(plan.layout, r));
-  } else {
-    for (auto r : context.placement.representative_ranks(plan.layout))
-      placed.push_back(context.placement.rank_weights(plan.layout, r, false));
+    all_ranks.reserve(plan.layout.world);
+    for (std::uint64_t r = 0; r < plan.layout.world; ++r) all_ranks.push_back(context.placement.rank_weights(plan.layout, r));
   }
+  const std::vector<RankWeights>& placed = full ? all_ranks : cached->representatives;
   if (full) {
     add_weight_bound_figures(plan, model, inv, placed, context.placement.replicated_bytes());
     add_active_figures(plan, model, inv);

@@ -7,7 +7,12 @@
 // activations, runtime reserve, free) and the verdict.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <map>
+#include <unordered_map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -77,6 +82,27 @@ struct PlanContext {
   PlacementIndex placement;
   std::vector<std::pair<std::uint64_t, std::string>> tp_divisors;  // model.tp_divisors(), cached
   explicit PlanContext(const ModelSpec& m);
+
+  // A layout and its representative ranks' weights do not depend on the GPU:
+  // a sweep asks for the same ones for every family, so verdict-only plans
+  // memoize them here (thread-safe; bounded).
+  struct Placed {
+    Layout layout;
+    std::vector<RankWeights> representatives;
+  };
+  // `gpus_per_node` must already be resolved (the GPU's when the request left it 0).
+  Result<std::shared_ptr<const Placed>> placed(std::uint64_t world, const LayoutOptions& options) const;
+
+ private:
+  mutable std::mutex mutex_;
+  struct KeyHash {
+    std::size_t operator()(const std::array<std::uint64_t, 7>& k) const noexcept {
+      std::size_t h = 1469598103934665603ULL;
+      for (auto v : k) h = (h ^ v) * 1099511628211ULL;
+      return h;
+    }
+  };
+  mutable std::unordered_map<std::array<std::uint64_t, 7>, Result<std::shared_ptr<const Placed>>, KeyHash> placed_;
 };
 
 enum class PlanDetail {
