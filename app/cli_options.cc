@@ -87,13 +87,16 @@ void add_fit_options(CLI::App& app, Options& o) {
   app.add_option("--max-gpus", o.max_gpus, "largest count searched (default 256)");
   add_workload(app, o);
   add_engine(app, o);
-  app.add_option("--format", o.format, "output: table (default), json, md, csv")
+  app.add_option("--format", o.format,
+                 "output: table (default), json, md, csv (gpu,gpus_per_node,fits,min_gpus,nodes,tp,dp,ep,pp,dcp,"
+                 "headroom_bytes,headroom_gb,binding,binding_at_gpus,note)")
       ->check(CLI::IsMember(std::vector<std::string>{"table", "json", "md", "csv"}));
 }
 
 void add_max_options(CLI::App& app, Options& o) {
   add_plan_options(app, o);
-  app.add_option("--solve", o.solve, "what to maximise: context or concurrency")
+  app.add_option("--solve", o.solve,
+                 "what to maximise: context or concurrency (--context / --concurrency of the same name set the ceiling)")
       ->required()
       ->check(CLI::IsMember(std::vector<std::string>{"context", "concurrency"}));
 }
@@ -101,10 +104,13 @@ void add_max_options(CLI::App& app, Options& o) {
 void add_sweep_options(CLI::App& app, Options& o) {
   add_model_and_cluster(app, o, false);
   app.add_option("--gpu", o.gpu_families, "GPU family (repeatable; default: every catalogue family)");
-  app.add_option("--counts", o.counts, "GPU counts: 1..64 (powers of two in range), or a list 8,16,32 (default 1..256)");
+  app.add_option("--counts", o.counts,
+                 "GPU counts: A..B (powers of two up to one node, then whole nodes) or a list 8,16,32 (default 1..256)");
   add_workload(app, o);
   add_engine(app, o);
-  app.add_option("--format", o.format, "output: table (default), json, md, csv")
+  app.add_option("--format", o.format,
+                 "output: table (default), json, md, csv (gpu,gpus_per_node,gpus,nodes,verdict,headroom_bytes,"
+                 "headroom_gb,binding,tp,dp,ep,pp,dcp,note)")
       ->check(CLI::IsMember(std::vector<std::string>{"table", "json", "md", "csv"}));
 }
 

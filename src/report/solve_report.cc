@@ -135,13 +135,17 @@ std::string fit_binding_text(const FamilyFit& f, std::uint64_t max_gpus) {
 
 std::string describe_workload(const ModelSpec& model, const PlanRequest& request) {
   const auto& w = request.workload;
+  const bool generic = request.engine.kind == EngineKind::generic;
   std::string engine = fmt::format("{} engine", engine_key(request.engine.kind));
-  if (!w.requested) return fmt::format("weights only (pass 1), {}", engine);
+  // An engine sizes its pools for a context, so --engine always plans the second pass.
+  if (!w.requested && generic) return fmt::format("weights only (pass 1), {}", engine);
   const auto context = w.context_tokens ? w.context_tokens : model.max_context;
-  const auto reserve = w.reserve.is_percent ? fmt::format("{}% reserve", w.reserve.percent)
-                                            : fmt::format("{} reserve", format_binary(w.reserve.bytes));
+  const auto reserve = !generic ? std::string("the engine's own reservations")
+                       : w.reserve.is_percent ? fmt::format("{}% reserve", w.reserve.percent)
+                                              : fmt::format("{} reserve", format_binary(w.reserve.bytes));
+  const auto cache = w.kv_dtype == "auto" ? std::string("model-dtype") : w.kv_dtype;
   return fmt::format("context {} tokens x {} request{}, {} cache, {} state, {}, {}", with_commas(context),
-                     w.concurrency, w.concurrency == 1 ? "" : "s", w.kv_dtype, w.state_dtype, reserve, engine);
+                     w.concurrency, w.concurrency == 1 ? "" : "s", cache, w.state_dtype, reserve, engine);
 }
 
 std::string layout_label(const Layout& l) {

@@ -58,6 +58,10 @@ std::vector<LayoutOptions> layouts_to_try(const ModelSpec& model, const Accelera
 
 bool better_probe(const ProbeResult& a, const ProbeResult& b) {
   if (a.verdict.fits != b.verdict.fits) return a.verdict.fits;
+  // Among green layouts, fewer pipeline stages first: deep pipelines often
+  // show the most headroom (each stage holds few layers) but cost latency and
+  // bubbles; the simplest layout that fits is the one to try.
+  if (a.verdict.fits && a.layout.pp != b.layout.pp) return a.layout.pp < b.layout.pp;
   return a.verdict.headroom_bytes > b.verdict.headroom_bytes;
 }
 

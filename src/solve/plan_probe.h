@@ -62,8 +62,9 @@ std::uint64_t node_size(const Accelerator& gpu, const LayoutOptions& options);
 // carrying the request's --gpus-per-node.
 std::vector<LayoutOptions> layouts_to_try(const ModelSpec& model, const Accelerator& gpu, const PlanRequest& request);
 
-// The best of `layouts` for the request: green before red, then the most
-// headroom; ties keep the earlier layout. Layouts the evaluator rejects are
+// The best of `layouts` for the request: green before red; among green, the
+// fewest pipeline stages, then the most headroom; among red, the most headroom;
+// ties keep the earlier layout. Layouts the evaluator rejects are
 // skipped; when every one is rejected the last error comes back.
 struct LayoutSearch {
   ProbeResult best;
@@ -72,7 +73,7 @@ struct LayoutSearch {
 Result<LayoutSearch> best_layout(const PlanEvaluator& evaluate, const Accelerator& gpu, const PlanRequest& request,
                                  const std::vector<LayoutOptions>& layouts);
 
-// True when `a` is the better plan of the two (green first, then headroom).
+// True when `a` is the better plan of the two (see best_layout).
 bool better_probe(const ProbeResult& a, const ProbeResult& b);
 
 }  // namespace preflight

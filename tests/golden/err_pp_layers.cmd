@@ -1,0 +1,1 @@
+plan llama-3.1-8b-instruct --gpus 64xH100 --pp 64

@@ -1,0 +1,1 @@
+plan --gpus 8xB300 --engine vllm --context 1M --kv-dtype fp8
