@@ -21,7 +21,7 @@ std::string num(double v) { return fmt::format("{}", v); }
 
 class Builder {
  public:
-  Builder(const Plan& plan, const LaunchInput& in, LaunchPlan& out) : plan_(plan), in_(in), out_(out) {}
+  Builder(const LaunchInput& in, LaunchPlan& out) : in_(in), out_(out) {}
 
   // A flag whose value comes from a plan input: the user, a recipe, or the plan itself.
   void from(Setting s, std::string flag, std::optional<std::string> value, const std::string& plan_source = "") {
@@ -70,7 +70,6 @@ class Builder {
 
  private:
   void add(LaunchFlag f) { out_.flags.push_back(std::move(f)); }
-  const Plan& plan_;
   const LaunchInput& in_;
   LaunchPlan& out_;
 };
@@ -333,7 +332,7 @@ Result<LaunchPlan> build_launch(const Plan& plan, const LaunchInput& in) {
   out.nodes = world > out.gpus_per_node ? world / out.gpus_per_node : 1;
   if (world < out.gpus_per_node) out.gpus_per_node = world;
 
-  Builder b(plan, in, out);
+  Builder b(in, out);
   auto flags = in.engine == EngineKind::vllm ? vllm_flags(plan, in, b, out) : sglang_flags(plan, in, b, out);
   if (!flags) return flags.error();
   b.pass_through();
