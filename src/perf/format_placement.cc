@@ -1,0 +1,86 @@
+#include "perf/format_placement.h"
+
+#include <algorithm>
+
+#include "core/bytes.h"
+#include "perf/traffic_format.h"
+
+namespace preflight {
+
+namespace {
+
+// The TP slice of a dimension, as placement.cc deals it (first ranks take the remainder).
+std::uint64_t slice(std::uint64_t dim, std::uint64_t tp, std::uint64_t tp_rank) {
+  return dim / tp + (tp_rank < dim % tp ? 1 : 0);
+}
+
+}  // namespace
+
+FormatPlacement::FormatPlacement(const ModelSpec& model) {
+  std::map<std::string, TensorManifest> by_format;
+  bool has_lm_head = false;
+  for (const auto& t : model.manifest.tensors) {
+    const auto key = traffic_format_key(t);
+    by_format[key].tensors.push_back(t);
+    auto& pb = params_bytes_[{key, t.module}];
+    pb.first = checked_add(pb.first, t.logical_params());
+    pb.second = checked_add(pb.second, t.bytes());
+    if (t.module == ModuleClass::lm_head) has_lm_head = true;
+    if (t.module == ModuleClass::routed_experts && t.layer != kNoLayer)
+      moe_layers_.insert(static_cast<std::uint64_t>(t.layer));
+    if (t.module == ModuleClass::embedding && !t.shape.empty() && t.shape[0] > 0) {
+      // One row of [vocab, hidden] (or of its scales): bytes / rows, exact for a row-major table.
+      embedding_rows_ = std::max(embedding_rows_, t.shape[0]);
+      auto& row = embedding_row_bytes_[key];
+      row = checked_add(row, t.bytes() / t.shape[0]);
+    }
+  }
+  tied_head_ = model.tied_embeddings && !has_lm_head && embedding_rows_ > 0;
+  for (auto& [key, manifest] : by_format) {
+    formats_.push_back(key);
+    index_.emplace(key, PlacementIndex(manifest, model.layers.size(), model.moe.routed_experts));
+  }
+}
+
+RankFormatWeights FormatPlacement::rank_weights(const Layout& layout, std::uint64_t rank) const {
+  RankFormatWeights out;
+  out.rank = rank;
+  out.stage = layout.stage_of(rank);
+  for (const auto& [key, index] : index_) {
+    const auto rw = index.rank_weights(layout, rank, true);
+    out.experts_per_moe_layer = std::max(out.experts_per_moe_layer, rw.experts_per_moe_layer);
+    if (rw.total == 0) continue;
+    out.bytes[key] = rw.bytes_by_module;
+    out.total = checked_add(out.total, rw.total);
+  }
+  return out;
+}
+
+std::uint64_t FormatPlacement::params_for(const std::string& format, ModuleClass module, std::uint64_t bytes) const {
+  const auto it = params_bytes_.find({format, module});
+  if (it == params_bytes_.end() || it->second.second == 0 || bytes == 0) return 0;
+  const auto [params, total] = it->second;
+  // bytes x params / total without overflow: 128-bit intermediate.
+  __extension__ typedef unsigned __int128 u128;
+  const u128 value = static_cast<u128>(bytes) * params / total;
+  if (value > UINT64_MAX) throw InputError(Error{"perf", "parameters", "parameter count overflows 64 bits"});
+  return static_cast<std::uint64_t>(value);
+}
+
+std::map<std::string, std::uint64_t> FormatPlacement::tied_head_bytes(const Layout& layout, std::uint64_t rank) const {
+  std::map<std::string, std::uint64_t> out;
+  if (!tied_head_ || layout.stage_of(rank) + 1 != layout.pp) return out;
+  // The head is vocab-parallel: this TP rank's slice of the rows, every row whole.
+  const auto rows = slice(embedding_rows_, layout.tp, layout.tp_rank(rank));
+  for (const auto& [key, row] : embedding_row_bytes_) out[key] = checked_mul(rows, row, "tied LM head bytes");
+  return out;
+}
+
+std::uint64_t FormatPlacement::moe_layers_in(std::uint64_t first, std::uint64_t count) const {
+  std::uint64_t n = 0;
+  for (auto l : moe_layers_)
+    if (l >= first && (count == UINT64_MAX || l < first + count)) ++n;
+  return n;
+}
+
+}  // namespace preflight
