@@ -116,12 +116,9 @@ int run_launch(const Options& o) {
   if (*kind == EngineKind::generic)
     return fail(Error{"--engine", "", "launch needs --engine vllm or --engine sglang (the generic engine has no command line)"});
 
-  auto spec = parse_gpu_spec(o.gpus, "--gpus");
-  if (!spec) return fail(spec.error());
-  auto catalogue = resolve_catalogue(o);
-  if (!catalogue) return fail(catalogue.error());
-  auto gpu = catalogue->find(spec->family, "--gpus");
-  if (!gpu) return fail(gpu.error());
+  auto cluster = resolve_cluster(o);
+  if (!cluster) return fail(cluster.error());
+  const Accelerator& gpu = cluster->gpu;
   auto loaded = load_model_for(o);
   if (!loaded) return fail(loaded.error());
 
@@ -129,7 +126,7 @@ int run_launch(const Options& o) {
   in.engine = *kind;
   std::string catalogue_name;
   in.model = describe_model(o, *loaded, catalogue_name);
-  if (const auto* arch = find_gpu_arch(embedded_gpu_archs(), **gpu)) {
+  if (const auto* arch = find_gpu_arch(embedded_gpu_archs(), gpu)) {
     in.arch = arch->arch;
     in.arch_label = arch->label;
     in.arch_source = arch->source;
@@ -143,7 +140,7 @@ int run_launch(const Options& o) {
   in.quantize = o.quantize;
   in.dtype = o.dtype;
 
-  const RecipeTarget target{*kind, catalogue_name, loaded->model.family, in.arch, (*gpu)->id, spec->count};
+  const RecipeTarget target{*kind, catalogue_name, loaded->model.family, in.arch, gpu.id, cluster->count};
   auto settings = apply_recipes(user_settings(o), *kind, select_recipes(embedded_recipes(), target));
   if (!settings) return fail(settings.error());
   in.settings = std::move(settings).value();

@@ -131,19 +131,25 @@ Result<PlanRequest> plan_request(const Options& o) {
 
 Result<LoadedModel> load_model_for(const Options& o) { return load_model(o.model, {o.quantize, o.dtype}); }
 
-Result<Plan> make_plan(const Options& o) {
+Result<Cluster> resolve_cluster(const Options& o) {
   auto spec = parse_gpu_spec(o.gpus, "--gpus");
   if (!spec) return spec.error();
   auto catalogue = resolve_catalogue(o);
   if (!catalogue) return catalogue.error();
   auto gpu = catalogue->find(spec->family, "--gpus");
   if (!gpu) return gpu.error();
+  return Cluster{**gpu, spec->count};
+}
+
+Result<Plan> make_plan(const Options& o) {
+  auto cluster = resolve_cluster(o);
+  if (!cluster) return cluster.error();
   auto loaded = load_model_for(o);
   if (!loaded) return loaded.error();
   auto request = plan_request(o);
   if (!request) return request.error();
-  request.value().gpu_count = spec->count;
-  return build_plan(loaded->model, **gpu, *request);
+  request.value().gpu_count = cluster->count;
+  return build_plan(loaded->model, cluster->gpu, *request);
 }
 
 }  // namespace preflight::cli

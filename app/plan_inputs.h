@@ -16,6 +16,13 @@ namespace preflight::cli {
 
 Result<std::string> read_file(const std::string& path);
 Result<GpuCatalogue> resolve_catalogue(const Options& o);
+
+// --gpus COUNTxFAMILY resolved against the catalogue (with --catalogue merged).
+struct Cluster {
+  Accelerator gpu;
+  std::uint64_t count = 0;
+};
+Result<Cluster> resolve_cluster(const Options& o);
 Result<PlanRequest> plan_request(const Options& o);
 Result<LoadedModel> load_model_for(const Options& o);
 

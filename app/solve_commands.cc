@@ -90,17 +90,14 @@ int run_fit(const Options& o) {
 int run_max(const Options& o) {
   auto what = parse_solve(o.solve, "--solve");
   if (!what) return fail(what.error());
-  auto spec = parse_gpu_spec(o.gpus, "--gpus");
-  if (!spec) return fail(spec.error());
-  auto catalogue = resolve_catalogue(o);
-  if (!catalogue) return fail(catalogue.error());
-  auto gpu = catalogue->find(spec->family, "--gpus");
-  if (!gpu) return fail(gpu.error());
+  auto cluster = resolve_cluster(o);
+  if (!cluster) return fail(cluster.error());
+  const Accelerator& gpu = cluster->gpu;
   auto request = plan_request(o);
   if (!request) return fail(request.error());
   auto loaded = load_model_for(o);
   if (!loaded) return fail(loaded.error());
-  request.value().gpu_count = spec->count;
+  request.value().gpu_count = cluster->count;
   // The solved quantity's own flag, when given, is the ceiling of the search.
   MaxOptions options;
   options.what = *what;
@@ -108,10 +105,10 @@ int run_max(const Options& o) {
   if (*what == SolveFor::concurrency && !o.concurrency.empty()) options.ceiling = request->workload.concurrency;
   const auto& model = loaded->model;
   const PlanContext context(model);
-  auto result = solve_max(model, verdict_plan_evaluator(context), **gpu, *request, options);
+  auto result = solve_max(model, verdict_plan_evaluator(context), gpu, *request, options);
   if (!result) return fail(result.error());
-  if (o.format == "json") std::cout << max_json(model, **gpu, *request, *result).dump(2) << "\n";
-  else std::cout << render_max(model, **gpu, *request, *result, style_of(o));
+  if (o.format == "json") std::cout << max_json(model, gpu, *request, *result).dump(2) << "\n";
+  else std::cout << render_max(model, gpu, *request, *result, style_of(o));
   return result->found ? 0 : 1;
 }
 
