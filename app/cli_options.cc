@@ -15,6 +15,7 @@ constexpr const char* kWorkload = "Workload (turns on the second pass)";
 constexpr const char* kParallel = "Parallelism (default: a layout the engine supports, chosen and reported)";
 constexpr const char* kEngine = "Engine (--engine picks vLLM or SGLang memory rules)";
 constexpr const char* kOverride = "Model overrides (what the engine loads)";
+constexpr const char* kPerf = "Throughput, cost and cold start (bounds and estimates)";
 
 void add_model_and_cluster(CLI::App& app, Options& o, bool gpus_required) {
   app.add_option("MODEL", o.model, "catalogue name (default kimi-k3), or a path to config.json or its folder");
@@ -35,6 +36,30 @@ void add_workload(CLI::App& app, Options& o) {
   app.add_option("--reserve", o.reserve, "runtime reserve per GPU: 10% (default) or bytes such as 8GiB (generic engine)")
       ->group(kWorkload);
   app.add_option("--chunk", o.chunk, "prefill chunk tokens for the activation estimate (default 16384)")->group(kWorkload);
+}
+
+void add_perf(CLI::App& app, Options& o) {
+  app.add_option("--prompt-tokens", o.prompt_tokens, "prompt for the time-to-first-token bound (default min(context, 8192))")
+      ->group(kPerf);
+  app.add_option("--price", o.price, "USD per GPU-hour (default: the catalogue's dated list price, where it has one)")
+      ->group(kPerf);
+  app.add_option("--utilisation", o.utilisation, "share of the throughput bound sustained on average: 0.5 (default) or 50%")
+      ->group(kPerf);
+  app.add_option("--api-price", o.api_price, "an API's USD per million output tokens, for the break-even")->group(kPerf);
+  app.add_option("--staging-copies", o.staging_copies, "full copies of the artifact kept on disk (default 1)")->group(kPerf);
+  app.add_option("--download-gbps", o.download_gbps, "your download line rate in Gb/s (10 and 100 are always shown)")
+      ->group(kPerf);
+  app.add_option("--read-gb-s", o.read_gb_s, "storage read rate per node in GB/s for loading (default 2)")->group(kPerf);
+  app.add_option("--scale-out-gb-s", o.scale_out_gb_s,
+                 "network between nodes per GPU, GB/s each way (default 50: one 400 Gb/s NIC per GPU)")
+      ->group(kPerf);
+  app.add_option("--spec-tokens", o.spec_tokens,
+                 "speculative decoding: draft tokens per step (adds state slots and lookahead KV; default 0)")
+      ->group(kPerf);
+  app.add_option("--spec-acceptance", o.spec_acceptance, "per-token acceptance rate assumed for the draft (default 0.7)")
+      ->group(kPerf);
+  app.add_option("--draft", o.draft, "draft model for --spec-tokens (catalogue name or config path): weights and cache join the ledger")
+      ->group(kPerf);
 }
 
 void add_parallelism(CLI::App& app, Options& o) {
@@ -78,6 +103,7 @@ void add_plan_options(CLI::App& app, Options& o) {
   add_workload(app, o);
   add_parallelism(app, o);
   add_engine(app, o);
+  add_perf(app, o);
   add_format(app, o);
 }
 
@@ -87,6 +113,7 @@ void add_fit_options(CLI::App& app, Options& o) {
   app.add_option("--max-gpus", o.max_gpus, "largest count searched (default 256)");
   add_workload(app, o);
   add_engine(app, o);
+  add_perf(app, o);
   app.add_option("--format", o.format,
                  "output: table (default), json, md, csv (gpu,gpus_per_node,fits,min_gpus,nodes,tp,dp,ep,pp,dcp,"
                  "headroom_bytes,headroom_gb,binding,binding_at_gpus,note)")
@@ -108,6 +135,7 @@ void add_sweep_options(CLI::App& app, Options& o) {
                  "GPU counts: A..B (powers of two up to one node, then whole nodes) or a list 8,16,32 (default 1..256)");
   add_workload(app, o);
   add_engine(app, o);
+  add_perf(app, o);
   app.add_option("--format", o.format,
                  "output: table (default), json, md, csv (gpu,gpus_per_node,gpus,nodes,verdict,headroom_bytes,"
                  "headroom_gb,binding,tp,dp,ep,pp,dcp,note)")

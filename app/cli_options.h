@@ -43,6 +43,18 @@ struct Options {
   // Model overrides (what the engine loads differs from the files).
   std::string quantize;              // fp8 | fp8-dynamic | w8a8 | w4a16 | none
   std::string dtype;                 // auto | bfloat16 | float16 | float32
+  // Throughput, cost, cold start and speculative decoding.
+  std::string prompt_tokens;         // TTFT prompt (default min(context, 8192))
+  std::string price;                 // USD per GPU-hour
+  std::string utilisation;           // 0.5 or 50%
+  std::string api_price;             // USD per million output tokens
+  std::string staging_copies;
+  std::string download_gbps;
+  std::string read_gb_s;
+  std::string scale_out_gb_s;
+  std::string spec_tokens;
+  std::string spec_acceptance;
+  std::string draft;                 // a draft model (catalogue name or path)
   // Solvers.
   std::vector<std::string> gpu_families;  // fit / sweep: --gpu H100 --gpu B300
   std::string counts;                // sweep: "1..64" or "8,16,32"

@@ -50,6 +50,16 @@ Result<double> parse_number(const std::string& text, const char* flag) {
   return v;
 }
 
+// A share in (0, 1]: 0.6 or 60%.
+Result<double> parse_fraction(const std::string& text, const char* flag) {
+  const bool percent = !text.empty() && text.back() == '%';
+  auto v = parse_number(percent ? text.substr(0, text.size() - 1) : text, flag);
+  if (!v) return Error{flag, "", fmt::format("expected a share such as 0.6 or 60%, got '{}'", text)};
+  const double share = percent ? *v / 100.0 : *v;
+  if (share > 1.0) return Error{flag, "", fmt::format("expected a share at most 1 (100%), got '{}'", text)};
+  return share;
+}
+
 template <typename T>
 std::optional<Error> set_positive(const std::string& text, const char* flag, T& out) {
   if (text.empty()) return std::nullopt;
@@ -126,6 +136,45 @@ Result<PlanRequest> plan_request(const Options& o) {
   e.enforce_eager = o.enforce_eager;
   auto checked = validate_engine_options(e);
   if (!checked) return checked.error();
+
+  if (any(o.spec_tokens)) {
+    auto v = parse_positive_integer(o.spec_tokens, "--spec-tokens");
+    if (!v) return v.error();
+    if (*v > 64) return Error{"--spec-tokens", "", fmt::format("expected at most 64 draft tokens per step, got {}", *v)};
+    w.spec_tokens = *v;
+  }
+  auto& p = r.perf;
+  if (auto err = set_positive(o.prompt_tokens, "--prompt-tokens", p.prompt_tokens)) return *err;
+  if (auto err = set_positive(o.staging_copies, "--staging-copies", p.staging_copies)) return *err;
+  const auto number = [](const std::string& text, const char* flag, double& out) -> std::optional<Error> {
+    if (text.empty()) return std::nullopt;
+    auto v = parse_number(text, flag);
+    if (!v) return v.error();
+    out = *v;
+    return std::nullopt;
+  };
+  if (auto err = number(o.price, "--price", p.price_usd_per_gpu_hour)) return *err;
+  if (auto err = number(o.api_price, "--api-price", p.api_usd_per_m)) return *err;
+  if (auto err = number(o.download_gbps, "--download-gbps", p.download_gbps)) return *err;
+  if (auto err = number(o.read_gb_s, "--read-gb-s", p.read_gb_s)) return *err;
+  if (o.scale_out_gb_s == "0") p.scale_out_gb_s = 0;
+  else if (auto err = number(o.scale_out_gb_s, "--scale-out-gb-s", p.scale_out_gb_s)) return *err;
+  if (!o.utilisation.empty()) {
+    auto v = parse_fraction(o.utilisation, "--utilisation");
+    if (!v) return v.error();
+    p.utilisation = *v;
+  }
+  if (!o.spec_acceptance.empty()) {
+    auto v = parse_fraction(o.spec_acceptance, "--spec-acceptance");
+    if (!v) return v.error();
+    p.spec_acceptance = *v;
+  }
+  if (!o.draft.empty()) {
+    if (w.spec_tokens == 0) return Error{"--draft", "", "a draft model needs --spec-tokens N (draft tokens per step)"};
+    auto draft = load_model(o.draft, {});
+    if (!draft) return draft.error();
+    r.draft = std::make_shared<const ModelSpec>(std::move(draft->model));
+  }
   return r;
 }
 

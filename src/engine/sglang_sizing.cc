@@ -107,21 +107,29 @@ Result<EngineSizing> size_sglang(const EngineInputs& in) {
     std::uint64_t remaining = rest > 0 ? static_cast<std::uint64_t>(rest) : 0;
 
     const auto c = stage_cache(m, layout.tp, kv_bytes, state_bytes, w.layers);
-    // Mamba-like state pool.
+    // Mamba-like state pool. With speculative decoding a slot also holds an
+    // intermediate state per draft token (MambaPool's speculative caches).
+    const auto slot_total = checked_mul(c.state_total, 1 + work.spec_tokens, "state slot");
     std::uint64_t state_slots = 0;
-    if (c.state_total > 0) {
+    if (slot_total > 0) {
       // KVCacheConfigurator._handle_max_mamba_cache: max_running_requests // attn_dp_size per DP rank.
       if (o.radix_cache == "off" && o.max_num_seqs > 0) state_slots = o.max_num_seqs / std::max<std::uint64_t>(layout.dp, 1);
-      else state_slots = static_cast<std::uint64_t>(static_cast<double>(remaining) * ratio / (1.0 + ratio)) / c.state_total;
-      ew.state_pool_bytes = std::min(remaining, checked_mul(state_slots, c.state_total));
+      else state_slots = static_cast<std::uint64_t>(static_cast<double>(remaining) * ratio / (1.0 + ratio)) / slot_total;
+      ew.state_pool_bytes = std::min(remaining, checked_mul(state_slots, slot_total));
       remaining -= ew.state_pool_bytes;
-      ew.state_request_bytes = checked_mul(slots_per_request, c.state_total);
+      ew.state_request_bytes = checked_mul(slots_per_request, slot_total);
       min_state_slots = std::min(min_state_slots, state_slots);
     }
     // Bytes per token: full attention and MLA layers (sliding layers at the SWA ratio).
     std::uint64_t cell = c.full_layers * c.full_per_token + c.chunked_layers * c.chunked_per_token +
                          c.mla_layers * (c.mla_per_token + c.indexer_per_token);
     cell += static_cast<std::uint64_t>(prof.swa_full_tokens_ratio * static_cast<double>(c.sliding_layers * c.sliding_per_token));
+    if (in.draft != nullptr) {
+      // The draft worker's token pool holds as many tokens as the target's.
+      const auto d = stage_cache(*in.draft, in.draft_tp, kv_bytes, state_bytes, LayerRange{});
+      cell += d.full_layers * d.full_per_token + d.sliding_layers * d.sliding_per_token +
+              d.chunked_layers * d.chunked_per_token + d.mla_layers * d.mla_per_token;
+    }
     cell = std::max<std::uint64_t>(cell, 1);
     if (cell_formula.empty())
       cell_formula = fmt::format("{} full x {} B + {} MLA x ({} + {}) B + {} x {} sliding x {} B", c.full_layers, c.full_per_token,

@@ -37,6 +37,10 @@ struct EngineInputs {
   EngineOptions options;
   std::vector<EngineWorkerInput> workers;
   bool with_figures = true;  // false: the solvers' fast path (numbers only)
+  // Speculative decoding (workload->spec_tokens): a --draft model's cache
+  // joins the engine's pools (its weights are already in placed_weights).
+  const ModelSpec* draft = nullptr;
+  std::uint64_t draft_tp = 1;
 };
 
 // vLLM (V1; V0 rules for versions before 0.8) and SGLang. Errors name the flag.

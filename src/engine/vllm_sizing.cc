@@ -205,6 +205,8 @@ Result<EngineSizing> size_vllm(const EngineInputs& in) {
     kin.max_model_len = s.max_model_len;
     kin.max_num_batched_tokens = s.max_num_batched_tokens;
     kin.dcp = layout.dcp;
+    // Each speculative position keeps a state block (MambaSpec.num_speculative_blocks).
+    kin.spec_state_blocks = work.spec_tokens;
     const auto add = [&](KvSpecKind kind, std::uint64_t n, std::uint64_t per_token, std::uint64_t window) {
       for (std::uint64_t i = 0; i < n; ++i) kin.layers.push_back(KvLayerSpec{kind, per_token, 0, window});
     };
@@ -214,6 +216,14 @@ Result<EngineSizing> size_vllm(const EngineInputs& in) {
     add(KvSpecKind::mla, c.mla_layers, c.mla_per_token, 0);
     add(KvSpecKind::mla, c.indexer_per_token > 0 ? c.mla_layers : 0, c.indexer_per_token, 0);
     for (std::uint64_t i = 0; i < c.state_layers; ++i) kin.layers.push_back(KvLayerSpec{KvSpecKind::state, 0, c.state_per_layer, 0});
+    if (in.draft != nullptr) {
+      // The draft's attention layers get KV cache specs of their own, as the target's do.
+      const auto d = stage_cache(*in.draft, in.draft_tp, kv_bytes, state_bytes, LayerRange{});
+      add(KvSpecKind::full, d.full_layers, d.full_per_token, 0);
+      add(KvSpecKind::sliding, d.sliding_layers, d.sliding_per_token, in.draft->gqa.sliding_window);
+      add(KvSpecKind::chunked, d.chunked_layers, d.chunked_per_token, in.draft->gqa.attention_chunk);
+      add(KvSpecKind::mla, d.mla_layers, d.mla_per_token, 0);
+    }
     const auto shape = vllm_kv_cache_shape(kin);
     const auto token_blocks = shape.blocks_per_request - shape.state_blocks_per_request;
     const auto per_group_block = shape.uniform ? shape.bytes_per_block : checked_mul(shape.page_bytes, shape.group_size);

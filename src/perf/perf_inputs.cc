@@ -28,6 +28,12 @@ std::uint64_t activation_bytes(const PerfInputs& in) {
   return width > 0 ? width : 2;
 }
 
+std::string format_seconds(double s) {
+  if (s >= 1) return fmt::format("{:.3g} s", s);
+  if (s >= 1e-3) return fmt::format("{:.3g} ms", s * 1e3);
+  return fmt::format("{:.3g} us", s * 1e6);
+}
+
 LayerRange stage_layer_range(const Layout& layout, std::uint64_t stage) {
   if (layout.pp <= 1 || stage >= layout.stage_layers.size()) return LayerRange{};
   return LayerRange{layout.first_layer(stage), layout.stage_layers[stage]};

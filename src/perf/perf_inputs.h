@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 
 #include "core/result.h"
 #include "hardware/accelerator.h"
@@ -40,6 +41,9 @@ std::optional<Error> validate_perf_inputs(const PerfInputs& in);
 
 // Activation element width on the wire (act_dtype_bytes, else the model dtype).
 std::uint64_t activation_bytes(const PerfInputs& in);
+
+// "1.23 s", "45.6 ms", "789 us": step times for formulas.
+std::string format_seconds(double s);
 
 // Decoder layers of one pipeline stage, as request_state.h takes them.
 LayerRange stage_layer_range(const Layout& layout, std::uint64_t stage);

@@ -85,11 +85,7 @@ StepEstimate estimate_step(const PerfInputs& in, const FormatPlacement& placemen
 
 namespace {
 
-std::string seconds_text(double s) {
-  if (s >= 1) return fmt::format("{:.3g} s", s);
-  if (s >= 1e-3) return fmt::format("{:.3g} ms", s * 1e3);
-  return fmt::format("{:.3g} us", s * 1e6);
-}
+std::string seconds_text(double s) { return format_seconds(s); }
 
 std::string source_text(const PerfInputs& in) {
   const auto& g = *in.gpu;

@@ -133,6 +133,7 @@ struct Pools {
   std::vector<StateRow> state;         // per slot, per rank, by layer kind
   std::vector<TokenCacheRow> cache;    // per token, per rank, by layer kind
   std::uint64_t slot_bytes = 0;        // one state slot on one rank
+  std::uint64_t slots_per_request = 0; // --state-slots + --spec-tokens
   std::uint64_t state_rank_bytes = 0;  // the state pool on one rank
   std::uint64_t cache_per_token = 0;   // uncapped, per rank
   std::uint64_t cache_per_request = 0; // one request at the context, per rank (caps applied, before DCP)
@@ -144,10 +145,13 @@ struct Pools {
   std::string ffn_label;
   std::string ffn_formula;
   std::uint64_t reserve = 0;
+  std::vector<TokenCacheRow> draft_cache;     // --draft: its cache per token on a rank
+  std::uint64_t draft_cache_per_request = 0;
+  std::uint64_t draft_cache_rank_bytes = 0;
 };
 
 // The pools of one pipeline stage (its layers' cache and state).
-Pools compute_pools(const Plan& plan, const ModelSpec& model, std::uint64_t stage) {
+Pools compute_pools(const Plan& plan, const ModelSpec& model, const ModelSpec* draft, std::uint64_t stage) {
   const auto& w = plan.workload;
   const auto& layout = plan.layout;
   const LayerRange range = layout.pp > 1 ? LayerRange{layout.first_layer(stage), layout.stage_layers[stage]} : LayerRange{};
@@ -157,8 +161,14 @@ Pools compute_pools(const Plan& plan, const ModelSpec& model, std::uint64_t stag
   p.cache = token_cache_per_rank(model, kv_dtype_bytes(w.kv_dtype), layout.tp, range);
   for (const auto& r : p.state) p.slot_bytes = checked_add(p.slot_bytes, r.bytes);
   for (const auto& r : p.cache) p.cache_per_token = checked_add(p.cache_per_token, r.bytes_per_token);
-  p.state_rank_bytes = checked_mul(checked_mul(w.state_slots, p.requests_per_group), p.slot_bytes, "state pool");
-  p.cache_per_request = cache_bytes_for_context(p.cache, w.context_tokens);
+  p.slots_per_request = checked_add(w.state_slots, w.spec_tokens);  // one more per speculative position
+  p.state_rank_bytes = checked_mul(checked_mul(p.slots_per_request, p.requests_per_group), p.slot_bytes, "state pool");
+  p.cache_per_request = cache_bytes_for_context(p.cache, checked_add(w.context_tokens, w.spec_tokens));
+  if (plan.draft_tp > 0) {
+    p.draft_cache = token_cache_per_rank(*draft, kv_dtype_bytes(w.kv_dtype), plan.draft_tp);
+    p.draft_cache_per_request = cache_bytes_for_context(p.draft_cache, checked_add(w.context_tokens, w.spec_tokens));
+    p.draft_cache_rank_bytes = checked_mul(p.requests_per_group, p.draft_cache_per_request, "draft cache");
+  }
   p.cache_rank_bytes = ceil_div(checked_mul(p.requests_per_group, p.cache_per_request, "cache pool"), layout.dcp);
   const auto width = dtype_bits(model.dtype) / 8;
   p.hidden_buffer = checked_mul(checked_mul(w.chunk_tokens, model.hidden_size), width, "activations");
@@ -223,7 +233,7 @@ void add_pool_figures(Plan& plan, const ModelSpec& model, const Pools& p) {
     f.push_back(bytes_figure(
         "state.pool_per_rank", "recurrent-state pool per rank", p.state_rank_bytes, Evidence::estimate,
         fmt::format("{} slots x {} requests per attention group x {} B (slots per request: SGLang's default buffering)",
-                    w.state_slots, p.requests_per_group, with_commas(p.slot_bytes)),
+                    p.slots_per_request, p.requests_per_group, with_commas(p.slot_bytes)),
         "--state-slots (default 5: SGLang overlap scheduler with radix cache)"));
   }
   if (!p.cache.empty()) {
@@ -300,11 +310,21 @@ void add_weight_rows(RankLedger& l, const Plan& plan, const RankWeights& weights
   }
 }
 
+void add_draft_row(RankLedger& l, const Plan& plan, bool formulas) {
+  if (plan.draft_weights_per_rank == 0) return;
+  l.rows.push_back(row("weights.draft", fmt::format("draft model ({})", plan.draft_name), Resource::weights,
+                       plan.draft_weights_per_rank, Evidence::estimate,
+                       text_if(formulas, fmt::format("--draft on every rank at TP {} (the largest divisor of TP {} its "
+                                                     "heads accept), replicated over DP and PP",
+                                                     plan.draft_tp, plan.layout.tp))));
+}
+
 RankLedger rank_ledger(const Plan& plan, const RankWeights& weights, const Pools* pools, bool formulas) {
   RankLedger l;
   l.rank = weights.rank;
   l.capacity = plan.gpu.device_total_bytes;
   add_weight_rows(l, plan, weights, formulas, 0);
+  add_draft_row(l, plan, formulas);
   if (pools) {
     const auto& p = *pools;
     const auto& w = plan.workload;
@@ -324,8 +344,11 @@ RankLedger rank_ledger(const Plan& plan, const RankWeights& weights, const Pools
       for (const auto& r : p.state) kinds += (kinds.empty() ? "" : " + ") + std::string(layer_kind_key(r.kind));
       l.rows.push_back(row("state.recurrent", fmt::format("recurrent state slots ({})", kinds), Resource::recurrent_state,
                            p.state_rank_bytes, Evidence::estimate,
-                           text_if(formulas, fmt::format("{} slots x {} requests x {}", w.state_slots, p.requests_per_group,
-                                                         format_mib(p.slot_bytes, 1)))));
+                           text_if(formulas, fmt::format("{} slots x {} requests x {}{}", p.slots_per_request,
+                                                         p.requests_per_group, format_mib(p.slot_bytes, 1),
+                                                         w.spec_tokens ? fmt::format(" ({} + {} speculative)", w.state_slots,
+                                                                                     w.spec_tokens)
+                                                                       : ""))));
     }
     if (p.cache_per_token > 0) {
       std::string kinds;
@@ -335,6 +358,11 @@ RankLedger rank_ledger(const Plan& plan, const RankWeights& weights, const Pools
                            text_if(formulas, fmt::format("{} requests x {} B per request / DCP {}", p.requests_per_group,
                                                          with_commas(p.cache_per_request), plan.layout.dcp))));
     }
+    if (p.draft_cache_rank_bytes > 0)
+      l.rows.push_back(row("kv.draft", fmt::format("draft model cache ({})", plan.draft_name), Resource::kv_cache,
+                           p.draft_cache_rank_bytes, Evidence::derived,
+                           text_if(formulas, fmt::format("{} requests x {} B per request (draft at TP {})", p.requests_per_group,
+                                                         with_commas(p.draft_cache_per_request), plan.draft_tp))));
   }
   close_ledger(l);
   return l;
@@ -353,6 +381,7 @@ RankLedger engine_rank_ledger(const Plan& plan, const ModelSpec& model, const Ra
   // Engine-side weight changes of this worker's stage (same for every rank of a stage).
   const auto tied = model.tied_embeddings ? input.lm_head_bytes : 0;
   add_weight_rows(l, plan, weights, formulas, tied);
+  add_draft_row(l, plan, formulas);
   if (worker.weights_bytes > input.placed_weights - std::min(input.placed_weights, tied) && vllm) {
     const auto extra = worker.weights_bytes - (input.placed_weights - std::min(input.placed_weights, tied));
     l.rows.push_back(row("weights.engine_tensors", "engine-side tensors",
@@ -449,6 +478,11 @@ PlanContext::PlanContext(const ModelSpec& m)
       placement(m.manifest, m.layers.size(), m.moe.routed_experts),
       tp_divisors(m.tp_divisors()) {}
 
+const FormatPlacement& PlanContext::formats() const {
+  std::call_once(formats_once_, [&] { formats_ = std::make_unique<FormatPlacement>(*model); });
+  return *formats_;
+}
+
 Result<std::shared_ptr<const PlanContext::Placed>> PlanContext::placed(std::uint64_t world,
                                                                         const LayoutOptions& o) const {
   const std::array<std::uint64_t, 7> key{world, o.tp, o.ep, o.pp, o.dp, o.dcp, o.gpus_per_node};
@@ -476,7 +510,7 @@ EngineWorkerInput worker_input(const Plan& plan, const RankWeights& rw) {
   EngineWorkerInput in;
   in.rank = rw.rank;
   in.stage = rw.stage;
-  in.placed_weights = rw.total;
+  in.placed_weights = checked_add(rw.total, plan.draft_weights_per_rank);  // the engine loads the draft too
   in.lm_head_bytes = rw.lm_head_bytes;
   in.expert_bytes = rw.expert_bytes;
   const auto& l = plan.layout;
@@ -525,6 +559,62 @@ void apply_engine_verdict(Plan& plan) {
   v.summary = fmt::format("does not fit: first boundary crossed: {}; {}", resource_key(boundary), why);
 }
 
+// Where a --draft model sits: on every rank, at the largest TP dividing the
+// target's TP that its heads accept (vLLM runs a draft at the target's TP or
+// at 1), replicated over DP and PP. Its heaviest rank's weights.
+Result<std::pair<std::uint64_t, std::uint64_t>> draft_share(const ModelSpec& draft, const Layout& target) {
+  const PlacementIndex index(draft.manifest, draft.layers.size(), draft.moe.routed_experts);
+  for (std::uint64_t d = target.tp; d >= 1; --d) {
+    if (target.tp % d != 0) continue;
+    LayoutOptions o;
+    o.tp = d;
+    o.pp = 1;
+    o.dp = 1;
+    o.gpus_per_node = d;
+    auto layout = choose_layout(draft, d, o, nullptr, false);
+    if (!layout) continue;
+    std::uint64_t most = 0;
+    for (std::uint64_t r = 0; r < layout->world; ++r) most = std::max(most, index.rank_weights(*layout, r, false).total);
+    return std::pair<std::uint64_t, std::uint64_t>{d, most};
+  }
+  return Error{"--draft", draft.name, "no tensor-parallel size dividing the target's TP suits the draft's heads"};
+}
+
+// Throughput, cost and cold start for a full plan.
+PerfReport plan_perf(const Plan& plan, const PlanContext& context, const PlanRequest& request,
+                     const std::vector<RankWeights>& ranks) {
+  const auto& model = *context.model;
+  PerfPlanInputs in;
+  in.model = &model;
+  in.placement = &context.formats();
+  in.gpu = &plan.gpu;
+  in.layout = &plan.layout;
+  in.workload = &plan.workload;
+  in.options = request.perf;
+  // A node reads from storage what its ranks hold, but a tensor replicated on
+  // several of its ranks once (the page cache serves the others): at most the
+  // whole payload.
+  const auto per_node = std::max<std::uint64_t>(plan.layout.gpus_per_node, 1);
+  const auto draft_payload = request.draft ? build_inventory(*request.draft).payload_bytes : 0;
+  in.node_bytes.assign(ceil_div(plan.layout.world, per_node), 0);
+  for (const auto& r : ranks)
+    in.node_bytes[r.rank / per_node] = checked_add(in.node_bytes[r.rank / per_node], checked_add(r.total, plan.draft_weights_per_rank));
+  for (auto& b : in.node_bytes) b = std::min(b, checked_add(plan.checkpoint_bytes, draft_payload));
+  in.draft_bytes_per_rank = plan.draft_weights_per_rank;
+  in.draft_name = plan.draft_name;
+  if (model.artifact && model.artifact->shard_bytes > 0) {
+    const auto& a = *model.artifact;
+    in.artifact_bytes = a.file_bytes > a.shard_bytes ? a.file_bytes : a.shard_bytes;
+    in.artifact_evidence = Evidence::official;
+    in.artifact_source = a.source;
+  } else {
+    in.artifact_bytes = plan.checkpoint_bytes;
+    in.artifact_source = "tensor manifest (plan/placement.h)";
+  }
+  in.artifact_bytes = checked_add(in.artifact_bytes, draft_payload);
+  return build_perf_report(in);
+}
+
 }  // namespace
 
 Result<Plan> build_plan(const ModelSpec& model, const Accelerator& gpu, const PlanRequest& request) {
@@ -568,6 +658,15 @@ Result<Plan> build_plan(const PlanContext& context, const Accelerator& gpu, cons
   }
   plan.gpu_count = request.gpu_count;
   plan.layout = *layout;
+  if (request.draft) {
+    if (request.workload.spec_tokens == 0)
+      return Error{"--draft", request.draft->name, "a draft model needs --spec-tokens N (draft tokens per step)"};
+    auto share = draft_share(*request.draft, plan.layout);
+    if (!share) return share.error();
+    plan.draft_name = request.draft->name;
+    plan.draft_tp = share->first;
+    plan.draft_weights_per_rank = share->second;
+  }
   plan.workload = request.workload;
   plan.engine_options = request.engine;
   const bool with_engine = request.engine.kind != EngineKind::generic;
@@ -608,6 +707,8 @@ Result<Plan> build_plan(const PlanContext& context, const Accelerator& gpu, cons
     in.workload = &plan.workload;
     in.options = request.engine;
     in.with_figures = full;
+    in.draft = request.draft.get();
+    in.draft_tp = std::max<std::uint64_t>(plan.draft_tp, 1);
     // One worker per stage class: the representative ranks.
     std::vector<std::uint64_t> reps = context.placement.representative_ranks(plan.layout);
     for (auto r : reps) {
@@ -631,7 +732,7 @@ Result<Plan> build_plan(const PlanContext& context, const Accelerator& gpu, cons
   } else {
     std::vector<Pools> pools;
     if (plan.second_pass) {
-      for (std::uint64_t s = 0; s < plan.layout.pp; ++s) pools.push_back(compute_pools(plan, model, s));
+      for (std::uint64_t s = 0; s < plan.layout.pp; ++s) pools.push_back(compute_pools(plan, model, request.draft.get(), s));
       if (full) add_pool_figures(plan, model, pools.front());
     }
     for (const auto& rw : placed)
@@ -655,6 +756,11 @@ Result<Plan> build_plan(const PlanContext& context, const Accelerator& gpu, cons
     plan.assumptions.push_back(fmt::format("{} recurrent-state slots per running request, {} recurrent state, {} cache",
                                            plan.workload.state_slots, plan.workload.state_dtype, plan.workload.kv_dtype));
     plan.assumptions.push_back("activations: logical aggregate payloads of one prefill chunk, counted on every rank");
+  }
+  if (request.perf.enabled) {
+    plan.perf = plan_perf(plan, context, request, placed);
+    for (const auto& f : plan.perf->figures) plan.figures.push_back(f);
+    for (const auto& a : plan.perf->assumptions) plan.assumptions.push_back("throughput: " + a);
   }
   plan.checklist = build_checklist(plan, model);
   return plan;

@@ -24,6 +24,8 @@
 #include "hardware/accelerator.h"
 #include "model/inventory.h"
 #include "model/model_spec.h"
+#include "perf/format_placement.h"
+#include "perf/perf_report.h"
 #include "plan/layout.h"
 #include "plan/ledger.h"
 #include "plan/placement.h"
@@ -51,6 +53,8 @@ struct PlanRequest {
   LayoutOptions layout;
   WorkloadOptions workload;
   EngineOptions engine;
+  PerfOptions perf;                          // throughput, cost and cold-start inputs (full plans only)
+  std::shared_ptr<const ModelSpec> draft;    // --draft: a speculative draft model (needs workload.spec_tokens)
 };
 
 struct Plan {
@@ -72,6 +76,10 @@ struct Plan {
   std::vector<Figure> figures;          // every number, labelled, with formula and source
   std::vector<ChecklistItem> checklist;
   std::vector<std::string> assumptions; // planning assumptions in force
+  std::optional<PerfReport> perf;       // throughput bounds, cost and cold start (full plans)
+  std::string draft_name;               // --draft model, when given
+  std::uint64_t draft_tp = 0;           // TP the draft runs at (the largest divisor of TP its heads accept)
+  std::uint64_t draft_weights_per_rank = 0;
 };
 
 // What many plans of one model share: the inventory and the placement index.
@@ -93,8 +101,14 @@ struct PlanContext {
   // `gpus_per_node` must already be resolved (the GPU's when the request left it 0).
   Result<std::shared_ptr<const Placed>> placed(std::uint64_t world, const LayoutOptions& options) const;
 
+  // The placement by storage format that throughput figures need, built on
+  // first use (sweeps ask for it once per model, not once per cell).
+  const FormatPlacement& formats() const;
+
  private:
   mutable std::mutex mutex_;
+  mutable std::once_flag formats_once_;
+  mutable std::unique_ptr<FormatPlacement> formats_;
   struct KeyHash {
     std::size_t operator()(const std::array<std::uint64_t, 7>& k) const noexcept {
       std::size_t h = 1469598103934665603ULL;

@@ -19,6 +19,10 @@ struct WorkloadOptions {
   std::uint64_t state_slots = 5;       // KDA state slots per running request (SGLang's default buffering)
   ReserveSpec reserve;                 // runtime reserve per GPU (default 10% of device capacity)
   std::uint64_t chunk_tokens = 16384;  // prefill chunk for the activation estimate (seed 000's figure)
+  // Speculative decoding: draft tokens per step. Each speculative position
+  // keeps its own recurrent state (vLLM MambaSpec.num_speculative_blocks) and
+  // its KV slots (lookahead); a --draft model adds its weights and cache.
+  std::uint64_t spec_tokens = 0;
 };
 
 // Bytes per element for the accepted dtype names; 0 for an unknown name.

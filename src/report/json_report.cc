@@ -1,5 +1,7 @@
 #include "report/json_report.h"
 
+#include <fmt/format.h>
+
 #include "model/request_state.h"
 #include "report/reconstruction.h"
 
@@ -63,6 +65,66 @@ nlohmann::json engine_json(const EngineSizing& e) {
   return j;
 }
 
+// The throughput contract (docs/json.md): headline bounds as plain numbers;
+// every figure behind them, with its formula, is in "figures" under perf.*,
+// cost.* and coldstart.*.
+nlohmann::json perf_json(const PerfReport& p) {
+  nlohmann::json j;
+  j["available"] = p.available;
+  j["evidence"] = "estimate";
+  if (!p.available) j["unavailable"] = p.unavailable;
+  if (p.available) {
+    const auto& d = p.decode;
+    j["decode_tokens_per_s_bound"] = p.decode_tokens_per_s_bound;
+    j["decode_tokens_per_s_per_gpu_bound"] = d.tokens_per_s_per_gpu_bound;
+    j["binding_term"] = std::string(binding_term_key(d.batch1.binding.binding));
+    j["bytes_per_token"] = d.batch1.tokens_per_step ? d.batch1.cluster_bytes / d.batch1.tokens_per_step : 0;
+    j["bytes_per_token_by_dtype"] = nlohmann::json::object();
+    for (const auto& [k, v] : p.bytes_per_token_by_dtype) j["bytes_per_token_by_dtype"][k] = v;
+    j["weight_bytes_share_by_dtype"] = nlohmann::json::object();
+    for (const auto& [k, v] : p.weight_bytes_share) j["weight_bytes_share_by_dtype"][k] = v;
+    j["at_concurrency"] = {{"concurrency", d.concurrency},
+                           {"batch_per_group", p.batch_per_group},
+                           {"tokens_per_s_bound", d.tokens_per_s_at_batch},
+                           {"tokens_per_s_per_request_bound", d.tokens_per_s_per_request_at_batch},
+                           {"tokens_per_s_per_gpu_bound", d.tokens_per_s_per_gpu_at_batch},
+                           {"binding_term", std::string(binding_term_key(d.at_batch.binding.binding))}};
+    j["prefill"] = {{"prompt_tokens", p.prefill.prompt_tokens},
+                    {"seconds_bound", p.prefill.seconds_bound},
+                    {"compute_seconds", p.prefill.compute_seconds},
+                    {"memory_seconds", p.prefill.memory_seconds},
+                    {"communication_seconds", p.prefill.communication_seconds}};
+    if (p.spec.tokens > 0)
+      j["speculative"] = {{"tokens", p.spec.tokens},
+                          {"acceptance", p.spec.acceptance},
+                          {"tokens_per_step", p.spec.tokens_per_step},
+                          {"draft_seconds", p.spec.draft_seconds},
+                          {"decode_tokens_per_s_bound", p.spec.tokens_per_s_bound},
+                          {"evidence", "hypothesis"}};
+    if (p.cost.priced) {
+      j["cost"] = {{"cluster_usd_per_hour", p.cost.cluster_usd_per_hour},
+                   {"usd_per_m_tokens_at_bound", p.cost.usd_per_m_at_bound},
+                   {"usd_per_m_tokens_at_utilisation", p.cost.usd_per_m_at_utilisation},
+                   {"usd_per_m_tokens_single_request", p.cost.usd_per_m_single_request}};
+      if (p.cost.break_even_tokens_per_day > 0) {
+        j["cost"]["break_even_utilisation"] = p.cost.break_even_utilisation;
+        j["cost"]["break_even_tokens_per_day"] = p.cost.break_even_tokens_per_day;
+      }
+    } else {
+      j["cost"] = nullptr;
+    }
+  }
+  const auto& c = p.cold_start;
+  nlohmann::json totals = nlohmann::json::object();
+  for (const auto& [rate, s] : c.total_s) totals[fmt::format("{:g}", rate)] = s;
+  j["cold_start"] = {{"staging_bytes", c.staging_bytes},
+                     {"max_node_bytes", c.max_node_bytes},
+                     {"load_s", c.load_s},
+                     {"total_s_by_gbps", totals},
+                     {"recover_node_s", c.recover_node_s}};
+  return j;
+}
+
 nlohmann::json plan_json(const Plan& plan) {
   nlohmann::json j;
   j["model"] = {{"name", plan.model_name},
@@ -117,6 +179,9 @@ nlohmann::json plan_json(const Plan& plan) {
                           {"first_boundary", resource_key(r.first_boundary)},
                           {"rows", rows}});
   }
+  if (plan.perf) j["perf"] = perf_json(*plan.perf);
+  if (!plan.draft_name.empty())
+    j["draft"] = {{"name", plan.draft_name}, {"tp", plan.draft_tp}, {"weights_bytes_per_rank", plan.draft_weights_per_rank}};
   j["figures"] = nlohmann::json::array();
   for (const auto& f : plan.figures) j["figures"].push_back(figure_json(f));
   j["assumptions"] = plan.assumptions;

@@ -122,6 +122,49 @@ void verdict_block(std::string& out, const Plan& plan, TextStyle style) {
                        resource_key(v.first_boundary));
 }
 
+// "kv_cache 51.5%, bf16 42.5%, mxfp4 5.4%": the shares of a figure family, largest first.
+std::string share_line(const std::vector<Figure>& figures, std::string_view prefix) {
+  std::vector<const Figure*> shares;
+  for (const auto& f : figures)
+    if (f.id.starts_with(prefix)) shares.push_back(&f);
+  std::stable_sort(shares.begin(), shares.end(), [](const Figure* a, const Figure* b) { return a->value > b->value; });
+  std::string out;
+  for (const auto* f : shares) {
+    if (f->value < 0.05) continue;
+    out += fmt::format("{}{} {:.1f}%", out.empty() ? "" : ", ", f->id.substr(prefix.size()), f->value);
+  }
+  return out;
+}
+
+void perf_block(std::string& out, const Plan& plan, TextStyle style) {
+  const auto& p = *plan.perf;
+  out += heading(style, 2, "Throughput bounds, cost (upper bounds and estimates, never promises)");
+  if (!p.available) {
+    out += fmt::format("  no throughput figures: {}\n", p.unavailable);
+    return;
+  }
+  const bool batched = p.decode.concurrency > 1;
+  for (const char* id : {"perf.decode_tokens_per_s_bound", "perf.binding_term", "perf.decode_tokens_per_s_per_gpu_bound",
+                         "perf.concurrency", "perf.at_concurrency.tokens_per_s_per_request_bound",
+                         "perf.at_concurrency.tokens_per_s_bound", "perf.at_concurrency.tokens_per_s_per_gpu_bound",
+                         "perf.at_concurrency.binding_term", "perf.bytes_per_token", "perf.prefill_seconds_bound",
+                         "perf.prefill_binding_term", "perf.spec.tokens_per_step", "perf.spec.decode_tokens_per_s_bound"}) {
+    // The batched figures repeat the batch-1 ones when one request is in flight.
+    if (!batched && std::string_view(id).starts_with("perf.at_concurrency")) continue;
+    if (!batched && std::string_view(id) == "perf.concurrency") continue;
+    if (const auto* f = find_figure(plan.figures, id)) figure_lines(out, {*f}, "", style, false);
+  }
+  const auto all = share_line(plan.figures, "perf.bytes_share.");
+  const auto weights = share_line(plan.figures, "perf.weight_bytes_share.");
+  const char* bullet = style == TextStyle::markdown ? "- " : "  ";
+  if (!all.empty()) out += fmt::format("{}bytes read per token by storage format: {}\n", bullet, all);
+  if (!weights.empty()) out += fmt::format("{}of the weight bytes alone: {}\n", bullet, weights);
+  figure_lines(out, plan.figures, "cost.", style, false);
+  if (!p.cost.priced)
+    out += fmt::format("{}cost: no dated list price for {} in the catalogue; pass --price USD per GPU-hour\n", bullet,
+                       plan.gpu.id);
+}
+
 std::string plan_header(const Plan& plan, TextStyle style) {
   std::string out;
   out += (style == TextStyle::markdown ? "# " : "") +
@@ -186,8 +229,10 @@ std::string render_plan(const Plan& plan, TextStyle style) {
   if (style == TextStyle::table)
     out += "  bar: # weights  r reserve  a activations  s recurrent state  k KV cache  . free  ! over capacity\n";
   for (const auto& g : group_ranks(plan.ranks)) ledger_table(out, g, style);
+  if (plan.perf) perf_block(out, plan, style);
   out += heading(style, 2, "Disk and download");
   figure_lines(out, plan.figures, "disk.", style, false);
+  figure_lines(out, plan.figures, "coldstart.", style, false);
   out += heading(style, 2, "Assumptions");
   for (const auto& a : plan.assumptions) out += fmt::format("- {}\n", a);
   checklist_lines(out, plan, style);

@@ -1,0 +1,187 @@
+#include "perf/perf_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/bytes.h"
+#include "perf/speculative.h"
+
+namespace preflight {
+
+namespace {
+
+// A prompt long enough to be compute-bound on every catalogue GPU, short
+// enough to be a typical chat or RAG turn; --prompt-tokens overrides it.
+constexpr std::uint64_t kDefaultPromptTokens = 8192;
+
+PerfInputs perf_inputs(const PerfPlanInputs& in, std::uint64_t batch) {
+  PerfInputs p;
+  p.model = in.model;
+  p.gpu = in.gpu;
+  p.layout = in.layout;
+  p.batch_per_group = batch;
+  p.context = in.workload->context_tokens;
+  p.kv_dtype_bytes = kv_dtype_bytes(in.workload->kv_dtype);
+  p.state_dtype_bytes = state_dtype_bytes(in.workload->state_dtype);
+  p.scale_out_gb_s = in.options.scale_out_gb_s;
+  return p;
+}
+
+// MTP layer bytes on the heaviest rank: a model's own draft when no --draft is given.
+std::uint64_t mtp_bytes_per_rank(const FormatPlacement& placement, const Layout& layout) {
+  std::uint64_t most = 0;
+  for (std::uint64_t r = 0; r < layout.world; ++r) {
+    const auto w = placement.rank_weights(layout, r);
+    std::uint64_t b = 0;
+    for (const auto& [format, modules] : w.bytes) {
+      const auto it = modules.find(ModuleClass::mtp);
+      if (it != modules.end()) b += it->second;
+    }
+    most = std::max(most, b);
+  }
+  return most;
+}
+
+void add_spec(PerfReport& r, const PerfPlanInputs& in, const PerfInputs& p) {
+  auto& s = r.spec;
+  s.tokens = in.workload->spec_tokens;
+  s.acceptance = in.options.spec_acceptance;
+  s.tokens_per_step = expected_tokens_per_verify(s.tokens, s.acceptance);
+  auto shape = decode_step(p, 1);
+  shape.tokens_per_group = s.tokens + 1;  // N draft positions and the target's own
+  s.verify = estimate_step(p, *in.placement, all_rank_weights(*in.placement, *in.layout), shape);
+  std::uint64_t draft_bytes = in.draft_bytes_per_rank;
+  std::string draft_what = in.draft_name.empty() ? "" : fmt::format("--draft {}", in.draft_name);
+  if (draft_bytes == 0 && in.model->mtp_layers > 0) {
+    draft_bytes = mtp_bytes_per_rank(*in.placement, *in.layout);
+    draft_what = fmt::format("the model's {} MTP layer{}", in.model->mtp_layers, in.model->mtp_layers == 1 ? "" : "s");
+  }
+  const double bw = in.gpu->memory_bandwidth_tb_s * 1e12;
+  s.draft_seconds = static_cast<double>(checked_mul(draft_bytes, s.tokens, "draft bytes")) / bw;
+  s.tokens_per_s_bound = s.tokens_per_step / (s.verify.step_seconds + s.draft_seconds);
+
+  const auto src = "--spec-tokens, --spec-acceptance (the acceptance rate is an assumption about the draft and the task)";
+  auto& f = r.figures;
+  f.push_back(real_figure("perf.spec.tokens_per_step", fmt::format("expected tokens per verification step ({} draft tokens)", s.tokens),
+                          s.tokens_per_step, "tokens", Evidence::hypothesis,
+                          fmt::format("(1 - {}^{}) / (1 - {}) (Leviathan et al. 2023, eq. 1: each draft token accepted "
+                                      "independently with probability {})",
+                                      s.acceptance, s.tokens + 1, s.acceptance, s.acceptance),
+                          src));
+  f.push_back(real_figure("perf.spec.verify_step_seconds_bound", fmt::format("verification step, {} positions per request (lower bound)", s.tokens + 1),
+                          s.verify.step_seconds, "s", Evidence::estimate,
+                          fmt::format("decode roofline with {} tokens per request; binding: {}", s.tokens + 1,
+                                      binding_term_key(s.verify.binding.binding)),
+                          "perf/roofline.h"));
+  f.push_back(real_figure("perf.spec.draft_seconds", "draft passes per step (memory-bound)", s.draft_seconds, "s",
+                          Evidence::estimate,
+                          draft_bytes == 0 ? "no draft weights known (pass --draft MODEL; n-gram drafting reads none)"
+                                           : fmt::format("{} passes x {} B of {} per rank / {} TB/s", s.tokens,
+                                                         with_commas(draft_bytes), draft_what,
+                                                         in.gpu->memory_bandwidth_tb_s),
+                          src));
+  f.push_back(real_figure("perf.spec.decode_tokens_per_s_bound", "decode tokens/s per request with speculation (hypothesis)",
+                          s.tokens_per_s_bound, "tokens/s", Evidence::hypothesis,
+                          fmt::format("{:.3g} tokens / ({} verify + {} draft)", s.tokens_per_step,
+                                      format_seconds(s.verify.step_seconds), format_seconds(s.draft_seconds)),
+                          src));
+  r.assumptions.push_back(fmt::format(
+      "speculation: {} draft tokens accepted at {} each, independently; the speed-up over {:.4g} tokens/s is a "
+      "hypothesis until measured on the workload",
+      s.tokens, s.acceptance, r.decode_tokens_per_s_bound));
+}
+
+}  // namespace
+
+std::uint64_t decode_batch_per_group(const Layout& layout, std::uint64_t concurrency) {
+  const auto groups = std::max<std::uint64_t>(checked_mul(layout.dp, layout.pp, "DP x PP"), 1);
+  return std::max<std::uint64_t>(ceil_div(std::max<std::uint64_t>(concurrency, 1), groups), 1);
+}
+
+PerfReport build_perf_report(const PerfPlanInputs& in) {
+  PerfReport r;
+  const auto& o = in.options;
+  const auto& layout = *in.layout;
+  r.batch_per_group = decode_batch_per_group(layout, in.workload->concurrency);
+  const auto p = perf_inputs(in, r.batch_per_group);
+
+  if (auto e = validate_perf_inputs(p)) {
+    r.unavailable = e->message;
+  } else {
+    r.available = true;
+    r.decode = estimate_decode(p, *in.placement);
+    r.decode_tokens_per_s_bound = r.decode.tokens_per_s_per_request_bound;
+    for (const auto& [key, bytes] : r.decode.batch1.cluster_bytes_by_format)
+      r.bytes_per_token_by_dtype.emplace_back(key, r.decode.batch1.tokens_per_step ? bytes / r.decode.batch1.tokens_per_step : 0);
+    std::stable_sort(r.bytes_per_token_by_dtype.begin(), r.bytes_per_token_by_dtype.end(),
+                     [](const auto& a, const auto& b) { return a.second > b.second; });
+    r.figures = r.decode.figures;
+    // The seeds' "does MXFP4 cut traffic 4x" question is about weights: their
+    // shares without the cache and state rows.
+    std::uint64_t weight_bytes = 0;
+    for (const auto& [key, bytes] : r.bytes_per_token_by_dtype)
+      if (key != kKvCacheKey && key != kStateKey) weight_bytes += bytes;
+    for (const auto& [key, bytes] : r.bytes_per_token_by_dtype) {
+      if (key == kKvCacheKey || key == kStateKey || weight_bytes == 0) continue;
+      const double share = 100.0 * static_cast<double>(bytes) / static_cast<double>(weight_bytes);
+      r.weight_bytes_share.emplace_back(key, share);
+      r.figures.push_back(real_figure("perf.weight_bytes_share." + key,
+                                      fmt::format("share of per-token weight bytes stored as {} (batch 1)", key), share,
+                                      "%", Evidence::estimate,
+                                      fmt::format("{} B / {} B of weights read per token (cache and state left out)",
+                                                  with_commas(bytes), with_commas(weight_bytes)),
+                                      "perf.bytes_per_token_by_dtype"));
+    }
+    r.assumptions = r.decode.assumptions;
+    const auto prompt = o.prompt_tokens > 0 ? o.prompt_tokens
+                                            : std::min<std::uint64_t>(std::max<std::uint64_t>(in.workload->context_tokens, 1),
+                                                                      kDefaultPromptTokens);
+    r.prefill = estimate_prefill(p, *in.placement, prompt);
+    for (const auto& f : r.prefill.figures) r.figures.push_back(f);
+    if (in.workload->spec_tokens > 0) add_spec(r, in, p);
+    if (o.scale_out_gb_s > 0 && layout.world > layout.gpus_per_node)
+      r.assumptions.push_back(fmt::format("scale-out: {} GB/s per GPU each way between nodes (--scale-out-gb-s; one 400 Gb/s NIC per GPU = 50)",
+                                          o.scale_out_gb_s));
+
+    CostInputs c;
+    c.gpus = layout.world;
+    if (o.price_usd_per_gpu_hour > 0) {
+      c.price_usd_per_gpu_hour = o.price_usd_per_gpu_hour;
+      c.price_source = "--price";
+    } else {
+      c.price_usd_per_gpu_hour = in.gpu->price_usd_per_gpu_hour;
+      c.price_source = fmt::format("data/gpus.json {}: {}", in.gpu->id, in.gpu->price_note);
+    }
+    c.cluster_tokens_per_s_bound = r.decode.tokens_per_s_at_batch;
+    c.request_tokens_per_s_bound = r.decode.tokens_per_s_per_request_bound;
+    c.concurrency = r.decode.concurrency;
+    c.utilisation = o.utilisation;
+    c.api_usd_per_m = o.api_usd_per_m;
+    r.cost = estimate_cost(c);
+    for (const auto& f : r.cost.figures) r.figures.push_back(f);
+    if (!r.cost.priced)
+      r.assumptions.push_back(fmt::format("cost: no dated public price for {} in the catalogue; pass --price USD per GPU-hour",
+                                          in.gpu->id));
+  }
+
+  ColdStartInputs cs;
+  cs.artifact_bytes = in.artifact_bytes;
+  cs.artifact_evidence = in.artifact_evidence;
+  cs.artifact_source = in.artifact_source;
+  cs.staging_copies = o.staging_copies;
+  for (double rate : kColdStartRatesGbps) cs.rates_gbps.push_back(rate);
+  if (o.download_gbps > 0 && std::find(cs.rates_gbps.begin(), cs.rates_gbps.end(), o.download_gbps) == cs.rates_gbps.end())
+    cs.rates_gbps.push_back(o.download_gbps);
+  cs.read_gb_s = o.read_gb_s;
+  cs.read_source = "--read-gb-s (default 2 GB/s per node: a network file system client or one SATA-class SSD; "
+                   "a local NVMe Gen4 drive reads up to ~7 GB/s)";
+  cs.node_bytes = in.node_bytes;
+  r.cold_start = estimate_cold_start(cs);
+  for (const auto& f : r.cold_start.figures) r.figures.push_back(f);
+  r.assumptions.push_back("cold start: transfer time only; engine start-up work (CUDA graph capture, compilation, "
+                          "warm-up) is not included");
+  return r;
+}
+
+}  // namespace preflight
