@@ -137,7 +137,7 @@ Result<PlanRequest> plan_request(const Options& o) {
   auto checked = validate_engine_options(e);
   if (!checked) return checked.error();
 
-  if (any(o.spec_tokens)) {
+  if (any(o.spec_tokens) && o.spec_tokens != "0") {
     auto v = parse_positive_integer(o.spec_tokens, "--spec-tokens");
     if (!v) return v.error();
     if (*v > 64) return Error{"--spec-tokens", "", fmt::format("expected at most 64 draft tokens per step, got {}", *v)};

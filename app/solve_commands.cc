@@ -15,6 +15,7 @@
 #include "solve/gpu_counts.h"
 #include "solve/max_solver.h"
 #include "solve/sweep.h"
+#include "solve/sweep_perf.h"
 
 namespace preflight::cli {
 
@@ -119,7 +120,8 @@ int run_sweep(const Options& o) {
   if (!in) return fail(in.error());
   const auto& model = in->loaded.model;
   const PlanContext context(model);
-  const auto sweep = preflight::run_sweep(model, verdict_plan_evaluator(context), in->gpus, in->request, *counts);
+  auto sweep = preflight::run_sweep(model, verdict_plan_evaluator(context), in->gpus, in->request, *counts);
+  add_sweep_perf(sweep, context, in->request);
   if (o.format == "json") std::cout << sweep_json(model, in->request, sweep).dump(2) << "\n";
   else if (o.format == "csv") std::cout << sweep_csv(sweep);
   else std::cout << render_sweep(model, in->request, sweep, style_of(o));

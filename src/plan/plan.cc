@@ -667,12 +667,10 @@ Result<Plan> build_plan(const PlanContext& context, const Accelerator& gpu, cons
     plan.draft_tp = share->first;
     plan.draft_weights_per_rank = share->second;
   }
-  plan.workload = request.workload;
+  plan.workload = resolved_workload(request.workload, model.max_context, dtype_bits(model.dtype));
   plan.engine_options = request.engine;
   const bool with_engine = request.engine.kind != EngineKind::generic;
   plan.second_pass = request.workload.requested || with_engine;
-  if (plan.workload.context_tokens == 0) plan.workload.context_tokens = model.max_context;
-  plan.workload.kv_dtype = resolve_kv_dtype(plan.workload.kv_dtype, dtype_bits(model.dtype));
   if (kv_dtype_bytes(plan.workload.kv_dtype) == 0)
     return Error{"--kv-dtype", "", fmt::format("expected auto, bf16, fp16, fp32 or fp8, got '{}'", plan.workload.kv_dtype)};
   if (state_dtype_bytes(plan.workload.state_dtype) == 0)

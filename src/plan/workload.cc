@@ -20,4 +20,10 @@ std::uint64_t state_dtype_bytes(const std::string& name) {
   return 0;
 }
 
+WorkloadOptions resolved_workload(WorkloadOptions w, std::uint64_t max_context, std::uint64_t model_dtype_bits) {
+  if (w.context_tokens == 0) w.context_tokens = max_context;
+  w.kv_dtype = resolve_kv_dtype(w.kv_dtype, model_dtype_bits);
+  return w;
+}
+
 }  // namespace preflight

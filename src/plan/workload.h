@@ -31,4 +31,8 @@ std::uint64_t kv_dtype_bytes(const std::string& name);
 std::string resolve_kv_dtype(const std::string& name, std::uint64_t model_dtype_bits);
 std::uint64_t state_dtype_bytes(const std::string& name);
 
+// The options as a plan uses them: context 0 -> the model's window, kv_dtype
+// auto -> the model dtype.
+WorkloadOptions resolved_workload(WorkloadOptions w, std::uint64_t max_context, std::uint64_t model_dtype_bits);
+
 }  // namespace preflight

@@ -328,13 +328,10 @@ std::string cell_text(const SweepCell& c) {
 }
 }  // namespace
 
-std::string render_sweep(const ModelSpec& model, const PlanRequest& request, const Sweep& sweep, TextStyle style) {
-  std::string out = title(style, fmt::format("{}: verdict grid", model.name));
-  out += describe_workload(model, request) + "\n";
-  out += "Cell: headroom in GB on the tightest rank of the best layout (+ fits, - short); red cells name what runs "
-         "out first: W weights, R reserve, A activations, S recurrent state, K KV cache. n/a: no layout can be "
-         "planned at that count; blank: not searched for that family (whole nodes above one node). Best layout per "
-         "cell: --format csv or json.\n";
+// The family x count grid, ten counts per block so it fits a terminal.
+template <typename CellText>
+std::string sweep_grid(const Sweep& sweep, TextStyle style, CellText cell_text) {
+  std::string out;
   std::set<std::uint64_t> all_counts;
   for (const auto& row : sweep.rows)
     for (const auto& c : row.cells) all_counts.insert(c.gpus);
@@ -363,6 +360,32 @@ std::string render_sweep(const ModelSpec& model, const PlanRequest& request, con
     }
     out += "\n" + table(rows, style, right);
   }
+  return out;
+}
+
+std::string perf_cell_text(const SweepCell& c) {
+  if (!c.planned) return "n/a";
+  if (!c.perf) return "-";
+  return fmt::format("{:.0f}", c.perf->tokens_per_s_per_gpu_bound);
+}
+
+std::string render_sweep(const ModelSpec& model, const PlanRequest& request, const Sweep& sweep, TextStyle style) {
+  std::string out = title(style, fmt::format("{}: verdict grid", model.name));
+  out += describe_workload(model, request) + "\n";
+  out += "Cell: headroom in GB on the tightest rank of the best layout (+ fits, - short); red cells name what runs "
+         "out first: W weights, R reserve, A activations, S recurrent state, K KV cache. n/a: no layout can be "
+         "planned at that count; blank: not searched for that family (whole nodes above one node). Best layout per "
+         "cell: --format csv or json.\n";
+  out += sweep_grid(sweep, style, cell_text);
+  bool any_perf = false;
+  for (const auto& row : sweep.rows)
+    for (const auto& c : row.cells) any_perf = any_perf || c.perf.has_value();
+  if (any_perf) {
+    out += "\n" + title(style, "Decode tokens/s per GPU, upper bound at the workload's concurrency (green cells)");
+    out += "Roofline of the best layout (memory, compute, communication; perf/roofline.h): a bound, never a promise. "
+           "-: red. Per-request bound and cost per million tokens: --format csv or json.\n";
+    out += sweep_grid(sweep, style, perf_cell_text);
+  }
   std::size_t cells = 0;
   for (const auto& row : sweep.rows) cells += row.cells.size();
   out += fmt::format("\n{} of {} cells fit ({} plans evaluated). Green is a deployment hypothesis under the stated "
@@ -378,13 +401,19 @@ std::string sweep_csv(const Sweep& sweep) {
       out += fmt::format("{},{},{},{},", csv_field(row.gpu.id), row.gpus_per_node, c.gpus,
                          nodes_for(c.gpus, row.gpus_per_node));
       if (!c.planned) {
-        out += fmt::format("n/a,,,,,,,,,{}\n", csv_field(c.note));
+        out += fmt::format("n/a,,,,,,,,,{},,,,\n", csv_field(c.note));
         continue;
       }
       const auto& v = c.best.verdict;
       const auto& l = c.best.layout;
-      out += fmt::format("{},{},{},{},{},{},{},{},{},\n", v.fits ? "green" : "red", v.headroom_bytes,
+      out += fmt::format("{},{},{},{},{},{},{},{},{},,", v.fits ? "green" : "red", v.headroom_bytes,
                          csv_gb(v.headroom_bytes), binding_key(c.best.binding), l.tp, l.dp, l.ep, l.pp, l.dcp);
+      if (c.perf)
+        out += fmt::format("{:.2f},{:.2f},{},{}\n", c.perf->tokens_per_s_per_request_bound, c.perf->tokens_per_s_per_gpu_bound,
+                           binding_term_key(c.perf->binding),
+                           c.perf->usd_per_m_at_bound > 0 ? fmt::format("{:.4f}", c.perf->usd_per_m_at_bound) : "");
+      else
+        out += ",,,\n";
     }
   }
   return out;
@@ -405,6 +434,12 @@ nlohmann::json sweep_json(const ModelSpec& model, const PlanRequest& request, co
         j["headroom_bytes"] = c.best.verdict.headroom_bytes;
         j["binding"] = binding_key(c.best.binding);
         j["layout"] = layout_json(c.best.layout);
+        if (c.perf) {
+          j["perf"] = {{"decode_tokens_per_s_bound", c.perf->tokens_per_s_per_request_bound},
+                       {"tokens_per_s_per_gpu_bound", c.perf->tokens_per_s_per_gpu_bound},
+                       {"binding_term", std::string(binding_term_key(c.perf->binding))}};
+          if (c.perf->usd_per_m_at_bound > 0) j["perf"]["usd_per_m_tokens_at_bound"] = c.perf->usd_per_m_at_bound;
+        }
       }
       cells.push_back(std::move(j));
     }

@@ -30,7 +30,8 @@ namespace preflight {
 inline constexpr std::string_view kFitCsvHeader =
     "gpu,gpus_per_node,fits,min_gpus,nodes,tp,dp,ep,pp,dcp,headroom_bytes,headroom_gb,binding,binding_at_gpus,note";
 inline constexpr std::string_view kSweepCsvHeader =
-    "gpu,gpus_per_node,gpus,nodes,verdict,headroom_bytes,headroom_gb,binding,tp,dp,ep,pp,dcp,note";
+    "gpu,gpus_per_node,gpus,nodes,verdict,headroom_bytes,headroom_gb,binding,tp,dp,ep,pp,dcp,note,"
+    "decode_tokens_per_s_bound,tokens_per_s_per_gpu_bound,perf_binding,usd_per_m_tokens_at_bound";
 
 // "weights only (pass 1)" or "context 131,072 tokens x 8 requests, bf16 cache, fp32 state, 10% reserve, generic engine".
 std::string describe_workload(const ModelSpec& model, const PlanRequest& request);

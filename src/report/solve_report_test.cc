@@ -33,9 +33,10 @@ Sweep small_sweep() {
   SweepRow row;
   row.gpu = *GpuCatalogue::embedded().find("H100", "test").value_or_throw();
   row.gpus_per_node = 8;
-  row.cells.push_back({16, true, probe(false, -16'487'533'117, Resource::weights, 16), ""});
-  row.cells.push_back({24, true, probe(true, 17'492'652'483, Resource::kv_cache, 24), ""});
-  row.cells.push_back({32, false, {}, "--gpus: 32 expert groups, \"too many\""});
+  row.cells.push_back({16, true, probe(false, -16'487'533'117, Resource::weights, 16), "", std::nullopt});
+  row.cells.push_back({24, true, probe(true, 17'492'652'483, Resource::kv_cache, 24), "",
+                       SweepCellPerf{150.25, 20.5, BindingTerm::memory, 1.23456}});
+  row.cells.push_back({32, false, {}, "--gpus: 32 expert groups, \"too many\"", std::nullopt});
   s.rows.push_back(row);
   s.green_cells = 1;
   s.evaluations = 3;
@@ -46,9 +47,9 @@ TEST(SolveReport, SweepCsvRows) {
   const auto csv = sweep_csv(small_sweep());
   const std::string want = std::string(kSweepCsvHeader) +
                            "\n"
-                           "nvidia-h100-sxm-80gb,8,16,2,red,-16487533117,-16.488,weights,8,2,16,1,1,\n"
-                           "nvidia-h100-sxm-80gb,8,24,3,green,17492652483,17.493,kv_cache,8,3,24,1,1,\n"
-                           "nvidia-h100-sxm-80gb,8,32,4,n/a,,,,,,,,,\"--gpus: 32 expert groups, \"\"too many\"\"\"\n";
+                           "nvidia-h100-sxm-80gb,8,16,2,red,-16487533117,-16.488,weights,8,2,16,1,1,,,,,\n"
+                           "nvidia-h100-sxm-80gb,8,24,3,green,17492652483,17.493,kv_cache,8,3,24,1,1,,150.25,20.50,memory_bandwidth,1.2346\n"
+                           "nvidia-h100-sxm-80gb,8,32,4,n/a,,,,,,,,,\"--gpus: 32 expert groups, \"\"too many\"\"\",,,,\n";
   EXPECT_EQ(csv, want);
 }
 

@@ -175,11 +175,17 @@ std::string plan_header(const Plan& plan, TextStyle style) {
                      plan.layout.pp, plan.layout.dcp, plan.layout.chosen_by);
   if (plan.second_pass) {
     const auto& w = plan.workload;
+    const auto spec = w.spec_tokens ? fmt::format(", {} speculative tokens{}", w.spec_tokens,
+                                                  plan.draft_name.empty() ? "" : " (draft " + plan.draft_name + ")")
+                                    : "";
     const bool has_state = find_figure(plan.figures, "state.slot_per_rank") != nullptr;
     out += fmt::format("workload: {} tokens x {} request{}, KV {}{}, prefill chunk {}\n", with_commas(w.context_tokens),
                        w.concurrency, w.concurrency == 1 ? "" : "s", w.kv_dtype,
-                       has_state ? fmt::format(", recurrent state {} x {} slots", w.state_dtype, w.state_slots) : "",
+                       has_state ? fmt::format(", recurrent state {} x {} slots{}", w.state_dtype, w.state_slots,
+                                                 w.spec_tokens ? fmt::format(" + {} speculative", w.spec_tokens) : "")
+                               : "",
                        with_commas(w.chunk_tokens));
+    if (!spec.empty()) out += fmt::format("speculative decoding: {}\n", spec.substr(2));
   } else {
     out += "pass 1 (weights only): add --context/--concurrency/--reserve for request-level pressure\n";
   }

@@ -10,23 +10,34 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/result.h"
 #include "hardware/accelerator.h"
 #include "model/model_spec.h"
+#include "perf/roofline.h"
 #include "plan/plan.h"
 #include "solve/gpu_counts.h"
 #include "solve/plan_probe.h"
 
 namespace preflight {
 
+// Throughput of a green cell's best layout (solve/sweep_perf.h): upper bounds.
+struct SweepCellPerf {
+  double tokens_per_s_per_request_bound = 0;  // batch 1
+  double tokens_per_s_per_gpu_bound = 0;      // at the workload's concurrency
+  BindingTerm binding = BindingTerm::memory;  // at the workload's concurrency
+  double usd_per_m_at_bound = 0;              // 0: no price
+};
+
 struct SweepCell {
   std::uint64_t gpus = 0;
   bool planned = false;  // false: no layout of this count could be planned (`note` says why)
   ProbeResult best;      // planned: the best layout's result
   std::string note;
+  std::optional<SweepCellPerf> perf;  // green cells, once add_sweep_perf ran
 };
 
 struct SweepRow {
