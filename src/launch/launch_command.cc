@@ -100,6 +100,35 @@ std::optional<double> memory_fraction_from_sizing(const Plan& plan, EngineKind k
   return std::nullopt;
 }
 
+// --spec-tokens N: a --draft model, else the model's own MTP layers, else no
+// method can be named (n-gram lookup needs no weights but is workload-specific).
+void speculative_flags(const Plan& plan, Builder& b, LaunchPlan& out, bool vllm) {
+  const auto n = plan.workload.spec_tokens;
+  if (n == 0) return;
+  const bool draft = !plan.draft_ref.empty();
+  if (!draft && plan.mtp_layers == 0) {
+    out.notes.push_back(fmt::format(
+        "--spec-tokens {}: the model has no MTP layers and no --draft was given; name a draft model (or add an n-gram "
+        "speculative config) yourself",
+        n));
+    return;
+  }
+  if (vllm) {
+    const auto config = draft ? fmt::format(R"({{"model": "{}", "num_speculative_tokens": {}}})", plan.draft_ref, n)
+                              : fmt::format(R"({{"method": "mtp", "num_speculative_tokens": {}}})", n);
+    b.plan_flag("--speculative-config", config,
+                "--spec-tokens / --draft (docs.vllm.ai, features/spec_decode: --speculative-config JSON)");
+  } else {
+    b.plan_flag("--speculative-algorithm", draft ? "STANDALONE" : "EAGLE",
+                "--spec-tokens / --draft (docs.sglang.ai, advanced_features/speculative_decoding: MTP models use EAGLE, "
+                "a separate small model STANDALONE)");
+    if (draft) b.plan_flag("--speculative-draft-model-path", plan.draft_ref, "--draft");
+    b.plan_flag("--speculative-num-steps", std::to_string(n), "--spec-tokens");
+    b.plan_flag("--speculative-eagle-topk", "1", "one chain of drafts (the plan's model of speculation)");
+    b.plan_flag("--speculative-num-draft-tokens", std::to_string(n + 1), "--spec-tokens + 1 (the verified positions)");
+  }
+}
+
 void common_model_flags(const Plan& plan, const LaunchInput& in, Builder& b, LaunchPlan& out, bool vllm) {
   if (!in.quantize.empty() && in.quantize != "none") {
     if (in.quantize == "fp8") {
@@ -120,6 +149,7 @@ void common_model_flags(const Plan& plan, const LaunchInput& in, Builder& b, Lau
            std::to_string(e.max_num_batched_tokens));
   if (e.block_size > 0) b.from(Setting::block_size, vllm ? "--block-size" : "--page-size", std::to_string(e.block_size));
   if (e.enforce_eager) b.from(Setting::enforce_eager, vllm ? "--enforce-eager" : "--disable-cuda-graph", std::nullopt);
+  speculative_flags(plan, b, out, vllm);
 }
 
 Result<bool> vllm_flags(const Plan& plan, const LaunchInput& in, Builder& b, LaunchPlan& out) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/bytes.h"
+#include "perf/decode_bytes.h"
 #include "perf/speculative.h"
 
 namespace preflight {
@@ -54,8 +55,23 @@ void add_spec(PerfReport& r, const PerfPlanInputs& in, const PerfInputs& p) {
   std::uint64_t draft_bytes = in.draft_bytes_per_rank;
   std::string draft_what = in.draft_name.empty() ? "" : fmt::format("--draft {}", in.draft_name);
   if (draft_bytes == 0 && in.model->mtp_layers > 0) {
-    draft_bytes = mtp_bytes_per_rank(*in.placement, *in.layout);
-    draft_what = fmt::format("the model's {} MTP layer{}", in.model->mtp_layers, in.model->mtp_layers == 1 ? "" : "s");
+    // An MTP layer is a decoder layer: one token reads its dense part and the
+    // k of E routed experts it picks. Scale the rank's MTP bytes by the
+    // model-wide split of the MTP layers into routed and the rest.
+    std::uint64_t routed = 0, all = 0;
+    for (const auto& t : in.model->manifest.tensors) {
+      if (t.module != ModuleClass::mtp) continue;
+      all = checked_add(all, t.bytes());
+      if (t.role == ParallelRole::expert) routed = checked_add(routed, t.bytes());
+    }
+    const auto& moe = in.model->moe;
+    const double touched = expert_touch_fraction(moe.experts_per_token, moe.routed_experts, 1);
+    const double read_share = all ? (static_cast<double>(all - routed) + static_cast<double>(routed) * touched) /
+                                        static_cast<double>(all)
+                                  : 1.0;
+    draft_bytes = static_cast<std::uint64_t>(static_cast<double>(mtp_bytes_per_rank(*in.placement, *in.layout)) * read_share);
+    draft_what = fmt::format("the model's {} MTP layer{} (its routed experts at {}/{})", in.model->mtp_layers,
+                             in.model->mtp_layers == 1 ? "" : "s", moe.experts_per_token, moe.routed_experts);
   }
   const double bw = in.gpu->memory_bandwidth_tb_s * 1e12;
   s.draft_seconds = static_cast<double>(checked_mul(draft_bytes, s.tokens, "draft bytes")) / bw;

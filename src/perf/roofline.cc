@@ -260,4 +260,21 @@ DecodeEstimate estimate_decode(const PerfInputs& in, const FormatPlacement& plac
   return d;
 }
 
+DecodeBound estimate_decode_bound(const PerfInputs& in, const FormatPlacement& placement,
+                                  const std::vector<std::uint64_t>& ranks) {
+  if (auto e = validate_perf_inputs(in)) throw InputError(*e);
+  const auto& layout = *in.layout;
+  std::vector<RankFormatWeights> weights;
+  weights.reserve(ranks.size());
+  for (auto r : ranks) weights.push_back(placement.rank_weights(layout, r));
+  const auto b1 = estimate_step(in, placement, weights, decode_step(in, 1));
+  const auto bb = estimate_step(in, placement, weights, decode_step(in, in.batch_per_group));
+  DecodeBound d;
+  d.tokens_per_s_per_request = 1.0 / b1.step_seconds;
+  d.tokens_per_s_at_batch = static_cast<double>(bb.tokens_per_step) / bb.slowest_stage_seconds;
+  d.tokens_per_s_per_gpu_at_batch = d.tokens_per_s_at_batch / static_cast<double>(layout.world);
+  d.binding_at_batch = bb.binding.binding;
+  return d;
+}
+
 }  // namespace preflight

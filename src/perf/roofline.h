@@ -92,4 +92,17 @@ struct DecodeEstimate {
 DecodeEstimate estimate_decode(const PerfInputs& in);
 DecodeEstimate estimate_decode(const PerfInputs& in, const FormatPlacement& placement);
 
+// The solvers' fast path: the bounds from a subset of ranks, the heaviest of
+// each stage (PlacementIndex::representative_ranks: local rank 0 holds the
+// extra TP slices and experts, and with uneven expert sizes one rank per EP
+// group). Same step times as estimate_decode; no cluster sums, no figures.
+struct DecodeBound {
+  double tokens_per_s_per_request = 0;   // batch 1
+  double tokens_per_s_at_batch = 0;      // the cluster, at batch_per_group
+  double tokens_per_s_per_gpu_at_batch = 0;
+  BindingTerm binding_at_batch = BindingTerm::memory;
+};
+DecodeBound estimate_decode_bound(const PerfInputs& in, const FormatPlacement& placement,
+                                  const std::vector<std::uint64_t>& ranks);
+
 }  // namespace preflight

@@ -270,3 +270,44 @@ TEST(PerfRooflineLayouts, ScaleOutSlowsCrossNodeCollectives) {
 
 }  // namespace
 }  // namespace preflight
+
+namespace preflight {
+namespace {
+
+// The sweep's fast path (representative ranks only) gives the full
+// estimate's step times on every rank class: uneven expert deals, PP stages,
+// DP attention, nodes, dense and MoE models.
+TEST(PerfRooflineFastPath, RepresentativeRanksGiveTheFullBound) {
+  struct Case {
+    const char* model;
+    const char* gpu;
+    std::uint64_t world;
+    LayoutOptions layout;
+    std::uint64_t batch;
+  };
+  const std::vector<Case> cases = {
+      {"kimi-k3", "B300", 8, {}, 4},
+      {"kimi-k3", "H100", 24, {}, 8},
+      {"kimi-k3", "H100", 32, {8, 0, 4, 1, 1, 8}, 2},
+      {"deepseek-v3", "H200", 16, {1, 16, 1, 16, 1, 8}, 32},
+      {"gpt-oss-120b", "H100", 3, {1, 3, 1, 3, 1, 8}, 5},
+      {"llama-3.1-8b-instruct", "H100", 4, {2, 1, 2, 1, 1, 8}, 3},
+      {"qwen3-235b-a22b-2507", "H200", 12, {4, 0, 1, 3, 1, 8}, 7},
+  };
+  for (const auto& c : cases) {
+    const auto& m = model(c.model);
+    const auto& g = gpu(c.gpu);
+    const auto l = layout_for(m, g, c.world, c.layout);
+    const PerfInputs in{&m, &g, &l, c.batch, 4096, 2, 4, 0, 50};
+    const FormatPlacement placement(m);
+    const PlacementIndex index(m.manifest, m.layers.size(), m.moe.routed_experts);
+    const auto full = estimate_decode(in, placement);
+    const auto fast = estimate_decode_bound(in, placement, index.representative_ranks(l));
+    EXPECT_DOUBLE_EQ(fast.tokens_per_s_per_request, full.tokens_per_s_per_request_bound) << c.model << " " << c.world;
+    EXPECT_DOUBLE_EQ(fast.tokens_per_s_at_batch, full.tokens_per_s_at_batch) << c.model << " " << c.world;
+    EXPECT_EQ(fast.binding_at_batch, full.at_batch.binding.binding) << c.model << " " << c.world;
+  }
+}
+
+}  // namespace
+}  // namespace preflight

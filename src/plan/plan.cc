@@ -130,8 +130,8 @@ LedgerRow row(std::string id, std::string label, Resource r, std::uint64_t bytes
 
 struct Pools {
   std::uint64_t requests_per_group = 0;
-  std::vector<StateRow> state;         // per slot, per rank, by layer kind
-  std::vector<TokenCacheRow> cache;    // per token, per rank, by layer kind
+  // per slot (state) and per token (cache), per rank, by layer kind; shared by every plan of the context
+  std::shared_ptr<const PlanContext::StageRequestState> rows;
   std::uint64_t slot_bytes = 0;        // one state slot on one rank
   std::uint64_t slots_per_request = 0; // --state-slots + --spec-tokens
   std::uint64_t state_rank_bytes = 0;  // the state pool on one rank
@@ -151,19 +151,20 @@ struct Pools {
 };
 
 // The pools of one pipeline stage (its layers' cache and state).
-Pools compute_pools(const Plan& plan, const ModelSpec& model, const ModelSpec* draft, std::uint64_t stage) {
+Pools compute_pools(const Plan& plan, const PlanContext& context, const ModelSpec* draft, std::uint64_t stage) {
+  const auto& model = *context.model;
   const auto& w = plan.workload;
   const auto& layout = plan.layout;
   const LayerRange range = layout.pp > 1 ? LayerRange{layout.first_layer(stage), layout.stage_layers[stage]} : LayerRange{};
   Pools p;
   p.requests_per_group = ceil_div(w.concurrency, layout.dp);
-  p.state = recurrent_state_per_rank(model, layout.tp, state_dtype_bytes(w.state_dtype), range);
-  p.cache = token_cache_per_rank(model, kv_dtype_bytes(w.kv_dtype), layout.tp, range);
-  for (const auto& r : p.state) p.slot_bytes = checked_add(p.slot_bytes, r.bytes);
-  for (const auto& r : p.cache) p.cache_per_token = checked_add(p.cache_per_token, r.bytes_per_token);
+  const auto rows = context.stage_request_state(layout.tp, range, kv_dtype_bytes(w.kv_dtype), state_dtype_bytes(w.state_dtype));
+  p.rows = rows;
+  for (const auto& r : p.rows->state) p.slot_bytes = checked_add(p.slot_bytes, r.bytes);
+  for (const auto& r : p.rows->cache) p.cache_per_token = checked_add(p.cache_per_token, r.bytes_per_token);
   p.slots_per_request = checked_add(w.state_slots, w.spec_tokens);  // one more per speculative position
   p.state_rank_bytes = checked_mul(checked_mul(p.slots_per_request, p.requests_per_group), p.slot_bytes, "state pool");
-  p.cache_per_request = cache_bytes_for_context(p.cache, checked_add(w.context_tokens, w.spec_tokens));
+  p.cache_per_request = cache_bytes_for_context(p.rows->cache, checked_add(w.context_tokens, w.spec_tokens));
   if (plan.draft_tp > 0) {
     p.draft_cache = token_cache_per_rank(*draft, kv_dtype_bytes(w.kv_dtype), plan.draft_tp);
     p.draft_cache_per_request = cache_bytes_for_context(p.draft_cache, checked_add(w.context_tokens, w.spec_tokens));
@@ -208,11 +209,11 @@ void add_pool_figures(Plan& plan, const ModelSpec& model, const Pools& p) {
   auto& f = plan.figures;
   const auto& w = plan.workload;
   const auto tp = plan.layout.tp;
-  if (!p.state.empty()) {
+  if (!p.rows->state.empty()) {
     std::vector<std::string> parts;
-    for (const auto& r : p.state) parts.push_back(r.formula);
+    for (const auto& r : p.rows->state) parts.push_back(r.formula);
     std::string formula = joined(parts, " + ");
-    if (p.state.size() == 1) formula += fmt::format(" = {} + {}", with_commas(p.state[0].recurrent_bytes), with_commas(p.state[0].conv_bytes));
+    if (p.rows->state.size() == 1) formula += fmt::format(" = {} + {}", with_commas(p.rows->state[0].recurrent_bytes), with_commas(p.rows->state[0].conv_bytes));
     f.push_back(bytes_figure("state.slot_per_rank",
                              fmt::format("one recurrent-state slot per rank (TP{}, {} state)", tp, w.state_dtype),
                              p.slot_bytes, Evidence::derived, formula, kConfigSource));
@@ -236,9 +237,9 @@ void add_pool_figures(Plan& plan, const ModelSpec& model, const Pools& p) {
                     p.slots_per_request, p.requests_per_group, with_commas(p.slot_bytes)),
         "--state-slots (default 5: SGLang overlap scheduler with radix cache)"));
   }
-  if (!p.cache.empty()) {
+  if (!p.rows->cache.empty()) {
     std::vector<std::string> parts;
-    for (const auto& r : p.cache) parts.push_back(r.formula);
+    for (const auto& r : p.rows->cache) parts.push_back(r.formula);
     f.push_back(bytes_figure("kv.per_token_per_rank", fmt::format("cache per token per rank ({})", w.kv_dtype),
                              p.cache_per_token, Evidence::derived, joined(parts, " + "), kConfigSource));
     f.push_back(bytes_figure("kv.per_request_per_rank",
@@ -277,7 +278,13 @@ void add_pool_figures(Plan& plan, const ModelSpec& model, const Pools& p) {
 }
 
 // Formulas are skipped on the solvers' fast path (numbers only).
-std::string text_if(bool on, std::string s) { return on ? std::move(s) : std::string(); }
+// A formula only when the plan shows formulas: the solvers' verdict-only plans
+// skip building the strings (most of their cost before this was formatting).
+template <typename MakeText>
+std::string text_if(bool on, MakeText make) {
+  if (!on) return std::string();
+  return std::string(make());
+}
 
 void add_weight_rows(RankLedger& l, const Plan& plan, const RankWeights& weights, bool formulas,
                      std::uint64_t tied_head_skipped) {
@@ -314,9 +321,9 @@ void add_draft_row(RankLedger& l, const Plan& plan, bool formulas) {
   if (plan.draft_weights_per_rank == 0) return;
   l.rows.push_back(row("weights.draft", fmt::format("draft model ({})", plan.draft_name), Resource::weights,
                        plan.draft_weights_per_rank, Evidence::estimate,
-                       text_if(formulas, fmt::format("--draft on every rank at TP {} (the largest divisor of TP {} its "
+                       text_if(formulas, [&] { return fmt::format("--draft on every rank at TP {} (the largest divisor of TP {} its "
                                                      "heads accept), replicated over DP and PP",
-                                                     plan.draft_tp, plan.layout.tp))));
+                                                     plan.draft_tp, plan.layout.tp); })));
 }
 
 RankLedger rank_ledger(const Plan& plan, const RankWeights& weights, const Pools* pools, bool formulas) {
@@ -329,40 +336,46 @@ RankLedger rank_ledger(const Plan& plan, const RankWeights& weights, const Pools
     const auto& p = *pools;
     const auto& w = plan.workload;
     l.rows.push_back(row("reserve.runtime", "runtime reserve", Resource::reserve, p.reserve, Evidence::estimate,
-                         text_if(formulas, w.reserve.is_percent ? fmt::format("{}% of device capacity", w.reserve.percent)
-                                                                : "--reserve bytes per GPU")));
+                         text_if(formulas, [&] { return w.reserve.is_percent ? fmt::format("{}% of device capacity", w.reserve.percent)
+                                                                : "--reserve bytes per GPU"; })));
     l.rows.push_back(row("activations.hidden", "prefill hidden buffer", Resource::activations, p.hidden_buffer,
-                         Evidence::estimate, text_if(formulas, fmt::format("{} tokens x hidden x dtype", w.chunk_tokens))));
+                         Evidence::estimate, text_if(formulas, [&] { return fmt::format("{} tokens x hidden x dtype", w.chunk_tokens); })));
     if (p.attn_res_bytes > 0)
       l.rows.push_back(row("activations.attn_res", "Attention Residual sources", Resource::activations, p.attn_res_bytes,
-                           Evidence::estimate, text_if(formulas, fmt::format("{} sources x hidden buffer", p.attn_res_sources))));
+                           Evidence::estimate, text_if(formulas, [&] { return fmt::format("{} sources x hidden buffer", p.attn_res_sources); })));
     if (p.ffn_payload > 0)
       l.rows.push_back(row("activations.ffn", p.ffn_label, Resource::activations, p.ffn_payload, Evidence::estimate,
-                           text_if(formulas, p.ffn_formula + " (logical aggregate, not divided)")));
+                           text_if(formulas, [&] { return p.ffn_formula + " (logical aggregate, not divided)"; })));
     if (p.slot_bytes > 0) {
-      std::string kinds;
-      for (const auto& r : p.state) kinds += (kinds.empty() ? "" : " + ") + std::string(layer_kind_key(r.kind));
-      l.rows.push_back(row("state.recurrent", fmt::format("recurrent state slots ({})", kinds), Resource::recurrent_state,
+      const auto label = text_if(formulas, [&] {
+        std::string kinds;
+        for (const auto& r : p.rows->state) kinds += (kinds.empty() ? "" : " + ") + std::string(layer_kind_key(r.kind));
+        return fmt::format("recurrent state slots ({})", kinds);
+      });
+      l.rows.push_back(row("state.recurrent", label, Resource::recurrent_state,
                            p.state_rank_bytes, Evidence::estimate,
-                           text_if(formulas, fmt::format("{} slots x {} requests x {}{}", p.slots_per_request,
+                           text_if(formulas, [&] { return fmt::format("{} slots x {} requests x {}{}", p.slots_per_request,
                                                          p.requests_per_group, format_mib(p.slot_bytes, 1),
                                                          w.spec_tokens ? fmt::format(" ({} + {} speculative)", w.state_slots,
                                                                                      w.spec_tokens)
-                                                                       : ""))));
+                                                                       : ""); })));
     }
     if (p.cache_per_token > 0) {
-      std::string kinds;
-      for (const auto& r : p.cache) kinds += (kinds.empty() ? "" : " + ") + std::string(layer_kind_key(r.kind));
-      l.rows.push_back(row("kv.cache", fmt::format("token cache ({})", kinds), Resource::kv_cache, p.cache_rank_bytes,
+      const auto label = text_if(formulas, [&] {
+        std::string kinds;
+        for (const auto& r : p.rows->cache) kinds += (kinds.empty() ? "" : " + ") + std::string(layer_kind_key(r.kind));
+        return fmt::format("token cache ({})", kinds);
+      });
+      l.rows.push_back(row("kv.cache", label, Resource::kv_cache, p.cache_rank_bytes,
                            Evidence::derived,
-                           text_if(formulas, fmt::format("{} requests x {} B per request / DCP {}", p.requests_per_group,
-                                                         with_commas(p.cache_per_request), plan.layout.dcp))));
+                           text_if(formulas, [&] { return fmt::format("{} requests x {} B per request / DCP {}", p.requests_per_group,
+                                                         with_commas(p.cache_per_request), plan.layout.dcp); })));
     }
     if (p.draft_cache_rank_bytes > 0)
       l.rows.push_back(row("kv.draft", fmt::format("draft model cache ({})", plan.draft_name), Resource::kv_cache,
                            p.draft_cache_rank_bytes, Evidence::derived,
-                           text_if(formulas, fmt::format("{} requests x {} B per request (draft at TP {})", p.requests_per_group,
-                                                         with_commas(p.draft_cache_per_request), plan.draft_tp))));
+                           text_if(formulas, [&] { return fmt::format("{} requests x {} B per request (draft at TP {})", p.requests_per_group,
+                                                         with_commas(p.draft_cache_per_request), plan.draft_tp); })));
   }
   close_ledger(l);
   return l;
@@ -386,25 +399,25 @@ RankLedger engine_rank_ledger(const Plan& plan, const ModelSpec& model, const Ra
     const auto extra = worker.weights_bytes - (input.placed_weights - std::min(input.placed_weights, tied));
     l.rows.push_back(row("weights.engine_tensors", "engine-side tensors",
                          Resource::weights, extra, Evidence::estimate,
-                         text_if(formulas, "what vLLM adds when it loads (see engine.weights_bytes_per_rank)")));
+                         text_if(formulas, [&] { return "what vLLM adds when it loads (see engine.weights_bytes_per_rank)"; })));
   }
   const auto total = l.capacity;
   const auto headroom = total - std::min(total, worker.requested_bytes);
   l.rows.push_back(row("reserve.engine", vllm ? "outside gpu_memory_utilization" : "outside mem_fraction_static",
                        Resource::reserve, headroom, Evidence::derived,
-                       text_if(formulas, vllm ? fmt::format("device total x (1 - {})", e.memory_fraction)
+                       text_if(formulas, [&] { return vllm ? fmt::format("device total x (1 - {})", e.memory_fraction)
                                               : fmt::format("CUDA context + free memory before loading x (1 - {}): "
                                                             "activations and CUDA graphs live here",
-                                                            e.memory_fraction))));
+                                                            e.memory_fraction); })));
   if (vllm) {
     l.rows.push_back(row("reserve.non_torch", "non-torch (NCCL, all-reduce)", Resource::reserve,
-                         worker.non_torch_bytes, Evidence::estimate, text_if(formulas, "era constant by TP / PP")));
+                         worker.non_torch_bytes, Evidence::estimate, text_if(formulas, [&] { return "era constant by TP / PP"; })));
     if (worker.cuda_graph_bytes > 0)
       l.rows.push_back(row("reserve.cuda_graphs", "CUDA graph pool", Resource::reserve, worker.cuda_graph_bytes,
-                           Evidence::estimate, text_if(formulas, "subtracted by vLLM 0.21 and later")));
+                           Evidence::estimate, text_if(formulas, [&] { return "subtracted by vLLM 0.21 and later"; })));
     l.rows.push_back(row("activations.profile_peak", "profile-run activation peak", Resource::activations,
                          worker.activation_peak_bytes, Evidence::estimate,
-                         text_if(formulas, "max(forward of max_num_batched_tokens, sampler of max_num_seqs x vocab)")));
+                         text_if(formulas, [&] { return "max(forward of max_num_batched_tokens, sampler of max_num_seqs x vocab)"; })));
   }
   const auto requests = ceil_div(plan.workload.concurrency, plan.layout.dp);
   if (worker.state_request_bytes > 0) {
@@ -413,18 +426,18 @@ RankLedger engine_rank_ledger(const Plan& plan, const ModelSpec& model, const Ra
     const auto bytes = vllm ? need : std::max(need, worker.state_pool_bytes);
     l.rows.push_back(row("state.recurrent", vllm ? "recurrent state (padded pages)" : "recurrent state pool",
                          Resource::recurrent_state, bytes, Evidence::estimate,
-                         text_if(formulas, vllm ? fmt::format("{} requests x {} B (state pages padded to the attention page)",
+                         text_if(formulas, [&] { return vllm ? fmt::format("{} requests x {} B (state pages padded to the attention page)",
                                                               requests, with_commas(worker.state_request_bytes))
                                                 : fmt::format("max({} requests x {} B, the {} B pool SGLang allocates)", requests,
                                                               with_commas(worker.state_request_bytes),
-                                                              with_commas(worker.state_pool_bytes)))));
+                                                              with_commas(worker.state_pool_bytes)); })));
   }
   if (worker.kv_request_bytes > 0)
     l.rows.push_back(row("kv.cache", "KV cache in use", Resource::kv_cache,
                          checked_mul(requests, worker.kv_request_bytes, "KV cache"), Evidence::estimate,
-                         text_if(formulas, fmt::format("{} requests x {} B ({}-token blocks for {} tokens)", requests,
+                         text_if(formulas, [&] { return fmt::format("{} requests x {} B ({}-token blocks for {} tokens)", requests,
                                                        with_commas(worker.kv_request_bytes), e.block_size,
-                                                       with_commas(e.max_model_len)))));
+                                                       with_commas(e.max_model_len)); })));
   close_ledger(l);
   return l;
 }
@@ -477,6 +490,20 @@ PlanContext::PlanContext(const ModelSpec& m)
       inventory(build_inventory(m)),
       placement(m.manifest, m.layers.size(), m.moe.routed_experts),
       tp_divisors(m.tp_divisors()) {}
+
+std::shared_ptr<const PlanContext::StageRequestState> PlanContext::stage_request_state(std::uint64_t tp, LayerRange range,
+                                                                                       std::uint64_t kv_bytes,
+                                                                                       std::uint64_t state_bytes) const {
+  const std::array<std::uint64_t, 5> key{tp, range.first, range.count, kv_bytes, state_bytes};
+  std::lock_guard<std::mutex> lock(request_state_mutex_);
+  if (auto it = request_state_.find(key); it != request_state_.end()) return it->second;
+  auto made = std::make_shared<StageRequestState>();
+  made->state = recurrent_state_per_rank(*model, tp, state_bytes, range);
+  made->cache = token_cache_per_rank(*model, kv_bytes, tp, range);
+  if (request_state_.size() >= 4096) request_state_.clear();  // bounded
+  request_state_.emplace(key, made);
+  return made;
+}
 
 const FormatPlacement& PlanContext::formats() const {
   std::call_once(formats_once_, [&] { formats_ = std::make_unique<FormatPlacement>(*model); });
@@ -658,12 +685,15 @@ Result<Plan> build_plan(const PlanContext& context, const Accelerator& gpu, cons
   }
   plan.gpu_count = request.gpu_count;
   plan.layout = *layout;
+  plan.mtp_layers = model.mtp_layers;
   if (request.draft) {
     if (request.workload.spec_tokens == 0)
       return Error{"--draft", request.draft->name, "a draft model needs --spec-tokens N (draft tokens per step)"};
     auto share = draft_share(*request.draft, plan.layout);
     if (!share) return share.error();
     plan.draft_name = request.draft->name;
+    plan.draft_ref = request.draft->artifact && !request.draft->artifact->hub_id.empty() ? request.draft->artifact->hub_id
+                                                                                          : request.draft->name;
     plan.draft_tp = share->first;
     plan.draft_weights_per_rank = share->second;
   }
@@ -730,7 +760,7 @@ Result<Plan> build_plan(const PlanContext& context, const Accelerator& gpu, cons
   } else {
     std::vector<Pools> pools;
     if (plan.second_pass) {
-      for (std::uint64_t s = 0; s < plan.layout.pp; ++s) pools.push_back(compute_pools(plan, model, request.draft.get(), s));
+      for (std::uint64_t s = 0; s < plan.layout.pp; ++s) pools.push_back(compute_pools(plan, context, request.draft.get(), s));
       if (full) add_pool_figures(plan, model, pools.front());
     }
     for (const auto& rw : placed)

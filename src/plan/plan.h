@@ -24,6 +24,7 @@
 #include "hardware/accelerator.h"
 #include "model/inventory.h"
 #include "model/model_spec.h"
+#include "model/request_state.h"
 #include "perf/format_placement.h"
 #include "perf/perf_report.h"
 #include "plan/layout.h"
@@ -78,6 +79,8 @@ struct Plan {
   std::vector<std::string> assumptions; // planning assumptions in force
   std::optional<PerfReport> perf;       // throughput bounds, cost and cold start (full plans)
   std::string draft_name;               // --draft model, when given
+  std::string draft_ref;                // what an engine loads: its hub id when known, else the name or path
+  std::uint64_t mtp_layers = 0;         // the model's own draft layers
   std::uint64_t draft_tp = 0;           // TP the draft runs at (the largest divisor of TP its heads accept)
   std::uint64_t draft_weights_per_rank = 0;
 };
@@ -105,9 +108,22 @@ struct PlanContext {
   // first use (sweeps ask for it once per model, not once per cell).
   const FormatPlacement& formats() const;
 
+  // Request state and token cache per rank of one stage (request_state.h),
+  // memoized: the solvers plan thousands of layouts that share a few (TP,
+  // stage) pairs, and the rows carry formula strings that cost more to build
+  // than the plan's arithmetic.
+  struct StageRequestState {
+    std::vector<StateRow> state;
+    std::vector<TokenCacheRow> cache;
+  };
+  std::shared_ptr<const StageRequestState> stage_request_state(std::uint64_t tp, LayerRange range, std::uint64_t kv_bytes,
+                                                               std::uint64_t state_bytes) const;
+
  private:
   mutable std::mutex mutex_;
   mutable std::once_flag formats_once_;
+  mutable std::mutex request_state_mutex_;
+  mutable std::map<std::array<std::uint64_t, 5>, std::shared_ptr<const StageRequestState>> request_state_;
   mutable std::unique_ptr<FormatPlacement> formats_;
   struct KeyHash {
     std::size_t operator()(const std::array<std::uint64_t, 7>& k) const noexcept {

@@ -21,11 +21,11 @@ void add_sweep_perf(Sweep& sweep, const PlanContext& context, const PlanRequest&
       in.state_dtype_bytes = state_dtype_bytes(w.state_dtype);
       in.scale_out_gb_s = request.perf.scale_out_gb_s;
       if (validate_perf_inputs(in)) continue;
-      const auto d = estimate_decode(in, context.formats());
+      const auto d = estimate_decode_bound(in, context.formats(), context.placement.representative_ranks(cell.best.layout));
       SweepCellPerf p;
-      p.tokens_per_s_per_request_bound = d.tokens_per_s_per_request_bound;
+      p.tokens_per_s_per_request_bound = d.tokens_per_s_per_request;
       p.tokens_per_s_per_gpu_bound = d.tokens_per_s_per_gpu_at_batch;
-      p.binding = d.at_batch.binding.binding;
+      p.binding = d.binding_at_batch;
       CostInputs c;
       c.gpus = cell.best.layout.world;
       c.price_usd_per_gpu_hour = request.perf.price_usd_per_gpu_hour > 0 ? request.perf.price_usd_per_gpu_hour

@@ -1,0 +1,1 @@
+launch deepseek-v3 --gpus 8xH200 --engine vllm --context 32K --spec-tokens 1
