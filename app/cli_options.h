@@ -4,10 +4,20 @@
 
 #include <CLI/CLI.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace preflight::cli {
+
+// A model sent to the web API as text (an uploaded config.json, optionally its
+// index and a saved hub listing): read from the request, never from disk.
+struct UploadedModel {
+  std::string name;     // shown in reports; default "uploaded config.json"
+  std::string config;
+  std::string index;    // model.safetensors.index.json text, or empty
+  std::string listing;  // saved hub listing text, or empty
+};
 
 struct Options {
   std::string model;             // catalogue name or path; empty = kimi-k3
@@ -60,6 +70,9 @@ struct Options {
   std::string counts;                // sweep: "1..64" or "8,16,32"
   std::string max_gpus;              // fit: search limit
   std::string solve;                 // max: context | concurrency
+  // Web API only (never set by the command line).
+  std::optional<UploadedModel> upload;  // the model, from the request body
+  bool no_files = false;                // MODEL and --draft must be catalogue names; no --catalogue file
 };
 
 void add_plan_options(CLI::App& app, Options& o);

@@ -24,48 +24,48 @@ namespace {
 
 TextStyle style_of(const Options& o) { return o.format == "md" ? TextStyle::markdown : TextStyle::table; }
 
-int print_plan(const Options& o, bool explain) {
+int print_plan(const Options& o, Io& io, bool explain) {
   auto plan = make_plan(o);
-  if (!plan) return fail(plan.error());
+  if (!plan) return fail(io, plan.error());
   for (const auto& rank : plan->ranks) {
     std::string why;
     if (!check_reconciles(rank, &why)) throw std::logic_error("ledger does not reconcile: " + why);
   }
-  if (o.format == "json") std::cout << plan_json(*plan).dump(2) << "\n";
-  else std::cout << (explain ? render_explain(*plan, style_of(o)) : render_plan(*plan, style_of(o)));
+  if (o.format == "json") io.out << plan_json(*plan).dump(2) << "\n";
+  else io.out << (explain ? render_explain(*plan, style_of(o)) : render_plan(*plan, style_of(o)));
   return plan->verdict.fits ? 0 : 1;
 }
 
 }  // namespace
 
-int run_plan(const Options& o) { return print_plan(o, false); }
-int run_explain(const Options& o) { return print_plan(o, true); }
+int run_plan(const Options& o, Io& io) { return print_plan(o, io, false); }
+int run_explain(const Options& o, Io& io) { return print_plan(o, io, true); }
 
-int run_inspect(const Options& o) {
+int run_inspect(const Options& o, Io& io) {
   auto loaded = load_model_for(o);
-  if (!loaded) return fail(loaded.error());
+  if (!loaded) return fail(io, loaded.error());
   const auto& model = loaded->model;
   const auto inv = build_inventory(model);
   const auto* rec = loaded->reconciliation ? &*loaded->reconciliation : nullptr;
-  if (o.format == "json") std::cout << inventory_json(model, inv, rec).dump(2) << "\n";
-  else std::cout << render_inventory(model, inv, rec, style_of(o));
+  if (o.format == "json") io.out << inventory_json(model, inv, rec).dump(2) << "\n";
+  else io.out << render_inventory(model, inv, rec, style_of(o));
   return 0;
 }
 
-int run_gpus(const Options& o) {
+int run_gpus(const Options& o, Io& io) {
   auto catalogue = resolve_catalogue(o);
-  if (!catalogue) return fail(catalogue.error());
+  if (!catalogue) return fail(io, catalogue.error());
   if (o.format == "json") {
     nlohmann::json j = nlohmann::json::array();
     for (const auto& g : catalogue->all()) j.push_back(accelerator_json(g));
-    std::cout << j.dump(2) << "\n";
+    io.out << j.dump(2) << "\n";
   } else {
-    std::cout << render_gpus(catalogue->all(), style_of(o));
+    io.out << render_gpus(catalogue->all(), style_of(o));
   }
   return 0;
 }
 
-int run_models(const Options& o) {
+int run_models(const Options& o, Io& io) {
   if (o.format == "json") {
     nlohmann::json j = nlohmann::json::array();
     for (const auto& m : model_catalogue())
@@ -75,15 +75,15 @@ int run_models(const Options& o) {
                    {"description", m.description},
                    {"config_provenance", m.config_provenance},
                    {"default", m.is_default}});
-    std::cout << j.dump(2) << "\n";
+    io.out << j.dump(2) << "\n";
     return 0;
   }
   for (const auto& m : model_catalogue())
-    std::cout << fmt::format("{:<36} {:<54} {}{}\n", m.name, m.hub_id, m.description, m.is_default ? " (default)" : "");
+    io.out << fmt::format("{:<36} {:<54} {}{}\n", m.name, m.hub_id, m.description, m.is_default ? " (default)" : "");
   return 0;
 }
 
-int run_engines(const Options& o) {
+int run_engines(const Options& o, Io& io) {
   const auto& p = engine_profiles();
   const auto& v = p.vllm;
   const auto& g = p.sglang;
@@ -120,26 +120,26 @@ int run_engines(const Options& o) {
           {"slots_per_request", {{"radix_on", g.radix_slots_on}, {"radix_lazy", g.radix_slots_lazy}, {"radix_off", g.radix_slots_off}}},
           {"mem_fraction_static_rule", g.reserved_source},
           {"sources", g.sources}}}};
-    std::cout << j.dump(2) << "\n";
+    io.out << j.dump(2) << "\n";
     return 0;
   }
-  std::cout << "generic  seed 000's planning model: weights, --reserve, prefill activations, state slots, token cache\n\n";
-  std::cout << fmt::format("vllm     default version {}; gpu_memory_utilization {}; block {} tokens (MLA {}); "
+  io.out << "generic  seed 000's planning model: weights, --reserve, prefill activations, state slots, token cache\n\n";
+  io.out << fmt::format("vllm     default version {}; gpu_memory_utilization {}; block {} tokens (MLA {}); "
                            "max_num_batched_tokens {} / max_num_seqs {} on GPUs >= {} GiB (else {} / {})\n",
                            v.default_version, v.gpu_memory_utilization, v.block_size, v.mla_block_size,
                            v.max_num_batched_tokens_large_gpu, v.max_num_seqs_large_gpu, v.large_gpu_min_gib,
                            v.max_num_batched_tokens_small_gpu, v.max_num_seqs_small_gpu);
-  std::cout << fmt::format("         rules from {}\n", v.code);
+  io.out << fmt::format("         rules from {}\n", v.code);
   for (const auto& e : v.eras)
-    std::cout << fmt::format("  from {}.{}.{} ({}): non-torch {} GiB at TP1, {} GiB at TP>1; CUDA graphs {}; sampler {} B/logit\n"
+    io.out << fmt::format("  from {}.{}.{} ({}): non-torch {} GiB at TP1, {} GiB at TP>1; CUDA graphs {}; sampler {} B/logit\n"
                              "      source: {}\n",
                              e.from.major, e.from.minor, e.from.patch, e.engine, e.non_torch_gib_tp1, e.non_torch_gib_tp,
                              e.cuda_graph_subtracted ? "subtracted" : "not subtracted", e.sampler_bytes_per_logit, e.source);
-  std::cout << fmt::format("\nsglang   default version {}; mem_fraction_static by SGLang's formula; mamba_full_memory_ratio {}; "
+  io.out << fmt::format("\nsglang   default version {}; mem_fraction_static by SGLang's formula; mamba_full_memory_ratio {}; "
                            "page {} token(s); state slots per request {} / {} / {} (radix on / lazy / off)\n",
                            g.default_version, g.mamba_full_memory_ratio, g.page_size, g.radix_slots_on, g.radix_slots_lazy,
                            g.radix_slots_off);
-  std::cout << fmt::format("         rules from {}\n         {}\n", g.code, g.reserved_source);
+  io.out << fmt::format("         rules from {}\n         {}\n", g.code, g.reserved_source);
   return 0;
 }
 

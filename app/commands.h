@@ -2,22 +2,23 @@
 #pragma once
 
 #include "cli_options.h"
+#include "io.h"
 
 namespace preflight::cli {
 
-int run_plan(const Options& o);
-int run_explain(const Options& o);
-int run_inspect(const Options& o);
-int run_gpus(const Options& o);
-int run_models(const Options& o);
-int run_engines(const Options& o);
+int run_plan(const Options& o, Io& io);
+int run_explain(const Options& o, Io& io);
+int run_inspect(const Options& o, Io& io);
+int run_gpus(const Options& o, Io& io);
+int run_models(const Options& o, Io& io);
+int run_engines(const Options& o, Io& io);
 
 // Solvers (solve_commands.cc).
-int run_fit(const Options& o);
-int run_max(const Options& o);
-int run_sweep(const Options& o);
+int run_fit(const Options& o, Io& io);
+int run_max(const Options& o, Io& io);
+int run_sweep(const Options& o, Io& io);
 
 // Engine command line (launch_command.cc).
-int run_launch(const Options& o);
+int run_launch(const Options& o, Io& io);
 
 }  // namespace preflight::cli

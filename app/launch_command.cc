@@ -108,19 +108,19 @@ LaunchModel describe_model(const Options& o, const LoadedModel& loaded, std::str
 
 }  // namespace
 
-int run_launch(const Options& o) {
+int run_launch(const Options& o, Io& io) {
   if (o.engine.empty())
-    return fail(Error{"--engine", "", "launch needs --engine vllm or --engine sglang"});
+    return fail(io, Error{"--engine", "", "launch needs --engine vllm or --engine sglang"});
   auto kind = parse_engine(o.engine);
-  if (!kind) return fail(kind.error());
+  if (!kind) return fail(io, kind.error());
   if (*kind == EngineKind::generic)
-    return fail(Error{"--engine", "", "launch needs --engine vllm or --engine sglang (the generic engine has no command line)"});
+    return fail(io, Error{"--engine", "", "launch needs --engine vllm or --engine sglang (the generic engine has no command line)"});
 
   auto cluster = resolve_cluster(o);
-  if (!cluster) return fail(cluster.error());
+  if (!cluster) return fail(io, cluster.error());
   const Accelerator& gpu = cluster->gpu;
   auto loaded = load_model_for(o);
-  if (!loaded) return fail(loaded.error());
+  if (!loaded) return fail(io, loaded.error());
 
   LaunchInput in;
   in.engine = *kind;
@@ -133,7 +133,7 @@ int run_launch(const Options& o) {
   }
   if (!o.gpus_per_node.empty()) {
     auto gpn = parse_positive_integer(o.gpus_per_node, "--gpus-per-node");
-    if (!gpn) return fail(gpn.error());
+    if (!gpn) return fail(io, gpn.error());
     in.gpus_per_node = *gpn;
   }
   in.engine_version = o.engine_version;
@@ -142,16 +142,16 @@ int run_launch(const Options& o) {
 
   const RecipeTarget target{*kind, catalogue_name, loaded->model.family, in.arch, gpu.id, cluster->count};
   auto settings = apply_recipes(user_settings(o), *kind, select_recipes(embedded_recipes(), target));
-  if (!settings) return fail(settings.error());
+  if (!settings) return fail(io, settings.error());
   in.settings = std::move(settings).value();
 
   auto plan = make_plan(with_settings(o, in.settings));
-  if (!plan) return fail(plan.error());
+  if (!plan) return fail(io, plan.error());
   auto launch = build_launch(*plan, in);
-  if (!launch) return fail(launch.error());
+  if (!launch) return fail(io, launch.error());
 
-  if (o.format == "json") std::cout << launch_json(*plan, in, *launch).dump(2) << "\n";
-  else std::cout << render_launch(*plan, in, *launch, o.format == "md");
+  if (o.format == "json") io.out << launch_json(*plan, in, *launch).dump(2) << "\n";
+  else io.out << render_launch(*plan, in, *launch, o.format == "md");
   return plan->verdict.fits ? 0 : 1;
 }
 

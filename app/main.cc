@@ -19,7 +19,7 @@ struct CommandRow {
   const char* summary;
   const char* examples;
   void (*add_options)(CLI::App&, preflight::cli::Options&);
-  int (*run)(const preflight::cli::Options&);
+  int (*run)(const preflight::cli::Options&, preflight::cli::Io&);
 };
 
 const CommandRow kCommands[] = {
@@ -93,7 +93,10 @@ int main(int argc, char** argv) {
   }
   try {
     for (const auto& [sub, row] : subs)
-      if (sub->parsed()) return row->run(options);
+      if (sub->parsed()) {
+        preflight::cli::Io io{std::cout, std::cerr};
+        return row->run(options, io);
+      }
   } catch (const preflight::InputError& e) {
     std::cerr << "preflight: " << e.what() << "\n";
     return 2;

@@ -147,10 +147,9 @@ Result<ModelSpec> build_model_from_config_path(const std::string& text, const st
 
 namespace {
 
-// MODEL as the files describe it; `source` receives the config it was built from.
-Result<LoadedModel> load_files(const std::string& arg, ConfigSource& source) {
-  std::error_code ec;
-  if (arg.empty() || !fs::exists(arg, ec)) {
+// A catalogue entry with its embedded index; `source` receives its config.
+Result<LoadedModel> from_catalogue(const std::string& arg, ConfigSource& source) {
+  {
     auto model = load_catalogue_model(arg.empty() ? std::string(kDefaultModel) : arg, "MODEL");
     if (!model) return model.error();
     LoadedModel loaded{std::move(model).value(), std::nullopt, std::nullopt, "embedded catalogue"};
@@ -167,6 +166,12 @@ Result<LoadedModel> load_files(const std::string& arg, ConfigSource& source) {
     }
     return loaded;
   }
+}
+
+// MODEL as the files describe it; `source` receives the config it was built from.
+Result<LoadedModel> load_files(const std::string& arg, ConfigSource& source) {
+  std::error_code ec;
+  if (arg.empty() || !fs::exists(arg, ec)) return from_catalogue(arg, source);
   const fs::path path(arg);
   if (fs::is_directory(path, ec)) return from_folder(path, std::nullopt, std::nullopt, std::nullopt, "", source);
   const auto dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
@@ -188,10 +193,14 @@ Result<LoadedModel> load_files(const std::string& arg, ConfigSource& source) {
 
 }  // namespace
 
-Result<LoadedModel> load_model(const std::string& arg, const ModelOverrides& overrides) {
+namespace {
+
+// Loads with `load` (files or catalogue only), then applies --quantize / --dtype.
+Result<LoadedModel> load_with(const std::string& arg, const ModelOverrides& overrides,
+                              Result<LoadedModel> (*load)(const std::string&, ConfigSource&)) {
   if (auto e = validate_model_overrides(overrides)) return *e;
   ConfigSource source;
-  auto loaded = load_files(arg, source);
+  auto loaded = load(arg, source);
   if (!loaded || !overrides_requested(overrides)) return loaded;
   LoadedModel out = std::move(loaded).value();
   const std::string files_name = out.model.name;
@@ -202,6 +211,48 @@ Result<LoadedModel> load_model(const std::string& arg, const ModelOverrides& ove
     out.model.notes.push_back("the reconciliation checks the files' own manifest (before --quantize / --dtype) "
                               "against them");
   return out;
+}
+
+}  // namespace
+
+Result<LoadedModel> load_model(const std::string& arg, const ModelOverrides& overrides) {
+  return load_with(arg, overrides, load_files);
+}
+
+
+Result<LoadedModel> load_uploaded_model(const std::string& name, const std::string& config, const std::string& index,
+                                        const std::string& listing, const ModelOverrides& overrides) {
+  if (auto e = validate_model_overrides(overrides)) return *e;
+  const std::string origin = name.empty() ? "uploaded config.json" : name;
+  if (config.empty()) return Error{origin, "", "the upload has no config.json text"};
+  if (classify(config) != JsonKind::config)
+    return Error{origin, "", "this is an index or a hub listing, not a config.json; send the config as the model"};
+  auto model = load_config_model(config, origin);
+  if (!model) return model.error();
+  LoadedModel loaded{std::move(model).value(), std::nullopt, std::nullopt, origin};
+  loaded.model.name = origin;
+  if (!index.empty()) {
+    auto parsed = parse_safetensors_index(index, origin + " (index)");
+    if (!parsed) return parsed.error();
+    loaded.reconciliation = reconcile_with_index(loaded.model.manifest, *parsed);
+    loaded.source += " + uploaded index";
+  }
+  if (!listing.empty()) {
+    auto parsed = parse_hub_listing(listing, origin + " (hub listing)");
+    if (!parsed) return parsed.error();
+    loaded.listing = *parsed;
+    loaded.model.artifact = facts_from_listing(*parsed, origin + " (hub listing)");
+    loaded.source += " + uploaded hub listing";
+  }
+  if (!overrides_requested(overrides)) return loaded;
+  auto overridden = apply_model_overrides(std::move(loaded.model), config, origin, overrides);
+  if (!overridden) return overridden.error();
+  loaded.model = std::move(overridden).value();
+  return loaded;
+}
+
+Result<LoadedModel> load_catalogue_only(const std::string& arg, const ModelOverrides& overrides) {
+  return load_with(arg, overrides, from_catalogue);
 }
 
 }  // namespace preflight::cli

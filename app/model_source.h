@@ -27,6 +27,15 @@ struct LoadedModel {
 // before anything is read.
 Result<LoadedModel> load_model(const std::string& model_argument, const ModelOverrides& overrides = {});
 
+// A model from uploaded text (config, optional index and hub listing): the web
+// API's way in, with no file-system access. Errors name the upload.
+Result<LoadedModel> load_uploaded_model(const std::string& name, const std::string& config, const std::string& index,
+                                        const std::string& listing, const ModelOverrides& overrides = {});
+
+// A catalogue model only (the web API: a MODEL that is not a catalogue name is
+// an error, never a path to open).
+Result<LoadedModel> load_catalogue_only(const std::string& model_argument, const ModelOverrides& overrides = {});
+
 // Builds a model from config text read by the caller.
 Result<ModelSpec> build_model_from_config_path(const std::string& text, const std::string& origin);
 

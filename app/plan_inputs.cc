@@ -28,13 +28,14 @@ Result<std::string> read_file(const std::string& path) {
 
 Result<GpuCatalogue> resolve_catalogue(const Options& o) {
   if (o.catalogue.empty()) return GpuCatalogue::embedded();
+  if (o.no_files) return Error{"catalogue", "", "the web API reads no files; the embedded GPU catalogue applies"};
   auto text = read_file(o.catalogue);
   if (!text) return text.error();
   return GpuCatalogue::embedded().merged_with(*text, o.catalogue);
 }
 
-int fail(const Error& e) {
-  std::cerr << "preflight: " << e.to_string() << "\n";
+int fail(Io& io, const Error& e) {
+  io.err << "preflight: " << e.to_string() << "\n";
   return 2;
 }
 
@@ -171,14 +172,18 @@ Result<PlanRequest> plan_request(const Options& o) {
   }
   if (!o.draft.empty()) {
     if (w.spec_tokens == 0) return Error{"--draft", "", "a draft model needs --spec-tokens N (draft tokens per step)"};
-    auto draft = load_model(o.draft, {});
+    auto draft = o.no_files ? load_catalogue_only(o.draft, {}) : load_model(o.draft, {});
     if (!draft) return draft.error();
     r.draft = std::make_shared<const ModelSpec>(std::move(draft->model));
   }
   return r;
 }
 
-Result<LoadedModel> load_model_for(const Options& o) { return load_model(o.model, {o.quantize, o.dtype}); }
+Result<LoadedModel> load_model_for(const Options& o) {
+  if (o.upload) return load_uploaded_model(o.upload->name, o.upload->config, o.upload->index, o.upload->listing, {o.quantize, o.dtype});
+  if (o.no_files) return load_catalogue_only(o.model, {o.quantize, o.dtype});
+  return load_model(o.model, {o.quantize, o.dtype});
+}
 
 Result<Cluster> resolve_cluster(const Options& o) {
   auto spec = parse_gpu_spec(o.gpus, "--gpus");

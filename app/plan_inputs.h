@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cli_options.h"
+#include "io.h"
 #include "core/result.h"
 #include "hardware/gpu_catalogue.h"
 #include "model_source.h"
@@ -29,7 +30,7 @@ Result<LoadedModel> load_model_for(const Options& o);
 // The plan for --gpus, the model and the request options.
 Result<Plan> make_plan(const Options& o);
 
-// Prints "preflight: <error>" to stderr and returns exit code 2.
-int fail(const Error& e);
+// Prints "preflight: <error>" to io.err and returns exit code 2.
+int fail(Io& io, const Error& e);
 
 }  // namespace preflight::cli

@@ -67,37 +67,37 @@ Result<SolverInputs> solver_inputs(const Options& o, const char* command) {
 
 }  // namespace
 
-int run_fit(const Options& o) {
+int run_fit(const Options& o, Io& io) {
   FitOptions options;
   if (!o.max_gpus.empty()) {
     auto v = parse_positive_integer(o.max_gpus, "--max-gpus");
-    if (!v) return fail(v.error());
+    if (!v) return fail(io, v.error());
     options.max_gpus = *v;
   }
   auto in = solver_inputs(o, "fit");
-  if (!in) return fail(in.error());
+  if (!in) return fail(io, in.error());
   const auto& model = in->loaded.model;
   const PlanContext context(model);
   auto fits = solve_fit(model, verdict_plan_evaluator(context), in->gpus, in->request, options);
-  if (!fits) return fail(fits.error());
-  if (o.format == "json") std::cout << fit_json(model, in->request, options, *fits).dump(2) << "\n";
-  else if (o.format == "csv") std::cout << fit_csv(*fits);
-  else std::cout << render_fit(model, in->request, options, *fits, style_of(o));
+  if (!fits) return fail(io, fits.error());
+  if (o.format == "json") io.out << fit_json(model, in->request, options, *fits).dump(2) << "\n";
+  else if (o.format == "csv") io.out << fit_csv(*fits);
+  else io.out << render_fit(model, in->request, options, *fits, style_of(o));
   for (const auto& f : *fits)
     if (f.fits) return 0;
   return 1;
 }
 
-int run_max(const Options& o) {
+int run_max(const Options& o, Io& io) {
   auto what = parse_solve(o.solve, "--solve");
-  if (!what) return fail(what.error());
+  if (!what) return fail(io, what.error());
   auto cluster = resolve_cluster(o);
-  if (!cluster) return fail(cluster.error());
+  if (!cluster) return fail(io, cluster.error());
   const Accelerator& gpu = cluster->gpu;
   auto request = plan_request(o);
-  if (!request) return fail(request.error());
+  if (!request) return fail(io, request.error());
   auto loaded = load_model_for(o);
-  if (!loaded) return fail(loaded.error());
+  if (!loaded) return fail(io, loaded.error());
   request.value().gpu_count = cluster->count;
   // The solved quantity's own flag, when given, is the ceiling of the search.
   MaxOptions options;
@@ -107,24 +107,24 @@ int run_max(const Options& o) {
   const auto& model = loaded->model;
   const PlanContext context(model);
   auto result = solve_max(model, verdict_plan_evaluator(context), gpu, *request, options);
-  if (!result) return fail(result.error());
-  if (o.format == "json") std::cout << max_json(model, gpu, *request, *result).dump(2) << "\n";
-  else std::cout << render_max(model, gpu, *request, *result, style_of(o));
+  if (!result) return fail(io, result.error());
+  if (o.format == "json") io.out << max_json(model, gpu, *request, *result).dump(2) << "\n";
+  else io.out << render_max(model, gpu, *request, *result, style_of(o));
   return result->found ? 0 : 1;
 }
 
-int run_sweep(const Options& o) {
+int run_sweep(const Options& o, Io& io) {
   auto counts = parse_counts(o.counts.empty() ? "1..256" : o.counts, "--counts");
-  if (!counts) return fail(counts.error());
+  if (!counts) return fail(io, counts.error());
   auto in = solver_inputs(o, "sweep");
-  if (!in) return fail(in.error());
+  if (!in) return fail(io, in.error());
   const auto& model = in->loaded.model;
   const PlanContext context(model);
   auto sweep = preflight::run_sweep(model, verdict_plan_evaluator(context), in->gpus, in->request, *counts);
   add_sweep_perf(sweep, context, in->request);
-  if (o.format == "json") std::cout << sweep_json(model, in->request, sweep).dump(2) << "\n";
-  else if (o.format == "csv") std::cout << sweep_csv(sweep);
-  else std::cout << render_sweep(model, in->request, sweep, style_of(o));
+  if (o.format == "json") io.out << sweep_json(model, in->request, sweep).dump(2) << "\n";
+  else if (o.format == "csv") io.out << sweep_csv(sweep);
+  else io.out << render_sweep(model, in->request, sweep, style_of(o));
   return sweep.green_cells > 0 ? 0 : 1;
 }
 

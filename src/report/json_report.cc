@@ -179,7 +179,10 @@ nlohmann::json plan_json(const Plan& plan) {
                           {"first_boundary", resource_key(r.first_boundary)},
                           {"rows", rows}});
   }
-  if (plan.perf) j["perf"] = perf_json(*plan.perf);
+  if (plan.perf) {
+    j["perf"] = perf_json(*plan.perf);
+    j["perf"]["plan_fits"] = plan.verdict.fits;  // false: bounds of a deployment that would not start
+  }
   if (!plan.draft_name.empty())
     j["draft"] = {{"name", plan.draft_name}, {"tp", plan.draft_tp}, {"weights_bytes_per_rank", plan.draft_weights_per_rank}};
   j["figures"] = nlohmann::json::array();

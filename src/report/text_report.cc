@@ -143,6 +143,10 @@ void perf_block(std::string& out, const Plan& plan, TextStyle style) {
     out += fmt::format("  no throughput figures: {}\n", p.unavailable);
     return;
   }
+  if (!plan.verdict.fits)
+    out += fmt::format("  the plan does not fit (first boundary: {}): these bounds describe a deployment that would not "
+                       "start as planned\n",
+                       resource_key(plan.verdict.first_boundary));
   const bool batched = p.decode.concurrency > 1;
   for (const char* id : {"perf.decode_tokens_per_s_bound", "perf.binding_term", "perf.decode_tokens_per_s_per_gpu_bound",
                          "perf.concurrency", "perf.at_concurrency.tokens_per_s_per_request_bound",
