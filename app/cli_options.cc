@@ -158,4 +158,11 @@ void add_catalogue_options(CLI::App& app, Options& o) {
   add_format(app, o);
 }
 
+void add_serve_options(CLI::App& app, Options& o) {
+  app.add_option("--host", o.host, "address to bind (default 127.0.0.1: loopback only)");
+  app.add_option("--port", o.port, "port (default 8080; 0 picks a free one and prints it)");
+  app.add_option("--max-body", o.max_body, "request body limit, e.g. 4MiB (default)");
+  app.add_option("--threads", o.threads, "worker threads (default: twice the cores, at least 8)");
+}
+
 }  // namespace preflight::cli

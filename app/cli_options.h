@@ -70,6 +70,11 @@ struct Options {
   std::string counts;                // sweep: "1..64" or "8,16,32"
   std::string max_gpus;              // fit: search limit
   std::string solve;                 // max: context | concurrency
+  // serve.
+  std::string host;                  // default 127.0.0.1
+  std::string port;                  // default 8080; 0: any free port (printed)
+  std::string max_body;              // request body limit (default 4MiB)
+  std::string threads;               // worker threads
   // Web API only (never set by the command line).
   std::optional<UploadedModel> upload;  // the model, from the request body
   bool no_files = false;                // MODEL and --draft must be catalogue names; no --catalogue file
@@ -82,5 +87,6 @@ void add_sweep_options(CLI::App& app, Options& o);
 void add_launch_options(CLI::App& app, Options& o);
 void add_inspect_options(CLI::App& app, Options& o);
 void add_catalogue_options(CLI::App& app, Options& o);
+void add_serve_options(CLI::App& app, Options& o);
 
 }  // namespace preflight::cli

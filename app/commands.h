@@ -21,4 +21,7 @@ int run_sweep(const Options& o, Io& io);
 // Engine command line (launch_command.cc).
 int run_launch(const Options& o, Io& io);
 
+// The web planner and its JSON API (serve.cc).
+int run_serve(const Options& o, Io& io);
+
 }  // namespace preflight::cli

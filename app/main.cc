@@ -48,6 +48,12 @@ const CommandRow kCommands[] = {
     {"inspect", "the inventory: parameters and bytes by module and dtype, active parameters, cache and state",
      "  preflight inspect kimi-k3\n  preflight inspect ./Kimi-K3/config.json --format json",
      preflight::cli::add_inspect_options, preflight::cli::run_inspect},
+    {"serve", "the web planner and its JSON API (the same library, on loopback by default)",
+     "  preflight serve                 # then open http://127.0.0.1:8080/\n"
+     "  preflight serve --port 9000\n"
+     "  curl -s 'http://127.0.0.1:8080/api/plan?gpus=8xH100&context=128K'\n"
+     "  curl -s -X POST http://127.0.0.1:8080/api/plan -d '{\"gpus\": \"8xB300\", \"context\": \"1M\"}'",
+     preflight::cli::add_serve_options, preflight::cli::run_serve},
     {"gpus", "the accelerator catalogue with capacities and sources",
      "  preflight gpus\n  preflight gpus --format json --catalogue my-gpus.json",
      preflight::cli::add_catalogue_options, preflight::cli::run_gpus},

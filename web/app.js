@@ -1,0 +1,298 @@
+// The planner page: inputs in the address bar, figures from the JSON API
+// (the command line's JSON), drawn in the order seed 000 prescribes: first do
+// the weights fit, then what the workload adds.
+"use strict";
+
+const $ = id => document.getElementById(id);
+const FIELDS = ["model", "gpu", "count", "context", "concurrency", "kv_dtype", "state_dtype", "reserve", "engine",
+                "tp", "ep", "pp", "dp", "price", "api_price"];
+const WORKLOAD = ["context", "concurrency", "kv_dtype", "state_dtype", "reserve", "engine", "tp", "ep", "pp", "dp",
+                  "price", "api_price"];
+const RESOURCES = [["weights", "weights"], ["reserve", "reserve"], ["activations", "activations"],
+                   ["recurrent_state", "recurrent state"], ["kv_cache", "KV cache"], ["free", "free"], ["over", "over capacity"]];
+const FIT_FAMILIES = ["H100", "H200", "B200", "B300", "GB300", "MI300X", "MI355X"];
+const MAX_CONCURRENCY = [1, 2, 4, 8, 16, 32, 64];
+
+let uploaded = null;   // {name, text} of an uploaded config.json
+let generation = 0;    // drops responses to superseded inputs
+
+const gb = b => (b / 1e9).toFixed(1) + " GB";
+const gib = b => (b / 1073741824).toFixed(2) + " GiB";
+const bytes = b => `${gb(b)} (${gib(b)})`;
+const num = (v, d = 1) => Number(v).toLocaleString("en-US", {maximumFractionDigits: d});
+const minutes = s => s >= 3600 ? (s / 3600).toFixed(2) + " h" : s >= 600 ? (s / 60).toFixed(1) + " min" : Math.round(s) + " s";
+
+// The inputs as API parameters (empty fields left out: the CLI's defaults apply).
+function params() {
+  const p = {};
+  for (const f of FIELDS) {
+    const v = $(f).value.trim();
+    if (v !== "" && f !== "gpu" && f !== "count" && f !== "model") p[f] = v;
+  }
+  p.gpus = `${$("count").value || 1}x${$("gpu").value}`;
+  if (uploaded) { p.model_config = uploaded.text; p.model_name = uploaded.name; }
+  else p.model = $("model").value;
+  return p;
+}
+
+function saveToUrl() {
+  const q = new URLSearchParams();
+  for (const f of FIELDS) {
+    const v = $(f).value.trim();
+    if (v !== "" && !(f === "model" && uploaded)) q.set(f, v);
+  }
+  history.replaceState(null, "", "?" + q.toString());
+}
+
+function loadFromUrl() {
+  const q = new URLSearchParams(location.search);
+  for (const f of FIELDS) if (q.has(f)) $(f).value = q.get(f);
+}
+
+async function api(command, body) {
+  const res = await fetch("/api/" + command, {method: "POST", headers: {"Content-Type": "application/json"},
+                                              body: JSON.stringify(body)});
+  const json = await res.json();
+  if (res.status !== 200) throw new Error(json.error || res.statusText);
+  return json;
+}
+
+// A plan's ranks grouped by identical ledgers (as the text report does).
+function rankGroups(ranks) {
+  const groups = [];
+  for (const r of ranks) {
+    const key = JSON.stringify(r.rows.map(x => [x.id, x.bytes])) + r.capacity_bytes;
+    const g = groups.find(x => x.key === key);
+    if (g) g.ranks.push(r.rank); else groups.push({key, ranks: [r.rank], ledger: r});
+  }
+  return groups;
+}
+
+function rankLabel(list) {
+  if (list.length === 1) return `rank ${list[0]}`;
+  const contiguous = list.every((r, i) => i === 0 || r === list[i - 1] + 1);
+  return contiguous ? `ranks ${list[0]}-${list[list.length - 1]}` : `${list.length} ranks`;
+}
+
+function drawRanks(plan) {
+  const box = $("ranks");
+  box.textContent = "";
+  for (const g of rankGroups(plan.ranks)) {
+    const l = g.ledger;
+    const total = Math.max(l.capacity_bytes, l.demand_bytes);
+    const div = document.createElement("div");
+    div.className = "rank";
+    div.dataset.ranks = g.ranks.join(",");
+    const name = document.createElement("div");
+    name.className = "name";
+    const state = l.over_bytes > 0 ? `over by ${bytes(l.over_bytes)}` : `${bytes(l.free_bytes)} free`;
+    name.innerHTML = `<span>${rankLabel(g.ranks)}</span><span>${bytes(l.demand_bytes)} of ${bytes(l.capacity_bytes)}: ${state}</span>`;
+    const bar = document.createElement("div");
+    bar.className = "bar";
+    const segs = l.rows.map(r => ({cls: r.resource, bytes: r.bytes, text: `${r.label}: ${bytes(r.bytes)} [${r.evidence}] = ${r.formula}`, id: r.id}));
+    if (l.free_bytes > 0) segs.push({cls: "free", bytes: l.free_bytes, text: `free: ${bytes(l.free_bytes)}`, id: "free"});
+    for (const s of segs) {
+      if (s.bytes <= 0) continue;
+      const el = document.createElement("div");
+      el.className = "seg " + s.cls;
+      el.style.width = (100 * s.bytes / total) + "%";
+      el.title = s.text;
+      el.tabIndex = 0;
+      el.dataset.id = s.id;
+      el.dataset.bytes = s.bytes;
+      const show = () => { $("segment-detail").textContent = s.text; };
+      el.addEventListener("click", show);
+      el.addEventListener("focus", show);
+      el.addEventListener("mouseenter", show);
+      bar.appendChild(el);
+    }
+    if (l.over_bytes > 0) {
+      const cap = document.createElement("div");
+      cap.className = "capacity";
+      cap.style.left = (100 * l.capacity_bytes / total) + "%";
+      cap.title = `capacity ${bytes(l.capacity_bytes)}`;
+      bar.appendChild(cap);
+    }
+    div.append(name, bar);
+    box.appendChild(div);
+  }
+  $("legend").innerHTML = RESOURCES.map(([cls, label]) => `<span><i class="seg ${cls}"></i>${label}</span>`).join("");
+}
+
+function drawVerdict(plan) {
+  const v = plan.verdict;
+  const box = $("verdict");
+  box.className = "verdict " + (v.fits ? "fits" : "red");
+  box.dataset.fits = v.fits;
+  box.dataset.boundary = v.first_boundary;
+  box.dataset.headroom = v.headroom_bytes;
+  $("verdict-title").textContent = v.fits
+    ? `Fits: ${plan.model.name} on ${plan.cluster.count} x ${plan.cluster.gpu}`
+    : `Does not fit: ${v.first_boundary} runs out first`;
+  $("verdict-summary").textContent = v.summary;
+  const l = plan.layout;
+  $("verdict-meta").textContent = `evidence: ${v.evidence}` +
+    (v.fits ? " (a deployment hypothesis until benchmarked)" : " (derived under these inputs)") +
+    ` · layout TP ${l.tp} x DP ${l.dp}, EP ${l.ep}, PP ${l.pp} (${l.chosen_by}) · first boundary: ${v.first_boundary}`;
+}
+
+function figure(plan, id) { return plan.figures.find(f => f.id === id); }
+
+function drawPerf(plan) {
+  const dl = $("perf");
+  dl.textContent = "";
+  const add = (label, value, note, key, raw) => {
+    const dt = document.createElement("dt"); dt.textContent = label;
+    const dd = document.createElement("dd"); dd.innerHTML = value + (note ? ` <small>${note}</small>` : "");
+    if (key) { dd.dataset.key = key; dd.dataset.value = raw; }
+    dl.append(dt, dd);
+  };
+  const p = plan.perf;
+  if (!p) return;
+  if (!p.available) { add("throughput", "not available", p.unavailable); }
+  else {
+    if (p.plan_fits === false) add("note", "the plan does not fit", "these bounds describe a deployment that would not start");
+    add("decode, one request", `${num(p.decode_tokens_per_s_bound)} tokens/s`, `upper bound; binding: ${p.binding_term}`,
+        "decode_tokens_per_s_bound", p.decode_tokens_per_s_bound);
+    const a = p.at_concurrency;
+    add(`decode, ${a.concurrency} requests`, `${num(a.tokens_per_s_bound)} tokens/s (${num(a.tokens_per_s_per_gpu_bound)} per GPU)`,
+        `upper bound; binding: ${a.binding_term}`, "at_concurrency.tokens_per_s_bound", a.tokens_per_s_bound);
+    const shares = Object.entries(p.weight_bytes_share_by_dtype).sort((x, y) => y[1] - x[1])
+      .filter(([, v]) => v >= 0.05).map(([k, v]) => `${k} ${v.toFixed(1)}%`).join(", ");
+    add("bytes per token", gb(p.bytes_per_token), `weights by format: ${shares}`, "bytes_per_token", p.bytes_per_token);
+    add(`time to first token (${num(p.prefill.prompt_tokens, 0)}-token prompt)`, `${p.prefill.seconds_bound.toFixed(3)} s`,
+        "lower bound", "prefill.seconds_bound", p.prefill.seconds_bound);
+    if (p.cost) {
+      add("cost at the bound", `${p.cost.usd_per_m_tokens_at_bound.toFixed(3)} USD per M tokens`,
+          `${p.cost.cluster_usd_per_hour.toFixed(2)} USD/h cluster`, "cost.usd_per_m_tokens_at_bound", p.cost.usd_per_m_tokens_at_bound);
+      add("cost at 50% of the bound", `${p.cost.usd_per_m_tokens_at_utilisation.toFixed(3)} USD per M tokens`, "");
+      if (p.cost.break_even_utilisation !== undefined)
+        add("break-even against the API", `${(100 * p.cost.break_even_utilisation).toFixed(0)}% of the bound`,
+            `${num(p.cost.break_even_tokens_per_day / 1e6)} M tokens/day`);
+    } else {
+      add("cost", "no catalogue price", "enter USD per GPU-hour");
+    }
+  }
+  const c = p.cold_start;
+  add("cold start at 10 Gb/s", minutes(c.total_s_by_gbps["10"]), "download then load (lower bound)", "cold_start.10", c.total_s_by_gbps["10"]);
+  add("cold start at 100 Gb/s", minutes(c.total_s_by_gbps["100"]), `load ${minutes(c.load_s)} of ${gb(c.max_node_bytes)} per node at 2 GB/s`);
+  add("bring back one node", minutes(c.recover_node_s), "from a staged copy");
+}
+
+async function drawHeadroom(base, gen) {
+  const family = $("gpu").value;
+  $("headroom-family").textContent = family;
+  const count = Math.max(1, parseInt($("count").value || "1", 10));
+  const hi = Math.min(512, Math.max(64, 2 * count));
+  const body = Object.assign({}, base, {gpu: [family], counts: `1..${hi}`});
+  delete body.gpus;
+  try {
+    const sweep = await api("sweep", body);
+    if (gen !== generation) return;
+    const cells = sweep.families[0].cells.filter(c => c.verdict !== "n/a");
+    barChart($("headroom-chart"), cells.map(c => ({
+      x: c.gpus, y: c.headroom_bytes / 1e9, cls: c.gpus === count ? "current" : "",
+      title: `${c.gpus} GPUs: ${c.verdict}, ${gb(c.headroom_bytes)} headroom on the tightest rank (${c.binding})`
+    })), {format: v => v.toFixed(0) + " GB", xlabel: "GPUs", label: "headroom by GPU count"});
+  } catch (e) { if (gen === generation) $("headroom-chart").textContent = e.message; }
+}
+
+async function drawFit(base, gen) {
+  const body = Object.assign({}, base, {gpu: FIT_FAMILIES});
+  delete body.gpus; delete body.tp; delete body.ep; delete body.pp; delete body.dp;
+  try {
+    const fit = await api("fit", body);
+    if (gen !== generation) return;
+    const rows = fit.families.map(f => `<tr data-gpu="${f.gpu}" data-min="${f.fits ? f.min_gpus : ""}"><td>${f.name}</td>` +
+      `<td class="num">${f.fits ? f.min_gpus : "none"}</td><td>${f.fits ? `TP ${f.layout.tp} DP ${f.layout.dp} EP ${f.layout.ep} PP ${f.layout.pp}` : ""}</td>` +
+      `<td>${f.summary || ""}</td></tr>`).join("");
+    $("fit-table").innerHTML = `<table><thead><tr><th>family</th><th class="num">min GPUs</th><th>layout</th><th>below it</th></tr></thead><tbody>${rows}</tbody></table>`;
+  } catch (e) { if (gen === generation) $("fit-table").textContent = e.message; }
+}
+
+async function drawMax(base, gen) {
+  const points = [];
+  for (const c of MAX_CONCURRENCY) {
+    const body = Object.assign({}, base, {solve: "context", concurrency: String(c)});
+    delete body.context;
+    try {
+      const m = await api("max", body);
+      if (gen !== generation) return;
+      if (m.found) points.push({x: c, y: m.value, label: num(m.value / 1024, 0) + "K",
+                                title: `${c} requests: up to ${num(m.value, 0)} tokens each (${m.binding} binds beyond)`});
+    } catch (e) { break; }
+  }
+  if (gen !== generation) return;
+  lineChart($("max-chart"), points, {xlabel: "concurrent requests", label: "maximum context by concurrency",
+                                     empty: "no context fits at these settings"});
+}
+
+async function drawLaunch(base, gen) {
+  const body = Object.assign({}, base);
+  if (!body.engine) body.engine = "vllm";
+  try {
+    const l = await api("launch", body);
+    if (gen !== generation) return;
+    $("launch").textContent = l.commands.map(c => c.shell).join("\n\n");
+  } catch (e) { if (gen === generation) $("launch").textContent = "# " + e.message; }
+}
+
+async function update() {
+  const gen = ++generation;
+  saveToUrl();
+  const base = params();
+  $("verdict").className = "verdict pending";
+  try {
+    const plan = await api("plan", base);
+    if (gen !== generation) return;
+    drawVerdict(plan);
+    drawRanks(plan);
+    drawPerf(plan);
+  } catch (e) {
+    if (gen !== generation) return;
+    $("verdict").className = "verdict error";
+    $("verdict").dataset.fits = "";
+    $("verdict-title").textContent = "Cannot plan these inputs";
+    $("verdict-summary").textContent = e.message;
+    $("verdict-meta").textContent = "";
+    $("ranks").textContent = "";
+    $("perf").textContent = "";
+    return;
+  }
+  // The slower views after the verdict, in the page's order.
+  drawLaunch(base, gen);
+  await drawHeadroom(base, gen);
+  await drawFit(base, gen);
+  await drawMax(base, gen);
+}
+
+async function init() {
+  const [models, gpus] = await Promise.all([api("models", {}), api("gpus", {})]);
+  $("model").innerHTML = models.map(m => `<option value="${m.name}"${m.default ? " selected" : ""}>${m.name}</option>`).join("");
+  $("gpu").innerHTML = gpus.filter(g => g.device_total_bytes > 0)
+    .map(g => `<option value="${g.id}">${g.name} (${(g.device_total_bytes / 1073741824).toFixed(0)} GiB)</option>`).join("");
+  $("gpu").value = "nvidia-h100-sxm-80gb";
+  loadFromUrl();
+  let timer = null;
+  const later = () => { clearTimeout(timer); timer = setTimeout(update, 250); };
+  for (const f of FIELDS) {
+    $(f).addEventListener("change", update);
+    if ($(f).tagName === "INPUT") $(f).addEventListener("input", later);
+  }
+  $("upload").addEventListener("change", async ev => {
+    const file = ev.target.files[0];
+    if (!file) return;
+    if (file.size > 2 * 1024 * 1024) { $("upload-status").textContent = "larger than 2 MB: not a config.json"; return; }
+    uploaded = {name: file.name, text: await file.text()};
+    $("upload-status").textContent = `using ${file.name} (uploaded; not kept in the address)`;
+    $("model").disabled = true;
+    update();
+  });
+  $("copy-launch").addEventListener("click", async () => {
+    try { await navigator.clipboard.writeText($("launch").textContent); $("copy-status").textContent = "copied"; }
+    catch (e) { $("copy-status").textContent = "select the text to copy"; }
+  });
+  update();
+}
+
+init();
