@@ -162,7 +162,7 @@ void add_serve_options(CLI::App& app, Options& o) {
   app.add_option("--host", o.host, "address to bind (default 127.0.0.1: loopback only)");
   app.add_option("--port", o.port, "port (default 8080; 0 picks a free one and prints it)");
   app.add_option("--max-body", o.max_body, "request body limit, e.g. 4MiB (default)");
-  app.add_option("--threads", o.threads, "worker threads (default: twice the cores, at least 8)");
+  app.add_option("--threads", o.threads, "worker threads (default: 4 per core, at least 64: one per open connection)");
 }
 
 }  // namespace preflight::cli

@@ -1,6 +1,10 @@
 #include "model_source.h"
 
 #include <fmt/format.h>
+
+#include <map>
+#include <mutex>
+#include <tuple>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -252,7 +256,21 @@ Result<LoadedModel> load_uploaded_model(const std::string& name, const std::stri
 }
 
 Result<LoadedModel> load_catalogue_only(const std::string& arg, const ModelOverrides& overrides) {
-  return load_with(arg, overrides, from_catalogue);
+  // The web server plans the same few catalogue models over and over: building
+  // a manifest (quantization rules matched by name) costs more than the plan,
+  // and a catalogue model with given overrides never changes, so keep it.
+  static std::mutex mutex;
+  static std::map<std::tuple<std::string, std::string, std::string>, LoadedModel> cache;
+  const auto key = std::make_tuple(arg.empty() ? std::string(kDefaultModel) : arg, overrides.quantize, overrides.dtype);
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = cache.find(key); it != cache.end()) return it->second;
+  }
+  auto loaded = load_with(arg, overrides, from_catalogue);
+  if (!loaded) return loaded;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (cache.size() < 256) cache.emplace(key, *loaded);  // bounded: names are the catalogue's, overrides a few
+  return loaded;
 }
 
 }  // namespace preflight::cli

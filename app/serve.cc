@@ -92,7 +92,9 @@ int run_serve(const Options& o, Io& io) {
     if (!v) return fail(io, v.error());
     max_body = *v;
   }
-  std::uint64_t threads = std::max(8u, 2 * std::thread::hardware_concurrency());
+  // httplib gives each keep-alive connection a thread while it lasts: enough
+  // threads for a page's or a script's connections, CPU work still bounded by the cores.
+  std::uint64_t threads = std::max(64u, 4 * std::thread::hardware_concurrency());
   if (!o.threads.empty()) {
     auto v = parse_positive_integer(o.threads, "--threads");
     if (!v) return fail(io, v.error());
@@ -103,6 +105,9 @@ int run_serve(const Options& o, Io& io) {
   httplib::Server server;
   server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   server.set_payload_max_length(max_body);
+  // Reconnects are what fails under load (httplib's listen backlog is 5):
+  // keep a client's connection for as many requests as it sends.
+  server.set_keep_alive_max_count(100000);
   server.set_read_timeout(10, 0);
   server.set_write_timeout(10, 0);
   server.Get(R"(/api/([a-z]+))", [](const httplib::Request& req, httplib::Response& res) { handle_api(req, res, false); });

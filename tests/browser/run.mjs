@@ -1,0 +1,154 @@
+// Browser tests of the planner page, as a person would use it: Playwright
+// (playwright-core) drives Debian's chromium, headless, against
+// `preflight serve` on loopback.
+//
+// Usage: node run.mjs PATH/TO/preflight [SCREENSHOT_DIR] [SHARED_DIR]
+// Exit codes: 0 passed, 1 failed, 77 skipped (no playwright-core or chromium:
+// scripts/install-deps.sh --browser installs both).
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import readline from "node:readline";
+
+const [binary, shotDir = "browser-screenshots", sharedDir = path.join(path.dirname(new URL(import.meta.url).pathname), "../../../shared")] =
+  process.argv.slice(2);
+const chromiumPath = process.env.CHROMIUM || "/usr/bin/chromium";
+const require = createRequire(import.meta.url);
+let playwright;
+try {
+  playwright = require("playwright-core");
+} catch {
+  console.log("SKIP: playwright-core is not installed (npm ci --prefix tests/browser)");
+  process.exit(77);
+}
+if (!existsSync(chromiumPath)) {
+  console.log(`SKIP: no chromium at ${chromiumPath} (apt-get install chromium)`);
+  process.exit(77);
+}
+mkdirSync(shotDir, { recursive: true });
+
+function startServer() {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(binary, ["serve", "--port", "0"], { stdio: ["ignore", "pipe", "inherit"] });
+    const lines = readline.createInterface({ input: proc.stdout });
+    lines.once("line", line => {
+      const m = line.match(/http:\/\/([0-9.]+):(\d+)\//);
+      if (!m) reject(new Error("preflight serve said: " + line));
+      else resolve({ proc, base: `http://${m[1]}:${m[2]}` });
+    });
+    proc.once("exit", code => reject(new Error(`preflight serve exited with ${code}`)));
+  });
+}
+
+const failures = [];
+let checks = 0;
+function check(cond, what) {
+  checks += 1;
+  if (!cond) failures.push(what);
+  console.log(`${cond ? "ok  " : "FAIL"} ${what}`);
+}
+
+// The page has planned when the banner is no longer pending; `previous` waits for a change.
+async function verdict(page, previous) {
+  await page.waitForFunction(prev => {
+    const v = document.getElementById("verdict");
+    if (v.classList.contains("pending")) return false;
+    const now = v.className + "|" + document.getElementById("verdict-title").textContent + "|" + (v.dataset.headroom || "");
+    return prev === undefined || now !== prev;
+  }, previous, { timeout: 30000 });
+  return page.evaluate(() => {
+    const v = document.getElementById("verdict");
+    return {
+      key: v.className + "|" + document.getElementById("verdict-title").textContent + "|" + (v.dataset.headroom || ""),
+      fits: v.dataset.fits, boundary: v.dataset.boundary, headroom: v.dataset.headroom,
+      title: document.getElementById("verdict-title").textContent,
+      weights: [...document.querySelectorAll("#ranks .seg.weights")].reduce((s, e) => s + Number(e.dataset.bytes), 0),
+      groups: document.querySelectorAll("#ranks .rank").length,
+    };
+  });
+}
+
+async function apiPlan(page, base, body) {
+  const res = await page.request.post(base + "/api/plan", { data: body });
+  return res.json();
+}
+
+const { proc, base } = await startServer();
+const browser = await playwright.chromium.launch({ executablePath: chromiumPath, args: ["--no-sandbox"] });
+try {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 1800 } });
+  page.on("pageerror", e => failures.push("page error: " + e.message));
+
+  // 1. Load the page: Kimi K3 (the default) on 8 x H100.
+  await page.goto(base + "/?gpu=nvidia-h100-sxm-80gb&count=8");
+  const v8 = await verdict(page);
+  const api8 = await apiPlan(page, base, { gpus: "8xnvidia-h100-sxm-80gb", model: "kimi-k3" });
+  check(v8.fits === "false" && v8.boundary === "weights", `8 x H100: red, weights first (page: ${v8.fits}, ${v8.boundary})`);
+  check(Number(v8.headroom) === api8.verdict.headroom_bytes, `8 x H100: headroom equals the API's (${v8.headroom})`);
+  await page.screenshot({ path: path.join(shotDir, "1-k3-8xh100.png"), fullPage: true });
+
+  // 2. Change the GPU count from 8 to 32: the verdict and the bars change.
+  await page.fill("#count", "32");
+  await page.dispatchEvent("#count", "change");
+  const v32 = await verdict(page, v8.key);
+  const api32 = await apiPlan(page, base, { gpus: "32xnvidia-h100-sxm-80gb", model: "kimi-k3" });
+  check(v32.fits === String(api32.verdict.fits), `32 x H100: the verdict follows the API (${v32.fits})`);
+  check(v32.fits !== v8.fits, "32 x H100: the verdict changed");
+  check(v32.weights < v8.weights, `32 x H100: the weight bars shrank (${v8.weights} -> ${v32.weights} B)`);
+  check(new URL(page.url()).searchParams.get("count") === "32", "the address carries the new count");
+  await page.waitForSelector("#fit-table table", { timeout: 60000 });
+  await page.waitForFunction(() => document.getElementById("max-chart").childNodes.length > 0, null, { timeout: 60000 });
+  check(await page.locator("#max-chart circle").count() > 0, "maximum context against concurrency is drawn");
+  const fitRow = await page.getAttribute('#fit-table tr[data-gpu="nvidia-h100-sxm-80gb"]', "data-min");
+  const fitApi = await (await page.request.post(base + "/api/fit", { data: { model: "kimi-k3", gpu: ["H100"] } })).json();
+  check(Number(fitRow) === fitApi.families[0].min_gpus, `minimum H100 count equals fit's (${fitRow})`);
+  await page.screenshot({ path: path.join(shotDir, "2-k3-32xh100.png"), fullPage: true });
+
+  // 3. Upload a config.json: the plan is of that model.
+  await page.setInputFiles("#upload", path.join(sharedDir, "models/meta-llama__Llama-3.1-8B-Instruct/config.json"));
+  const vUp = await verdict(page, v32.key);
+  check(vUp.title.includes("config.json") || vUp.fits === "false", `uploaded config plans (${vUp.title})`);
+  check(vUp.weights < v32.weights, "uploaded 8B model: far fewer weight bytes per rank");
+  await page.screenshot({ path: path.join(shotDir, "3-uploaded-config.png"), fullPage: true });
+
+  // 4. Open a shared link: the inputs come from the address and the figures equal the API's.
+  const shared = "/?model=deepseek-v3&gpu=nvidia-h200-sxm-141gb&count=8&context=32768&concurrency=16";
+  const page2 = await browser.newPage({ viewport: { width: 1280, height: 1800 } });
+  page2.on("pageerror", e => failures.push("page error: " + e.message));
+  await page2.goto(base + shared);
+  const vShared = await verdict(page2);
+  const apiShared = await apiPlan(page2, base, { model: "deepseek-v3", gpus: "8xnvidia-h200-sxm-141gb", context: "32768", concurrency: "16" });
+  check(await page2.inputValue("#model") === "deepseek-v3", "shared link: the model input is filled");
+  check(await page2.inputValue("#context") === "32768", "shared link: the context input is filled");
+  check(vShared.fits === String(apiShared.verdict.fits) && Number(vShared.headroom) === apiShared.verdict.headroom_bytes,
+        `shared link: verdict and headroom equal the API's (${vShared.fits}, ${vShared.headroom})`);
+  const bound = await page2.getAttribute('#perf dd[data-key="decode_tokens_per_s_bound"]', "data-value");
+  check(Number(bound) === apiShared.perf.decode_tokens_per_s_bound, `shared link: decode bound equals the API's (${bound})`);
+  await page2.waitForFunction(() => document.getElementById("launch").textContent.length > 10, null, { timeout: 60000 });
+  check((await page2.textContent("#launch")).includes("deepseek-ai/DeepSeek-V3"), "the launch command names the model");
+  await page2.waitForFunction(() => document.getElementById("max-chart").childNodes.length > 0, null, { timeout: 60000 });
+  const firstMax = await page2.getAttribute("#max-chart circle", "data-y");
+  const apiMax = await (await page2.request.post(base + "/api/max", { data: { model: "deepseek-v3",
+    gpus: "8xnvidia-h200-sxm-141gb", concurrency: "1", solve: "context" } })).json();
+  check(Number(firstMax) === apiMax.value, `maximum context at 1 request equals max's (${firstMax})`);
+  await page2.screenshot({ path: path.join(shotDir, "4-shared-link-deepseek-v3.png"), fullPage: true });
+  await page2.setViewportSize({ width: 1200, height: 1400 });
+  await page2.screenshot({ path: path.join(shotDir, "0-readme.png") });  // docs/planner.png
+
+  // 5. A phone's width: nothing wider than the screen.
+  const phone = await browser.newPage({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 });
+  await phone.goto(base + shared);
+  await verdict(phone);
+  const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  check(overflow <= 1, `phone width: no horizontal overflow (${overflow} px)`);
+  await phone.screenshot({ path: path.join(shotDir, "5-phone.png"), fullPage: true });
+} catch (e) {
+  failures.push("exception: " + (e.stack || e));
+} finally {
+  await browser.close();
+  proc.kill();
+}
+console.log(`${checks - failures.filter(f => !f.startsWith("exception") && !f.startsWith("page")).length}/${checks} checks passed; screenshots in ${shotDir}`);
+for (const f of failures) console.log("FAILED: " + f);
+process.exit(failures.length ? 1 : 0);
