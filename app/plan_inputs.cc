@@ -61,6 +61,24 @@ Result<double> parse_fraction(const std::string& text, const char* flag) {
   return share;
 }
 
+// An optional decimal flag into `out` (left unchanged when the flag is absent).
+std::optional<Error> set_number(const std::string& text, const char* flag, double& out) {
+  if (text.empty()) return std::nullopt;
+  auto v = parse_number(text, flag);
+  if (!v) return v.error();
+  out = *v;
+  return std::nullopt;
+}
+
+// An optional share flag (0.6 or 60%) into `out`.
+std::optional<Error> set_fraction(const std::string& text, const char* flag, double& out) {
+  if (text.empty()) return std::nullopt;
+  auto v = parse_fraction(text, flag);
+  if (!v) return v.error();
+  out = *v;
+  return std::nullopt;
+}
+
 template <typename T>
 std::optional<Error> set_positive(const std::string& text, const char* flag, T& out) {
   if (text.empty()) return std::nullopt;
@@ -115,21 +133,9 @@ Result<PlanRequest> plan_request(const Options& o) {
     e.kind = *kind;
   }
   e.version = o.engine_version;
-  if (!o.gpu_memory_utilization.empty()) {
-    auto v = parse_number(o.gpu_memory_utilization, "--gpu-memory-utilization");
-    if (!v) return v.error();
-    e.gpu_memory_utilization = *v;
-  }
-  if (!o.mem_fraction_static.empty()) {
-    auto v = parse_number(o.mem_fraction_static, "--mem-fraction-static");
-    if (!v) return v.error();
-    e.mem_fraction_static = *v;
-  }
-  if (!o.mamba_full_memory_ratio.empty()) {
-    auto v = parse_number(o.mamba_full_memory_ratio, "--mamba-full-memory-ratio");
-    if (!v) return v.error();
-    e.mamba_full_memory_ratio = *v;
-  }
+  if (auto err = set_number(o.gpu_memory_utilization, "--gpu-memory-utilization", e.gpu_memory_utilization)) return *err;
+  if (auto err = set_number(o.mem_fraction_static, "--mem-fraction-static", e.mem_fraction_static)) return *err;
+  if (auto err = set_number(o.mamba_full_memory_ratio, "--mamba-full-memory-ratio", e.mamba_full_memory_ratio)) return *err;
   if (auto err = set_positive(o.max_num_batched_tokens, "--max-num-batched-tokens", e.max_num_batched_tokens)) return *err;
   if (auto err = set_positive(o.max_num_seqs, "--max-num-seqs", e.max_num_seqs)) return *err;
   if (auto err = set_positive(o.block_size, "--block-size", e.block_size)) return *err;
@@ -147,29 +153,14 @@ Result<PlanRequest> plan_request(const Options& o) {
   auto& p = r.perf;
   if (auto err = set_positive(o.prompt_tokens, "--prompt-tokens", p.prompt_tokens)) return *err;
   if (auto err = set_positive(o.staging_copies, "--staging-copies", p.staging_copies)) return *err;
-  const auto number = [](const std::string& text, const char* flag, double& out) -> std::optional<Error> {
-    if (text.empty()) return std::nullopt;
-    auto v = parse_number(text, flag);
-    if (!v) return v.error();
-    out = *v;
-    return std::nullopt;
-  };
-  if (auto err = number(o.price, "--price", p.price_usd_per_gpu_hour)) return *err;
-  if (auto err = number(o.api_price, "--api-price", p.api_usd_per_m)) return *err;
-  if (auto err = number(o.download_gbps, "--download-gbps", p.download_gbps)) return *err;
-  if (auto err = number(o.read_gb_s, "--read-gb-s", p.read_gb_s)) return *err;
-  if (o.scale_out_gb_s == "0") p.scale_out_gb_s = 0;
-  else if (auto err = number(o.scale_out_gb_s, "--scale-out-gb-s", p.scale_out_gb_s)) return *err;
-  if (!o.utilisation.empty()) {
-    auto v = parse_fraction(o.utilisation, "--utilisation");
-    if (!v) return v.error();
-    p.utilisation = *v;
-  }
-  if (!o.spec_acceptance.empty()) {
-    auto v = parse_fraction(o.spec_acceptance, "--spec-acceptance");
-    if (!v) return v.error();
-    p.spec_acceptance = *v;
-  }
+  if (auto err = set_number(o.price, "--price", p.price_usd_per_gpu_hour)) return *err;
+  if (auto err = set_number(o.api_price, "--api-price", p.api_usd_per_m)) return *err;
+  if (auto err = set_number(o.download_gbps, "--download-gbps", p.download_gbps)) return *err;
+  if (auto err = set_number(o.read_gb_s, "--read-gb-s", p.read_gb_s)) return *err;
+  if (o.scale_out_gb_s == "0") p.scale_out_gb_s = 0;  // 0: cross-node traffic at the NVLink rate (stated)
+  else if (auto err = set_number(o.scale_out_gb_s, "--scale-out-gb-s", p.scale_out_gb_s)) return *err;
+  if (auto err = set_fraction(o.utilisation, "--utilisation", p.utilisation)) return *err;
+  if (auto err = set_fraction(o.spec_acceptance, "--spec-acceptance", p.spec_acceptance)) return *err;
   if (!o.draft.empty()) {
     if (w.spec_tokens == 0) return Error{"--draft", "", "a draft model needs --spec-tokens N (draft tokens per step)"};
     auto draft = o.no_files ? load_catalogue_only(o.draft, {}) : load_model(o.draft, {});
