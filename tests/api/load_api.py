@@ -28,8 +28,12 @@ def main():
     latencies, errors, lock = [], [], threading.Lock()
     counter = iter(range(total))
 
-    def client():
+    def client(index):
+        # Ramp up over about a second: httplib's listen backlog is 5 connections,
+        # so 64 simultaneous connects would test the kernel's SYN queue, not the server.
+        time.sleep(index * 0.02)
         conn = http.client.HTTPConnection(host, int(port), timeout=60)
+        sent = 0
         while True:
             with lock:
                 if next(counter, None) is None:
@@ -42,10 +46,11 @@ def main():
                 ok = res.status == 200 and b'"verdict"' in payload
             except Exception as e:  # a dropped connection is an error, then reconnect
                 ok = False
-                payload = str(e).encode()
+                payload = f"{e} (request {sent + 1} on this connection)".encode()
                 conn.close()
                 conn = http.client.HTTPConnection(host, int(port), timeout=60)
             elapsed = time.perf_counter() - start
+            sent += 1
             with lock:
                 latencies.append(elapsed)
                 if not ok:
@@ -53,7 +58,7 @@ def main():
         conn.close()
 
     started = time.perf_counter()
-    threads = [threading.Thread(target=client) for _ in range(clients)]
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
     for t in threads:
         t.start()
     for t in threads:
