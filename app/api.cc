@@ -111,11 +111,12 @@ std::optional<Error> set_key(Options& o, const std::string& raw_key, const nlohm
     }
     return add(v);
   }
-  if (key == "enforce_eager") {
-    if (v.is_boolean()) o.enforce_eager = v.get<bool>();
-    else if (v == "true" || v == "1") o.enforce_eager = true;
-    else if (v == "false" || v == "0" || v == "") o.enforce_eager = false;
-    else return Error{"enforce_eager", "", fmt::format("expected true or false, got {}", v.dump())};
+  if (key == "enforce_eager" || key == "tensors") {
+    bool& flag = key == "tensors" ? o.tensors : o.enforce_eager;
+    if (v.is_boolean()) flag = v.get<bool>();
+    else if (v == "true" || v == "1") flag = true;
+    else if (v == "false" || v == "0" || v == "") flag = false;
+    else return Error{key, "", fmt::format("expected true or false, got {}", v.dump())};
     return std::nullopt;
   }
   const auto& keys = string_keys();

@@ -17,8 +17,18 @@ constexpr const char* kEngine = "Engine (--engine picks vLLM or SGLang memory ru
 constexpr const char* kOverride = "Model overrides (what the engine loads)";
 constexpr const char* kPerf = "Throughput, cost and cold start (bounds and estimates)";
 
+void add_hub_flags(CLI::App& app, Options& o) {
+  app.add_flag("--no-cache", o.no_cache, "hub models: neither read nor write the metadata cache");
+  app.add_flag("--refresh", o.refresh, "hub models: fetch the metadata again and overwrite the cache");
+}
+
+constexpr const char* kModelHelp =
+    "catalogue name (default kimi-k3), a path to config.json or its folder, or a Hugging Face hub id "
+    "org/name[@revision] or hf://org/name (metadata only; HF_TOKEN, HF_ENDPOINT, HF_HUB_OFFLINE honoured)";
+
 void add_model_and_cluster(CLI::App& app, Options& o, bool gpus_required) {
-  app.add_option("MODEL", o.model, "catalogue name (default kimi-k3), or a path to config.json or its folder");
+  app.add_option("MODEL", o.model, kModelHelp);
+  add_hub_flags(app, o);
   auto* g = app.add_option("--gpus", o.gpus, "COUNTxFAMILY, e.g. 8xH100, 16xH200, 8xB300");
   if (gpus_required) g->required();
   app.add_option("--catalogue", o.catalogue, "extra GPU catalogue JSON: adds or overrides accelerators");
@@ -145,11 +155,13 @@ void add_sweep_options(CLI::App& app, Options& o) {
 void add_launch_options(CLI::App& app, Options& o) { add_plan_options(app, o); }
 
 void add_inspect_options(CLI::App& app, Options& o) {
-  app.add_option("MODEL", o.model, "catalogue name (default kimi-k3), or a path to config.json or its folder");
+  app.add_option("MODEL", o.model, kModelHelp);
+  add_hub_flags(app, o);
   app.add_option("--quantize", o.quantize,
                  "inspect a quantized variant: fp8 (online), fp8-dynamic, w8a8, w4a16 (compressed-tensors, lm_head kept)")
       ->group(kOverride);
   app.add_option("--dtype", o.dtype, "weight dtype for unquantized tensors: auto, bfloat16, float16, float32")->group(kOverride);
+  app.add_flag("--tensors", o.tensors, "list every stored tensor: name, dtype, shape, bytes (the generated manifest)");
   add_format(app, o);
 }
 

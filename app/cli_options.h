@@ -70,6 +70,10 @@ struct Options {
   std::string counts;                // sweep: "1..64" or "8,16,32"
   std::string max_gpus;              // fit: search limit
   std::string solve;                 // max: context | concurrency
+  bool tensors = false;              // inspect: list every stored tensor
+  // Hub models (MODEL = org/name@revision or hf://...).
+  bool no_cache = false;
+  bool refresh = false;
   // serve.
   std::string host;                  // default 127.0.0.1
   std::string port;                  // default 8080; 0: any free port (printed)

@@ -47,7 +47,25 @@ int run_inspect(const Options& o, Io& io) {
   const auto& model = loaded->model;
   const auto inv = build_inventory(model);
   const auto* rec = loaded->reconciliation ? &*loaded->reconciliation : nullptr;
-  if (o.format == "json") io.out << inventory_json(model, inv, rec).dump(2) << "\n";
+  if (o.format == "json") {
+    auto j = inventory_json(model, inv, rec);
+    j["source"] = loaded->source;  // what was read: files, the catalogue, or the hub (with bytes transferred)
+    if (o.tensors) {
+      j["tensors"] = nlohmann::json::array();
+      for (const auto& t : concrete_tensors(model.manifest))
+        j["tensors"].push_back({t.name, std::string(dtype_name(t.dtype)), t.shape, t.bytes});
+    }
+    io.out << j.dump(o.tensors ? -1 : 2) << "\n";
+    return 0;
+  }
+  if (o.tensors) {
+    for (const auto& t : concrete_tensors(model.manifest)) {
+      std::string shape;
+      for (auto d : t.shape) shape += (shape.empty() ? "" : ", ") + std::to_string(d);
+      io.out << fmt::format("{}  {}  [{}]  {} B\n", t.name, dtype_name(t.dtype), shape, t.bytes);
+    }
+    return 0;
+  }
   else io.out << render_inventory(model, inv, rec, style_of(o));
   return 0;
 }

@@ -1,5 +1,8 @@
 #include "model_source.h"
 
+#include "hub/hub_reference.h"
+#include "hub_source.h"
+
 #include <fmt/format.h>
 
 #include <map>
@@ -71,7 +74,8 @@ JsonKind classify(const std::string& text) {
   return JsonKind::config;
 }
 
-// Artifact facts the hub listing states (official, with the listing as source).
+}  // namespace
+
 ArtifactFacts facts_from_listing(const HubListing& l, const std::string& origin) {
   ArtifactFacts f;
   f.hub_id = l.id;
@@ -86,6 +90,8 @@ ArtifactFacts facts_from_listing(const HubListing& l, const std::string& origin)
   f.license.name = l.license;
   return f;
 }
+
+namespace {
 
 // The config text a model was built from, kept for --quantize (which rebuilds it).
 struct ConfigSource {
@@ -219,7 +225,32 @@ Result<LoadedModel> load_with(const std::string& arg, const ModelOverrides& over
 
 }  // namespace
 
-Result<LoadedModel> load_model(const std::string& arg, const ModelOverrides& overrides) {
+namespace {
+// Whether the catalogue has an entry by this name or alias (case-insensitive, as its lookup).
+bool catalogue_knows(const std::string& name) {
+  const auto lower = [](std::string s) {
+    for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return s;
+  };
+  const auto wanted = lower(name);
+  for (const auto& entry : model_catalogue()) {
+    if (lower(entry.name) == wanted) return true;
+    for (const auto& alias : entry.aliases)
+      if (lower(alias) == wanted) return true;
+  }
+  return false;
+}
+}  // namespace
+
+Result<LoadedModel> load_model(const std::string& arg, const ModelOverrides& overrides, const HubFetchOptions* hub) {
+  std::error_code ec;
+  if (!arg.empty() && !fs::exists(arg, ec)) {
+    auto ref = parse_hub_reference(arg);
+    if (!ref) return ref.error();
+    const bool explicit_hub = ref->has_value() && ((*ref)->revision_given || arg.starts_with("hf://"));
+    if (ref->has_value() && (explicit_hub || !catalogue_knows(arg)))
+      return load_hub_model(**ref, hub ? *hub : HubFetchOptions{}, overrides);
+  }
   return load_with(arg, overrides, load_files);
 }
 

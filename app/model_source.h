@@ -23,9 +23,18 @@ struct LoadedModel {
   std::string source;                            // what was read, for the report
 };
 
+struct HubFetchOptions;
+
 // Errors name the flag or file: a bad --quantize / --dtype value is reported
-// before anything is read.
-Result<LoadedModel> load_model(const std::string& model_argument, const ModelOverrides& overrides = {});
+// before anything is read. A MODEL that is not a local path and is a hub id
+// (hub/hub_reference.h) is read from the Hub when it names a revision
+// ("org/name@rev") or the scheme ("hf://"), or when the catalogue does not
+// know it; a plain "org/name" the catalogue knows is its embedded entry.
+Result<LoadedModel> load_model(const std::string& model_argument, const ModelOverrides& overrides = {},
+                               const HubFetchOptions* hub = nullptr);
+
+// Artifact facts a hub listing states (official, with the listing as source).
+ArtifactFacts facts_from_listing(const HubListing& listing, const std::string& origin);
 
 // A model from uploaded text (config, optional index and hub listing): the web
 // API's way in, with no file-system access. Errors name the upload.

@@ -1,5 +1,7 @@
 #include "plan_inputs.h"
 
+#include "hub_source.h"
+
 #include <fmt/format.h>
 
 #include <charconv>
@@ -173,7 +175,8 @@ Result<PlanRequest> plan_request(const Options& o) {
 Result<LoadedModel> load_model_for(const Options& o) {
   if (o.upload) return load_uploaded_model(o.upload->name, o.upload->config, o.upload->index, o.upload->listing, {o.quantize, o.dtype});
   if (o.no_files) return load_catalogue_only(o.model, {o.quantize, o.dtype});
-  return load_model(o.model, {o.quantize, o.dtype});
+  const HubFetchOptions hub{o.no_cache, o.refresh};
+  return load_model(o.model, {o.quantize, o.dtype}, &hub);
 }
 
 Result<Cluster> resolve_cluster(const Options& o) {

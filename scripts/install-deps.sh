@@ -7,7 +7,7 @@
 #   --browser  chromium and playwright-core for tests/browser (ctest `browser`)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-packages=(cmake g++ make pkg-config nlohmann-json3-dev libcli11-dev libfmt-dev libcpp-httplib-dev libgtest-dev
+packages=(cmake g++ make pkg-config nlohmann-json3-dev libcli11-dev libfmt-dev libcpp-httplib-dev libcurl4-openssl-dev libgtest-dev
           libbenchmark-dev python3)
 browser=0
 for arg in "$@"; do

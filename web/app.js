@@ -259,7 +259,9 @@ async function update() {
     $("perf").textContent = "";
     return;
   }
-  // The slower views after the verdict, in the page's order.
+  // The slower views after the verdict, in the page's order; the old figures go first,
+  // so nothing on the page belongs to other inputs.
+  for (const id of ["launch", "headroom-chart", "fit-table", "max-chart"]) $(id).textContent = "";
   drawLaunch(base, gen);
   await drawHeadroom(base, gen);
   await drawFit(base, gen);

@@ -24,19 +24,7 @@ struct GeneratedTensor {
 std::unordered_map<std::string, GeneratedTensor> expand(const TensorManifest& m) {
   std::unordered_map<std::string, GeneratedTensor> out;
   out.reserve(m.tensor_count());
-  for (const auto& t : m.tensors) {
-    const auto pos = t.name.find("{E}");
-    if (pos == std::string::npos) {
-      // One stored tensor (a fused expert entry holds all its slices).
-      out.emplace(t.name, GeneratedTensor{t.dtype, stored_shape(t), t.bytes()});
-      continue;
-    }
-    for (std::uint32_t i = 0; i < t.instances; ++i) {
-      std::string name = t.name;
-      name.replace(pos, 3, std::to_string(t.first_instance + i));
-      out.emplace(std::move(name), GeneratedTensor{t.dtype, t.shape, t.bytes_each});
-    }
-  }
+  for (auto& t : concrete_tensors(m)) out.emplace(std::move(t.name), GeneratedTensor{t.dtype, std::move(t.shape), t.bytes});
   return out;
 }
 

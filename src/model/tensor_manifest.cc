@@ -68,4 +68,22 @@ std::string shape_text(const std::vector<std::uint64_t>& shape) {
   return out + "]";
 }
 
+std::vector<ConcreteTensor> concrete_tensors(const TensorManifest& m) {
+  std::vector<ConcreteTensor> out;
+  out.reserve(m.tensor_count());
+  for (const auto& t : m.tensors) {
+    const auto pos = t.name.find("{E}");
+    if (pos == std::string::npos) {
+      out.push_back(ConcreteTensor{t.name, t.dtype, stored_shape(t), t.bytes()});
+      continue;
+    }
+    for (std::uint32_t i = 0; i < t.instances; ++i) {
+      std::string name = t.name;
+      name.replace(pos, 3, std::to_string(t.first_instance + i));
+      out.push_back(ConcreteTensor{std::move(name), t.dtype, t.shape, t.bytes_each});
+    }
+  }
+  return out;
+}
+
 }  // namespace preflight

@@ -73,6 +73,19 @@ bool is_fused_slice(const StoredTensor& t);
 // The shape as stored: [instances] + shape for a fused entry, else shape.
 std::vector<std::uint64_t> stored_shape(const StoredTensor& t);
 
+// One tensor as a shard stores it: "{E}" expanded to the expert index, a fused
+// expert entry whole.
+struct ConcreteTensor {
+  std::string name;
+  Dtype dtype{};
+  std::vector<std::uint64_t> shape;
+  std::uint64_t bytes = 0;
+};
+
+struct TensorManifest;
+// Every stored tensor of the manifest, in manifest order.
+std::vector<ConcreteTensor> concrete_tensors(const TensorManifest& m);
+
 struct TensorManifest {
   std::vector<StoredTensor> tensors;
 

@@ -98,8 +98,8 @@ try {
   check(v32.weights < v8.weights, `32 x H100: the weight bars shrank (${v8.weights} -> ${v32.weights} B)`);
   check(new URL(page.url()).searchParams.get("count") === "32", "the address carries the new count");
   await page.waitForSelector("#fit-table table", { timeout: 60000 });
-  await page.waitForFunction(() => document.getElementById("max-chart").childNodes.length > 0, null, { timeout: 60000 });
-  check(await page.locator("#max-chart circle").count() > 0, "maximum context against concurrency is drawn");
+  await page.waitForSelector("#max-chart circle", { timeout: 60000 });
+  check(await page.locator("#max-chart circle").count() === 7, "maximum context against concurrency is drawn (7 points)");
   const fitRow = await page.getAttribute('#fit-table tr[data-gpu="nvidia-h100-sxm-80gb"]', "data-min");
   const fitApi = await (await page.request.post(base + "/api/fit", { data: { model: "kimi-k3", gpu: ["H100"] } })).json();
   check(Number(fitRow) === fitApi.families[0].min_gpus, `minimum H100 count equals fit's (${fitRow})`);
@@ -127,7 +127,7 @@ try {
   check(Number(bound) === apiShared.perf.decode_tokens_per_s_bound, `shared link: decode bound equals the API's (${bound})`);
   await page2.waitForFunction(() => document.getElementById("launch").textContent.length > 10, null, { timeout: 60000 });
   check((await page2.textContent("#launch")).includes("deepseek-ai/DeepSeek-V3"), "the launch command names the model");
-  await page2.waitForFunction(() => document.getElementById("max-chart").childNodes.length > 0, null, { timeout: 60000 });
+  await page2.waitForSelector("#max-chart circle", { timeout: 60000 });
   const firstMax = await page2.getAttribute("#max-chart circle", "data-y");
   const apiMax = await (await page2.request.post(base + "/api/max", { data: { model: "deepseek-v3",
     gpus: "8xnvidia-h200-sxm-141gb", concurrency: "1", solve: "context" } })).json();

@@ -1,0 +1,116 @@
+#include "http_client.h"
+
+#include <curl/curl.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <mutex>
+#include <thread>
+
+namespace preflight::cli {
+
+namespace {
+
+void global_init() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+struct Transfer {
+  std::string body;
+  long retry_after_s = -1;
+  std::uint64_t limit = 0;  // stop a response larger than this (0: none)
+};
+
+std::size_t on_body(char* data, std::size_t size, std::size_t n, void* user) {
+  auto* t = static_cast<Transfer*>(user);
+  const auto bytes = size * n;
+  if (t->limit > 0 && t->body.size() + bytes > t->limit) return 0;  // aborts the transfer
+  t->body.append(data, bytes);
+  return bytes;
+}
+
+std::size_t on_header(char* data, std::size_t size, std::size_t n, void* user) {
+  auto* t = static_cast<Transfer*>(user);
+  const std::string line(data, size * n);
+  constexpr std::string_view kRetry = "retry-after:";
+  if (line.size() > kRetry.size()) {
+    std::string head = line.substr(0, kRetry.size());
+    std::transform(head.begin(), head.end(), head.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (head == kRetry) {
+      try {
+        t->retry_after_s = std::stol(line.substr(kRetry.size()));
+      } catch (...) {
+        t->retry_after_s = -1;  // an HTTP date: use our own backoff
+      }
+    }
+  }
+  return size * n;
+}
+
+bool retryable(long status) { return status == 0 || status == 429 || status >= 500; }
+
+}  // namespace
+
+HttpClient::HttpClient(HttpOptions options) : options_(options) { global_init(); }
+
+HttpResult HttpClient::get(const std::string& url, const std::optional<std::string>& token,
+                           std::optional<std::pair<std::uint64_t, std::uint64_t>> range) {
+  HttpResult r;
+  long wait_ms = options_.backoff_ms;
+  for (int attempt = 1; attempt <= options_.max_attempts; ++attempt) {
+    r.attempts = attempt;
+    Transfer t;
+    // A range asks for a known size; a server that ignores it must not make us download a shard.
+    if (range) t.limit = range->second - range->first + 1 + 1024;
+    else t.limit = 64ull * 1024 * 1024;  // listings, configs and indexes are far smaller
+    CURL* curl = curl_easy_init();
+    if (curl == nullptr) {
+      r.error = "curl_easy_init failed";
+      return r;
+    }
+    curl_slist* headers = nullptr;
+    if (token) headers = curl_slist_append(headers, ("Authorization: Bearer " + *token).c_str());
+    headers = curl_slist_append(headers, "User-Agent: preflight");
+    const std::string range_text = range ? fmt::format("{}-{}", range->first, range->second) : "";
+    curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+    curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);  // the Hub redirects resolve/ to its CDN
+    curl_easy_setopt(curl, CURLOPT_MAXREDIRS, 5L);
+    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, options_.connect_timeout_ms);
+    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, options_.total_timeout_ms);
+    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &t);
+    curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(curl, CURLOPT_HEADERDATA, &t);
+    if (range) curl_easy_setopt(curl, CURLOPT_RANGE, range_text.c_str());
+    const CURLcode code = curl_easy_perform(curl);
+    long status = 0;
+    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+    curl_off_t received = 0;
+    curl_easy_getinfo(curl, CURLINFO_SIZE_DOWNLOAD_T, &received);
+    curl_slist_free_all(headers);
+    curl_easy_cleanup(curl);
+    requests_ += 1;
+    bytes_ += static_cast<std::uint64_t>(received);
+    if (code != CURLE_OK) {
+      r.status = 0;
+      r.error = code == CURLE_WRITE_ERROR ? "the response was larger than asked for" : curl_easy_strerror(code);
+      if (code == CURLE_WRITE_ERROR) return r;
+    } else {
+      r.status = status;
+      r.error.clear();
+      r.body = std::move(t.body);
+    }
+    if (!retryable(r.status) || attempt == options_.max_attempts) return r;
+    long sleep_ms = wait_ms;
+    if (t.retry_after_s >= 0) sleep_ms = std::min(t.retry_after_s * 1000, options_.max_backoff_ms);
+    std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms));
+    wait_ms = std::min(wait_ms * 2, options_.max_backoff_ms);
+  }
+  return r;
+}
+
+}  // namespace preflight::cli

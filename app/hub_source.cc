@@ -1,0 +1,264 @@
+#include "hub_source.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "artifact/reconciliation.h"
+#include "artifact/safetensors_header.h"
+#include "artifact/safetensors_index.h"
+#include "core/bytes.h"
+#include "http_client.h"
+#include "hub/hub_settings.h"
+#include "model/model_catalogue.h"
+
+namespace preflight::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::optional<std::string> env(std::string_view name) {
+  const char* v = std::getenv(std::string(name).c_str());
+  if (v == nullptr) return std::nullopt;
+  return std::string(v);
+}
+
+std::optional<std::string> read_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Writes atomically (a temporary file renamed), so a crash never leaves half a cache entry.
+void write_text(const fs::path& p, const std::string& text) {
+  std::error_code ec;
+  fs::create_directories(p.parent_path(), ec);
+  const auto tmp = p.string() + ".tmp" + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    out << text;
+    if (!out) return;  // a cache that cannot be written is not an error: the answer stands
+  }
+  fs::rename(tmp, p, ec);
+}
+
+std::string trim(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+struct Context {
+  HubReference ref;
+  HubSettings settings;
+  std::optional<std::string> token;
+  HubFetchOptions options;
+  HttpClient http;
+  fs::path commit_dir;
+  bool cache_reads() const { return !options.no_cache && !options.refresh; }
+  bool cache_writes() const { return !options.no_cache; }
+};
+
+// One line for an HTTP failure, by what the user can do about it.
+Error http_error(const Context& c, const HttpResult& r, const std::string& what) {
+  const auto who = fmt::format("{}@{}", c.ref.repo_id, c.ref.revision);
+  if (r.status == 401 || r.status == 403)
+    return Error{"MODEL", "", fmt::format("{}: {} is gated or private (HTTP {}): accept its terms on the Hub, then set HF_TOKEN "
+                                          "or run `huggingface-cli login` (token file {}){}",
+                                          who, what, r.status, c.settings.token_file,
+                                          c.token ? "; the token given was refused" : "")};
+  if (r.status == 404)
+    return Error{"MODEL", "", fmt::format("{}: no such model or revision on {} (HTTP 404 for {})", who, c.settings.endpoint, what)};
+  if (r.status == 0)
+    return Error{"MODEL", "", fmt::format("{}: {} failed after {} attempt(s): {}", who, what, r.attempts, r.error)};
+  return Error{"MODEL", "", fmt::format("{}: {} answered HTTP {} after {} attempt(s)", who, what, r.status, r.attempts)};
+}
+
+// The listing (commit, per-file sizes): from the cache for a pinned commit, else the Hub.
+Result<std::pair<HubListing, std::string>> listing(Context& c) {
+  const auto repo_dir = fs::path(commit_cache_dir(c.settings, c.ref.repo_id, "x")).parent_path();
+  const auto ref_file = repo_dir / "refs" / percent_encode(c.ref.revision, false);
+  std::string commit = is_commit_id(c.ref.revision) ? c.ref.revision : "";
+  if (c.settings.offline || c.cache_reads()) {
+    if (commit.empty())
+      if (auto cached = read_text(ref_file); cached && c.settings.offline) commit = trim(*cached);
+    if (!commit.empty()) {
+      if (auto text = read_text(fs::path(commit_cache_dir(c.settings, c.ref.repo_id, commit)) / "listing.json")) {
+        auto parsed = parse_hub_listing(*text, "cached hub listing");
+        if (parsed) return std::pair{std::move(parsed).value(), *text};
+      }
+    }
+    if (c.settings.offline)
+      return Error{"MODEL", "", fmt::format("{}@{}: HF_HUB_OFFLINE is set and the cache ({}) has no listing for it; run "
+                                            "once online",
+                                            c.ref.repo_id, c.ref.revision, repo_dir.string())};
+  }
+  auto r = c.http.get(listing_url(c.settings, c.ref), c.token);
+  if (r.status != 200) return http_error(c, r, "the listing");
+  auto parsed = parse_hub_listing(r.body, listing_url(c.settings, c.ref));
+  if (!parsed) return parsed.error();
+  if (!is_commit_id(parsed->sha))
+    return Error{"MODEL", "", fmt::format("{}@{}: the listing names no commit (sha '{}')", c.ref.repo_id, c.ref.revision, parsed->sha)};
+  if (c.cache_writes()) {
+    write_text(fs::path(commit_cache_dir(c.settings, c.ref.repo_id, parsed->sha)) / "listing.json", r.body);
+    write_text(ref_file, parsed->sha);
+  }
+  return std::pair{std::move(parsed).value(), std::move(r.body)};
+}
+
+Result<std::string> file(Context& c, const std::string& name) {
+  const auto cached = c.commit_dir / "files" / name;
+  if (c.settings.offline || c.cache_reads())
+    if (auto text = read_text(cached)) return *text;
+  if (c.settings.offline)
+    return Error{"MODEL", "", fmt::format("{}: HF_HUB_OFFLINE is set and {} is not in the cache ({})", c.ref.repo_id, name,
+                                          cached.string())};
+  auto r = c.http.get(file_url(c.settings, c.ref.repo_id, c.commit_dir.filename().string(), name), c.token);
+  if (r.status != 200) return http_error(c, r, name);
+  if (c.cache_writes()) write_text(cached, r.body);
+  return std::move(r.body);
+}
+
+// One shard's header: 8 bytes, then N more, checked against the listing's size.
+Result<NamedHeader> shard_header(Context& c, const HubFile& f) {
+  const auto cached = c.commit_dir / "headers" / (f.path + ".header");
+  std::string bytes;
+  if (c.settings.offline || c.cache_reads())
+    if (auto text = read_text(cached)) bytes = *text;
+  if (bytes.empty()) {
+    if (c.settings.offline)
+      return Error{"MODEL", "", fmt::format("{}: HF_HUB_OFFLINE is set and the header of {} is not in the cache", c.ref.repo_id, f.path)};
+    const auto url = file_url(c.settings, c.ref.repo_id, c.commit_dir.filename().string(), f.path);
+    auto first = c.http.get(url, c.token, std::pair<std::uint64_t, std::uint64_t>{0, 7});
+    if (first.status != 206 && first.status != 200) return http_error(c, first, f.path);
+    if (first.body.size() < 8)
+      return Error{f.path, "", fmt::format("the first range request returned {} of 8 bytes (truncated)", first.body.size())};
+    auto n = parse_safetensors_header_length(std::string_view(first.body).substr(0, 8), f.path);
+    if (!n) return n.error();
+    const auto size = f.has_size ? f.size : 0;
+    if (size > 0 && 8 + *n > size)
+      return Error{f.path, "", fmt::format("the header length {} runs past the file's {} bytes (the length lies)", *n, size)};
+    auto rest = c.http.get(url, c.token, std::pair<std::uint64_t, std::uint64_t>{8, 8 + *n - 1});
+    if (rest.status != 206 && rest.status != 200) return http_error(c, rest, f.path);
+    if (rest.body.size() != *n)
+      return Error{f.path, "", fmt::format("the header request returned {} of {} bytes (truncated)", rest.body.size(), *n)};
+    bytes = first.body.substr(0, 8) + rest.body;
+    if (c.cache_writes()) write_text(cached, bytes);
+  }
+  auto n = parse_safetensors_header_length(std::string_view(bytes).substr(0, 8), f.path);
+  if (!n) return n.error();
+  if (bytes.size() != 8 + *n) return Error{f.path, "", "the cached header is damaged; run with --refresh"};
+  auto header = parse_safetensors_header(std::string_view(bytes).substr(8), *n, f.has_size ? f.size : 0, f.path);
+  if (!header) return header.error();
+  return NamedHeader{f.path, std::move(header).value()};
+}
+
+}  // namespace
+
+Result<LoadedModel> load_hub_model(const HubReference& ref, const HubFetchOptions& options, const ModelOverrides& overrides) {
+  if (auto e = validate_model_overrides(overrides)) return *e;
+  // Transfer limits, overridable for tests and slow links (PREFLIGHT_HUB_TIMEOUT_MS per
+  // attempt, PREFLIGHT_HUB_ATTEMPTS, PREFLIGHT_HUB_CONCURRENCY).
+  HttpOptions http;
+  const auto env_number = [](const char* name, long fallback) {
+    const auto v = env(name);
+    if (!v) return fallback;
+    try {
+      const long n = std::stol(*v);
+      return n > 0 ? n : fallback;
+    } catch (...) {
+      return fallback;
+    }
+  };
+  http.total_timeout_ms = env_number("PREFLIGHT_HUB_TIMEOUT_MS", http.total_timeout_ms);
+  http.connect_timeout_ms = std::min(http.connect_timeout_ms, http.total_timeout_ms);
+  http.max_attempts = static_cast<int>(env_number("PREFLIGHT_HUB_ATTEMPTS", http.max_attempts));
+  HubFetchOptions fetch = options;
+  fetch.concurrency = static_cast<unsigned>(env_number("PREFLIGHT_HUB_CONCURRENCY", options.concurrency));
+  Context c{ref, hub_settings(env), std::nullopt, fetch, HttpClient{http}, {}};
+  c.token = c.settings.token;
+  if (!c.token)
+    if (auto t = read_text(c.settings.token_file); t && !trim(*t).empty()) c.token = trim(*t);
+  auto got = listing(c);
+  if (!got) return got.error();
+  auto& [hub, listing_text] = *got;
+  c.commit_dir = commit_cache_dir(c.settings, ref.repo_id, hub.sha);
+
+  auto config = file(c, "config.json");
+  if (!config) return config.error();
+  const auto origin = fmt::format("{}@{} config.json", ref.repo_id, hub.sha.substr(0, 12));
+  auto model = load_config_model(*config, origin);
+  if (!model) return model.error();
+  LoadedModel loaded{std::move(model).value(), std::nullopt, hub, ""};
+  loaded.model.name = ref.repo_id;
+  loaded.model.artifact = facts_from_listing(hub, "");
+  loaded.model.artifact->source = fmt::format("hub listing of {} at commit {} ({})", ref.repo_id, hub.sha, c.settings.endpoint);
+
+  std::vector<const HubFile*> shards;
+  bool has_index = false;
+  for (const auto& f : hub.siblings) {
+    if (f.path.size() > 12 && f.path.ends_with(".safetensors")) shards.push_back(&f);
+    has_index |= f.path == "model.safetensors.index.json";
+  }
+  std::vector<std::optional<NamedHeader>> headers(shards.size());
+  std::optional<Error> failure;
+  std::mutex mutex;
+  std::atomic<std::size_t> next{0}, done{0};
+  const bool progress = ::isatty(STDERR_FILENO) && shards.size() > 8 && !c.settings.offline;
+  const auto worker = [&] {
+    for (std::size_t i; (i = next++) < shards.size();) {
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (failure) return;
+      }
+      auto h = shard_header(c, *shards[i]);
+      std::lock_guard<std::mutex> lock(mutex);
+      if (!h) {
+        if (!failure) failure = h.error();
+        return;
+      }
+      headers[i] = std::move(h).value();
+      const auto n = ++done;
+      if (progress) std::cerr << fmt::format("\rpreflight: shard headers {}/{}", n, shards.size()) << std::flush;
+    }
+  };
+  std::vector<std::thread> pool;
+  const auto workers = std::min<std::size_t>(std::max(1u, c.options.concurrency), shards.size());
+  for (std::size_t i = 0; i < workers; ++i) pool.emplace_back(worker);
+  for (auto& t : pool) t.join();
+  if (progress) std::cerr << "\n";
+  if (failure) return *failure;
+
+  std::vector<NamedHeader> named;
+  for (auto& h : headers) named.push_back(std::move(*h));
+  if (!named.empty()) {
+    loaded.reconciliation = reconcile_with_headers(loaded.model.manifest, named);
+  } else if (has_index) {
+    auto index_text = file(c, "model.safetensors.index.json");
+    if (!index_text) return index_text.error();
+    auto index = parse_safetensors_index(*index_text, "model.safetensors.index.json");
+    if (!index) return index.error();
+    loaded.reconciliation = reconcile_with_index(loaded.model.manifest, *index);
+  }
+  loaded.source = fmt::format("hub {}@{}: listing + config.json + {} shard header(s); {} B in {} request(s){}", ref.repo_id,
+                              hub.sha, named.size(), with_commas(c.http.bytes_received()), c.http.requests(),
+                              c.settings.offline ? " (offline: cache only)" : "");
+  if (overrides_requested(overrides)) {
+    auto overridden = apply_model_overrides(std::move(loaded.model), *config, origin, overrides);
+    if (!overridden) return overridden.error();
+    loaded.model = std::move(overridden).value();
+  }
+  return loaded;
+}
+
+}  // namespace preflight::cli

@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""A fake Hugging Face Hub on loopback, for tests without the internet.
+
+It serves one repository: the listing (/api/models/ORG/NAME/revision/REV?blobs=true),
+config.json and shard files at /ORG/NAME/resolve/COMMIT/FILE with HTTP range
+requests. Shards are virtual: real safetensors headers generated from a tensor
+list (`preflight inspect MODEL --tensors --format json`), followed by zeros
+that are never stored, so a 1.5 TB model costs a few MB of memory.
+
+A fault can be injected (--fault): slow, drop, truncated, 429once, 401, 404, lying.
+Usage: fake_hub.py --repo ORG/NAME --config CONFIG.json --tensors TENSORS.json --shards N [--fault F]
+Prints "listening on PORT" on its first line.
+"""
+import argparse
+import json
+import re
+import struct
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+COMMIT = "0123456789abcdef0123456789abcdef01234567"
+
+
+def build_shards(tensors, count):
+    """Splits the tensor list into `count` shards: {name: (header_bytes, file_size)}."""
+    per = (len(tensors) + count - 1) // count
+    shards = {}
+    for i in range(count):
+        part = tensors[i * per:(i + 1) * per]
+        name = f"model-{i + 1:05d}-of-{count:05d}.safetensors"
+        header, offset = {"__metadata__": {"format": "pt"}}, 0
+        for t_name, dtype, shape, nbytes in part:
+            header[t_name] = {"dtype": dtype, "shape": shape, "data_offsets": [offset, offset + nbytes]}
+            offset += nbytes
+        text = json.dumps(header, separators=(",", ":")).encode()
+        text += b" " * ((8 - len(text) % 8) % 8)
+        shards[name] = (struct.pack("<Q", len(text)) + text, 8 + len(text) + offset)
+    return shards
+
+
+class Hub:
+    def __init__(self, repo, config, tensors, shard_count, fault, delay):
+        self.repo, self.config, self.fault, self.delay = repo, config, fault, delay
+        self.shards = build_shards(tensors, shard_count)
+        self.seen = set()
+        self.lock = threading.Lock()
+        self.bytes_sent = 0
+        siblings = [{"rfilename": ".gitattributes", "size": 1519}, {"rfilename": "config.json", "size": len(config)}]
+        siblings += [{"rfilename": n, "size": size} for n, (_, size) in sorted(self.shards.items())]
+        self.listing = json.dumps({"id": repo, "sha": COMMIT, "siblings": siblings,
+                                   "usedStorage": sum(s["size"] for s in siblings)}).encode()
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    hub = None
+
+    def log_message(self, *args):
+        pass
+
+    def send(self, status, body=b"", headers=None):
+        try:
+            self.send_response(status)
+            for k, v in (headers or {}).items():
+                self.send_header(k, v)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):  # the client gave up (it had its answer)
+            return
+        with self.hub.lock:
+            self.hub.bytes_sent += len(body)
+
+    def first_time(self):
+        with self.hub.lock:
+            if self.path in self.hub.seen:
+                return False
+            self.hub.seen.add(self.path)
+            return True
+
+    def do_GET(self):
+        hub, fault = self.hub, self.hub.fault
+        if fault == "slow":
+            time.sleep(hub.delay)
+        if fault == "429once" and self.first_time():
+            return self.send(429, b"slow down", {"Retry-After": "0"})
+        m = re.fullmatch(r"/api/models/(.+)/revision/([^?]+)\?blobs=true", self.path)
+        if m:
+            if fault == "401":
+                return self.send(401, b'{"error":"Access to model is restricted"}')
+            if fault == "404" or m.group(1) != hub.repo or m.group(2) not in ("main", COMMIT):
+                return self.send(404, b'{"error":"Repository not found"}')
+            return self.send(200, hub.listing, {"Content-Type": "application/json"})
+        m = re.fullmatch(r"/(.+)/resolve/([0-9a-f]{40})/(.+)", self.path)
+        if not m or m.group(1) != hub.repo or m.group(2) != COMMIT:
+            return self.send(404, b"not found")
+        name = m.group(3)
+        if name == "config.json":
+            return self.send(200, hub.config)
+        if name not in hub.shards:
+            return self.send(404, b"not found")
+        header, size = hub.shards[name]
+        if fault == "lying" and size - 7 <= 100_000_000:
+            # One byte longer than the file allows (shards over safetensors' header cap stay honest).
+            header = struct.pack("<Q", size - 7) + header[8:]
+        if fault == "drop":
+            self.close_connection = True
+            self.wfile.flush()
+            self.connection.shutdown(2)
+            return None
+        rng = re.fullmatch(r"bytes=(\d+)-(\d+)", self.headers.get("Range", ""))
+        if not rng:
+            return self.send(400, b"this fake hub serves shards by range only")
+        first, last = int(rng.group(1)), min(int(rng.group(2)), size - 1)
+        body = header[first:last + 1] + b"\0" * max(0, last + 1 - max(first, len(header)))
+        if fault == "truncated" and first >= 8:
+            body = body[: len(body) // 2]
+        return self.send(206, body, {"Content-Range": f"bytes {first}-{last}/{size}"})
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--repo", required=True)
+    p.add_argument("--config", required=True)
+    p.add_argument("--tensors", required=True)
+    p.add_argument("--shards", type=int, default=4)
+    p.add_argument("--fault", default="")
+    p.add_argument("--delay", type=float, default=3.0)
+    a = p.parse_args()
+    with open(a.config, "rb") as f:
+        config = f.read()
+    with open(a.tensors) as f:
+        tensors = json.load(f)["tensors"]
+    Handler.hub = Hub(a.repo, config, tensors, a.shards, a.fault, a.delay)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    print(f"listening on {server.server_address[1]}", flush=True)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
