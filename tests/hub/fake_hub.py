@@ -7,7 +7,8 @@ requests. Shards are virtual: real safetensors headers generated from a tensor
 list (`preflight inspect MODEL --tensors --format json`), followed by zeros
 that are never stored, so a 1.5 TB model costs a few MB of memory.
 
-A fault can be injected (--fault): slow, drop, truncated, 429once, 401, 404, lying.
+A fault can be injected (--fault): slow, drop, truncated, 429once, 401, 404, lying, auth
+(a gated repository: every request needs "Authorization: Bearer hf_fake_token").
 Usage: fake_hub.py --repo ORG/NAME --config CONFIG.json --tensors TENSORS.json --shards N [--fault F]
 Prints "listening on PORT" on its first line.
 """
@@ -86,6 +87,8 @@ class Handler(BaseHTTPRequestHandler):
             time.sleep(hub.delay)
         if fault == "429once" and self.first_time():
             return self.send(429, b"slow down", {"Retry-After": "0"})
+        if fault == "auth" and self.headers.get("Authorization") != "Bearer hf_fake_token":
+            return self.send(401, b'{"error":"Invalid credentials in Authorization header"}')
         m = re.fullmatch(r"/api/models/(.+)/revision/([^?]+)\?blobs=true", self.path)
         if m:
             if fault == "401":

@@ -123,6 +123,42 @@ class Hub(unittest.TestCase):
         self.assertEqual(code, 0, err)
         self.assertTrue(same_inventory(json.loads(out), self.embedded))
 
+    def test_gated_repository_takes_the_token_from_the_environment_or_the_token_file(self):
+        code, _, err = self.fetch(fault="auth")
+        self.assertEqual(code, 2)
+        self.assertIn("is gated or private (HTTP 401)", err)
+        code, out, err = self.fetch(fault="auth", extra_env={"HF_TOKEN": "hf_fake_token"})
+        self.assertEqual(code, 0, err)
+        cache = self.cache()
+        os.makedirs(os.path.join(cache, "huggingface"))
+        with open(os.path.join(cache, "huggingface", "token"), "w") as f:
+            f.write("hf_fake_token\n")  # what `huggingface-cli login` writes under $HF_HOME
+        code, out, err = self.fetch(fault="auth", cache=cache, extra_env={"HF_HOME": os.path.join(cache, "huggingface")})
+        self.assertEqual(code, 0, err)
+        code, _, err = self.fetch(fault="auth", extra_env={"HF_TOKEN": "hf_wrong"})
+        self.assertIn("the token given was refused", err)
+
+    def test_kimi_k3_96_shards_gives_the_embedded_inventory(self):
+        tensors = os.path.join(self.tmp, "k3-tensors.json")
+        with open(tensors, "w") as f:
+            f.write(subprocess.run([BINARY, "inspect", "kimi-k3", "--tensors", "--format", "json"], capture_output=True,
+                                   text=True, check=True).stdout)
+        embedded = json.loads(subprocess.run([BINARY, "inspect", "kimi-k3", "--format", "json"], capture_output=True,
+                                             text=True, check=True).stdout)
+        hub = FakeHub(tensors, repo="moonshotai/Kimi-K3", config=os.path.join(ROOT, "data", "models", "kimi-k3", "config.json"),
+                      shards=96)
+        try:
+            code, out, err = run(["inspect", f"moonshotai/Kimi-K3@{COMMIT}", "--format", "json", "--no-cache"], self.cache(),
+                                 hub.port)
+        finally:
+            hub.close()
+        self.assertEqual(code, 0, err)
+        got = json.loads(out)
+        self.assertEqual(got["model"]["revision"], COMMIT)
+        self.assertTrue(got["reconciliation"]["exact"])
+        self.assertTrue(same_inventory(got, embedded))
+        print("\n  Kimi-K3 from the loopback hub:", got["source"])
+
     def test_malformed_ids(self):
         code, _, err = run(["inspect", "hf://kimi-k3"], self.cache(), 9)
         self.assertEqual(code, 2)
