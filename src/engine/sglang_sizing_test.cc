@@ -17,18 +17,14 @@
 #include "model/model_catalogue.h"
 #include "plan/placement.h"
 #include "plan/plan.h"
+#include "support/fixtures.h"
 
 namespace preflight {
 namespace {
 
-const ModelSpec& model(const std::string& name) {
-  static std::map<std::string, ModelSpec> cache;
-  auto it = cache.find(name);
-  if (it == cache.end()) it = cache.emplace(name, load_catalogue_model(name, "test").value_or_throw()).first;
-  return it->second;
-}
+const ModelSpec& model(const std::string& name) { return testing::catalogue_model(name); }
 
-const Accelerator& gpu(const std::string& name) { return *GpuCatalogue::embedded().find(name, "test").value_or_throw(); }
+const Accelerator& gpu(const std::string& name) { return testing::catalogue_gpu(name); }
 
 struct SglangRun {
   std::string model = "llama-3.1-8b-instruct";

@@ -12,18 +12,14 @@
 #include "model/model_catalogue.h"
 #include "perf/traffic_format.h"
 #include "plan/placement.h"
+#include "support/fixtures.h"
 
 namespace preflight {
 namespace {
 
-const ModelSpec& model(const std::string& name) {
-  static std::map<std::string, ModelSpec> cache;
-  auto it = cache.find(name);
-  if (it == cache.end()) it = cache.emplace(name, load_catalogue_model(name, "test").value_or_throw()).first;
-  return it->second;
-}
+const ModelSpec& model(const std::string& name) { return testing::catalogue_model(name); }
 
-const Accelerator& gpu(const std::string& name) { return *GpuCatalogue::embedded().find(name, "test").value_or_throw(); }
+const Accelerator& gpu(const std::string& name) { return testing::catalogue_gpu(name); }
 
 Layout layout_for(const ModelSpec& m, const Accelerator& g, std::uint64_t world, LayoutOptions o = {}) {
   if (o.gpus_per_node == 0) o.gpus_per_node = g.gpus_per_node;

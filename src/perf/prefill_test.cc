@@ -10,11 +10,12 @@
 #include "hardware/gpu_catalogue.h"
 #include "model/model_catalogue.h"
 #include "model/model_overrides.h"
+#include "support/fixtures.h"
 
 namespace preflight {
 namespace {
 
-const Accelerator& gpu(const std::string& name) { return *GpuCatalogue::embedded().find(name, "test").value_or_throw(); }
+const Accelerator& gpu(const std::string& name) { return testing::catalogue_gpu(name); }
 
 Layout layout_for(const ModelSpec& m, const Accelerator& g, std::uint64_t world, LayoutOptions o = {}) {
   if (o.gpus_per_node == 0) o.gpus_per_node = g.gpus_per_node;

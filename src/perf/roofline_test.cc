@@ -10,16 +10,12 @@
 #include "hardware/gpu_catalogue.h"
 #include "model/model_catalogue.h"
 #include "model/model_overrides.h"
+#include "support/fixtures.h"
 
 namespace preflight {
 namespace {
 
-const ModelSpec& model(const std::string& name) {
-  static std::map<std::string, ModelSpec> cache;
-  auto it = cache.find(name);
-  if (it == cache.end()) it = cache.emplace(name, load_catalogue_model(name, "test").value_or_throw()).first;
-  return it->second;
-}
+const ModelSpec& model(const std::string& name) { return testing::catalogue_model(name); }
 
 // A catalogue model with a --quantize scheme applied, as app/model_source.cc builds it.
 ModelSpec quantized(const std::string& name, const std::string& scheme) {
@@ -32,7 +28,7 @@ ModelSpec quantized(const std::string& name, const std::string& scheme) {
   throw std::runtime_error("no catalogue entry " + name);
 }
 
-const Accelerator& gpu(const std::string& name) { return *GpuCatalogue::embedded().find(name, "test").value_or_throw(); }
+const Accelerator& gpu(const std::string& name) { return testing::catalogue_gpu(name); }
 
 Layout layout_for(const ModelSpec& m, const Accelerator& g, std::uint64_t world, LayoutOptions o = {}) {
   if (o.gpus_per_node == 0) o.gpus_per_node = g.gpus_per_node;

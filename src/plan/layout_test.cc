@@ -11,16 +11,12 @@
 #include <vector>
 
 #include "model/model_catalogue.h"
+#include "support/fixtures.h"
 
 namespace preflight {
 namespace {
 
-const ModelSpec& model(const std::string& name) {
-  static std::map<std::string, ModelSpec> cache;
-  auto it = cache.find(name);
-  if (it == cache.end()) it = cache.emplace(name, load_catalogue_model(name, "test").value_or_throw()).first;
-  return it->second;
-}
+const ModelSpec& model(const std::string& name) { return testing::catalogue_model(name); }
 
 // ---------------------------------------------------------------------------
 // Pipeline stages

@@ -6,6 +6,7 @@
 #include "hardware/gpu_catalogue.h"
 #include "model/model_catalogue.h"
 #include "solve/gpu_counts.h"
+#include "support/fixtures.h"
 
 namespace preflight {
 namespace {
@@ -20,7 +21,7 @@ const ModelSpec& deepseek_v3() {
   return m;
 }
 
-const Accelerator& gpu(const std::string& name) { return *GpuCatalogue::embedded().find(name, "test").value_or_throw(); }
+const Accelerator& gpu(const std::string& name) { return testing::catalogue_gpu(name); }
 
 // An accelerator large enough that the weight floor never prunes.
 Accelerator fake_gpu(unsigned gpus_per_node) {

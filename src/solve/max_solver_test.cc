@@ -7,6 +7,7 @@
 #include "core/bytes.h"
 #include "hardware/gpu_catalogue.h"
 #include "model/model_catalogue.h"
+#include "support/fixtures.h"
 
 namespace preflight {
 namespace {
@@ -16,7 +17,7 @@ const ModelSpec& k3() {
   return m;
 }
 
-const Accelerator& gpu(const std::string& name) { return *GpuCatalogue::embedded().find(name, "test").value_or_throw(); }
+const Accelerator& gpu(const std::string& name) { return testing::catalogue_gpu(name); }
 
 // A cluster with `free` bytes after the weights; each token of each request
 // costs `per_token` bytes of cache. Monotone in both context and concurrency.

@@ -5,6 +5,7 @@
 #include "core/bytes.h"
 #include "hardware/gpu_catalogue.h"
 #include "model/model_catalogue.h"
+#include "support/fixtures.h"
 
 namespace preflight {
 namespace {
@@ -14,7 +15,7 @@ const ModelSpec& k3() {
   return m;
 }
 
-const Accelerator& gpu(const std::string& name) { return *GpuCatalogue::embedded().find(name, "test").value_or_throw(); }
+const Accelerator& gpu(const std::string& name) { return testing::catalogue_gpu(name); }
 
 CountSpec counts(const std::string& text) { return parse_counts(text, "--counts").value_or_throw(); }
 
