@@ -20,6 +20,11 @@ constexpr const char* kPerf = "Throughput, cost and cold start (bounds and estim
 void add_hub_flags(CLI::App& app, Options& o) {
   app.add_flag("--no-cache", o.no_cache, "hub models: neither read nor write the metadata cache");
   app.add_flag("--refresh", o.refresh, "hub models: fetch the metadata again and overwrite the cache");
+  app.add_option("--shard-headers", o.shard_headers,
+                 "hub models: all (every shard header, exact per tensor), lengths (the index and each header's "
+                 "8-byte length, exact bytes per shard; headers only of shards that differ), or auto (all when the "
+                 "headers are estimated at <= 2 MB, else lengths)")
+      ->default_str("auto");
 }
 
 constexpr const char* kModelHelp =

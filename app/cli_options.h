@@ -74,6 +74,7 @@ struct Options {
   // Hub models (MODEL = org/name@revision or hf://...).
   bool no_cache = false;
   bool refresh = false;
+  std::string shard_headers;         // auto | all | lengths (default auto)
   // serve.
   std::string host;                  // default 127.0.0.1
   std::string port;                  // default 8080; 0: any free port (printed)

@@ -50,6 +50,16 @@ int run_inspect(const Options& o, Io& io) {
   if (o.format == "json") {
     auto j = inventory_json(model, inv, rec);
     j["source"] = loaded->source;  // what was read: files, the catalogue, or the hub (with bytes transferred)
+    if (const auto& t = loaded->hub_transfer)
+      j["hub_fetch"] = {{"shard_headers", t->shard_headers},
+                        {"listing_bytes", t->listing_bytes},
+                        {"config_bytes", t->config_bytes},
+                        {"index_bytes", t->index_bytes},
+                        {"shard_bytes", t->shard_bytes},
+                        {"requests", t->requests},
+                        {"shard_lengths_read", t->shard_lengths_read},
+                        {"shard_headers_read", t->shard_headers_read},
+                        {"estimated_header_bytes_all", t->estimated_header_bytes}};
     if (o.tensors) {
       j["tensors"] = nlohmann::json::array();
       for (const auto& t : concrete_tensors(model.manifest))

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
@@ -163,7 +164,91 @@ Result<NamedHeader> shard_header(Context& c, const HubFile& f) {
   return NamedHeader{f.path, std::move(header).value()};
 }
 
+// One shard's header length N from its first 8 bytes (or from a cached header),
+// checked against the listing's size: payload = size - 8 - N.
+Result<ShardSize> shard_length(Context& c, const HubFile& f) {
+  const auto cached_header = c.commit_dir / "headers" / (f.path + ".header");
+  const auto cached = c.commit_dir / "headers" / (f.path + ".length");
+  std::string first;
+  if (c.settings.offline || c.cache_reads()) {
+    if (auto text = read_text(cached)) first = *text;
+    else if (auto header = read_text(cached_header)) first = *header;
+  }
+  if (first.size() < 8) {
+    if (c.settings.offline)
+      return Error{"MODEL", "", fmt::format("{}: HF_HUB_OFFLINE is set and the header length of {} is not in the cache",
+                                            c.ref.repo_id, f.path)};
+    const auto url = file_url(c.settings, c.ref.repo_id, c.commit_dir.filename().string(), f.path);
+    auto r = c.http.get(url, c.token, std::pair<std::uint64_t, std::uint64_t>{0, 7});
+    if (r.status != 206 && r.status != 200) return http_error(c, r, f.path);
+    if (r.body.size() < 8)
+      return Error{f.path, "", fmt::format("the first range request returned {} of 8 bytes (truncated)", r.body.size())};
+    first = r.body.substr(0, 8);
+    if (c.cache_writes()) write_text(cached, first);
+  }
+  auto n = parse_safetensors_header_length(std::string_view(first).substr(0, 8), f.path);
+  if (!n) return n.error();
+  if (!f.has_size) return Error{f.path, "size", "the listing gives no size for this shard; use --shard-headers all"};
+  if (8 + *n > f.size)
+    return Error{f.path, "", fmt::format("the header length {} runs past the file's {} bytes (the length lies)", *n, f.size)};
+  return ShardSize{f.path, f.size, *n};
+}
+
+// Runs fetch(i) for i in [0, n) on up to `concurrency` threads; the first error
+// stops the rest. A progress line on a terminal when there are many.
+template <typename Fetch>
+std::optional<Error> parallel(Context& c, std::size_t n, const char* what, Fetch fetch) {
+  std::optional<Error> failure;
+  std::mutex mutex;
+  std::atomic<std::size_t> next{0}, done{0};
+  const bool progress = ::isatty(STDERR_FILENO) && n > 8 && !c.settings.offline;
+  const auto worker = [&] {
+    for (std::size_t i; (i = next++) < n;) {
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (failure) return;
+      }
+      auto error = fetch(i);
+      std::lock_guard<std::mutex> lock(mutex);
+      if (error) {
+        if (!failure) failure = std::move(error);
+        return;
+      }
+      const auto count = ++done;
+      if (progress) std::cerr << fmt::format("\rpreflight: {} {}/{}", what, count, n) << std::flush;
+    }
+  };
+  std::vector<std::thread> pool;
+  const auto workers = std::min<std::size_t>(std::max(1u, c.options.concurrency), n);
+  for (std::size_t i = 0; i < workers; ++i) pool.emplace_back(worker);
+  for (auto& t : pool) t.join();
+  if (progress) std::cerr << "\n";
+  return failure;
+}
+
+// Every header, in the given order.
+Result<std::vector<NamedHeader>> fetch_headers(Context& c, const std::vector<const HubFile*>& files) {
+  std::vector<std::optional<NamedHeader>> headers(files.size());
+  if (auto e = parallel(c, files.size(), "shard headers", [&](std::size_t i) -> std::optional<Error> {
+        auto h = shard_header(c, *files[i]);
+        if (!h) return h.error();
+        headers[i] = std::move(h).value();
+        return std::nullopt;
+      }))
+    return *e;
+  std::vector<NamedHeader> out;
+  for (auto& h : headers) out.push_back(std::move(*h));
+  return out;
+}
+
 }  // namespace
+
+Result<ShardHeaderMode> parse_shard_header_mode(const std::string& text) {
+  if (text == "auto") return ShardHeaderMode::automatic;
+  if (text == "all") return ShardHeaderMode::all;
+  if (text == "lengths") return ShardHeaderMode::lengths;
+  return Error{"--shard-headers", "", fmt::format("'{}' is not one of auto, all, lengths", text)};
+}
 
 Result<LoadedModel> load_hub_model(const HubReference& ref, const HubFetchOptions& options, const ModelOverrides& overrides) {
   if (auto e = validate_model_overrides(overrides)) return *e;
@@ -191,6 +276,7 @@ Result<LoadedModel> load_hub_model(const HubReference& ref, const HubFetchOption
     if (auto t = read_text(c.settings.token_file); t && !trim(*t).empty()) c.token = trim(*t);
   auto got = listing(c);
   if (!got) return got.error();
+  const auto after_listing = c.http.bytes_received();
   auto& [hub, listing_text] = *got;
   c.commit_dir = commit_cache_dir(c.settings, ref.repo_id, hub.sha);
 
@@ -199,60 +285,97 @@ Result<LoadedModel> load_hub_model(const HubReference& ref, const HubFetchOption
   const auto origin = fmt::format("{}@{} config.json", ref.repo_id, hub.sha.substr(0, 12));
   auto model = load_config_model(*config, origin);
   if (!model) return model.error();
-  LoadedModel loaded{std::move(model).value(), std::nullopt, hub, ""};
+  LoadedModel loaded{std::move(model).value(), std::nullopt, hub, "", std::nullopt};
   loaded.model.name = ref.repo_id;
   loaded.model.artifact = facts_from_listing(hub, "");
   loaded.model.artifact->source = fmt::format("hub listing of {} at commit {} ({})", ref.repo_id, hub.sha, c.settings.endpoint);
 
   std::vector<const HubFile*> shards;
-  bool has_index = false;
+  const HubFile* index_file = nullptr;
   for (const auto& f : hub.siblings) {
     if (f.path.size() > 12 && f.path.ends_with(".safetensors")) shards.push_back(&f);
-    has_index |= f.path == "model.safetensors.index.json";
+    if (f.path == "model.safetensors.index.json") index_file = &f;
   }
-  std::vector<std::optional<NamedHeader>> headers(shards.size());
-  std::optional<Error> failure;
-  std::mutex mutex;
-  std::atomic<std::size_t> next{0}, done{0};
-  const bool progress = ::isatty(STDERR_FILENO) && shards.size() > 8 && !c.settings.offline;
-  const auto worker = [&] {
-    for (std::size_t i; (i = next++) < shards.size();) {
-      {
-        std::lock_guard<std::mutex> lock(mutex);
-        if (failure) return;
-      }
-      auto h = shard_header(c, *shards[i]);
-      std::lock_guard<std::mutex> lock(mutex);
-      if (!h) {
-        if (!failure) failure = h.error();
-        return;
-      }
-      headers[i] = std::move(h).value();
-      const auto n = ++done;
-      if (progress) std::cerr << fmt::format("\rpreflight: shard headers {}/{}", n, shards.size()) << std::flush;
-    }
-  };
-  std::vector<std::thread> pool;
-  const auto workers = std::min<std::size_t>(std::max(1u, c.options.concurrency), shards.size());
-  for (std::size_t i = 0; i < workers; ++i) pool.emplace_back(worker);
-  for (auto& t : pool) t.join();
-  if (progress) std::cerr << "\n";
-  if (failure) return *failure;
+  HubTransfer transfer;
+  transfer.listing_bytes = after_listing;
+  transfer.config_bytes = c.http.bytes_received() - after_listing;
+  transfer.estimated_header_bytes = estimated_header_bytes(loaded.model.manifest);
+  // auto: every header when cheap (exact per tensor); else the index and each
+  // shard's length (exact per shard), and the headers of shards that differ.
+  auto mode = c.options.shard_headers;
+  if (mode == ShardHeaderMode::automatic)
+    mode = index_file == nullptr || shards.size() <= 1 || transfer.estimated_header_bytes <= c.options.header_budget_bytes
+               ? ShardHeaderMode::all
+               : ShardHeaderMode::lengths;
+  if (mode == ShardHeaderMode::lengths && index_file == nullptr) {
+    if (!shards.empty())
+      return Error{"--shard-headers", "", fmt::format("{}@{}: 'lengths' needs model.safetensors.index.json and the "
+                                                      "listing has none; use --shard-headers all",
+                                                      ref.repo_id, hub.sha)};
+    mode = ShardHeaderMode::all;
+  }
+  transfer.shard_headers = mode == ShardHeaderMode::all ? "all" : "lengths";
 
-  std::vector<NamedHeader> named;
-  for (auto& h : headers) named.push_back(std::move(*h));
-  if (!named.empty()) {
-    loaded.reconciliation = reconcile_with_headers(loaded.model.manifest, named);
-  } else if (has_index) {
+  if (mode == ShardHeaderMode::all) {
+    const auto before = c.http.bytes_received();
+    auto named = fetch_headers(c, shards);
+    if (!named) return named.error();
+    transfer.shard_bytes = c.http.bytes_received() - before;
+    transfer.shard_headers_read = named->size();
+    if (!named->empty()) {
+      loaded.reconciliation = reconcile_with_headers(loaded.model.manifest, *named);
+    } else if (index_file != nullptr) {
+      auto index_text = file(c, "model.safetensors.index.json");
+      if (!index_text) return index_text.error();
+      auto index = parse_safetensors_index(*index_text, "model.safetensors.index.json");
+      if (!index) return index.error();
+      loaded.reconciliation = reconcile_with_index(loaded.model.manifest, *index);
+    }
+  } else {
+    const auto before_index = c.http.bytes_received();
     auto index_text = file(c, "model.safetensors.index.json");
     if (!index_text) return index_text.error();
+    transfer.index_bytes = c.http.bytes_received() - before_index;
     auto index = parse_safetensors_index(*index_text, "model.safetensors.index.json");
     if (!index) return index.error();
-    loaded.reconciliation = reconcile_with_index(loaded.model.manifest, *index);
+    // The shards are the index's files; each must be in the listing with its size.
+    std::vector<const HubFile*> indexed;
+    for (const auto& name : index->shard_files) {
+      const auto it = std::find_if(shards.begin(), shards.end(), [&](const HubFile* f) { return f->path == name; });
+      if (it == shards.end())
+        return Error{"model.safetensors.index.json", "weight_map",
+                     fmt::format("names shard '{}', which the listing of {}@{} does not have", name, ref.repo_id, hub.sha)};
+      indexed.push_back(*it);
+    }
+    const auto before = c.http.bytes_received();
+    std::vector<ShardSize> sizes(indexed.size());
+    if (auto e = parallel(c, indexed.size(), "shard header lengths", [&](std::size_t i) -> std::optional<Error> {
+          auto s = shard_length(c, *indexed[i]);
+          if (!s) return s.error();
+          sizes[i] = std::move(s).value();
+          return std::nullopt;
+        }))
+      return *e;
+    transfer.shard_lengths_read = sizes.size();
+    std::vector<const HubFile*> differing;
+    for (const auto& name : shards_needing_headers(loaded.model.manifest, *index, sizes))
+      for (const auto* f : indexed)
+        if (f->path == name) differing.push_back(f);
+    auto named = fetch_headers(c, differing);
+    if (!named) return named.error();
+    transfer.shard_headers_read = named->size();
+    transfer.shard_bytes = c.http.bytes_received() - before;
+    loaded.reconciliation = reconcile_with_index_and_sizes(loaded.model.manifest, *index, sizes, *named);
   }
-  loaded.source = fmt::format("hub {}@{}: listing + config.json + {} shard header(s); {} B in {} request(s){}", ref.repo_id,
-                              hub.sha, named.size(), with_commas(c.http.bytes_received()), c.http.requests(),
+  transfer.requests = c.http.requests();
+  loaded.source = fmt::format("hub {}@{}: listing + config.json + {}; {} B in {} request(s){}", ref.repo_id, hub.sha,
+                              mode == ShardHeaderMode::all
+                                  ? fmt::format("{} shard header(s)", transfer.shard_headers_read)
+                                  : fmt::format("index + {} shard header length(s) + {} differing shard header(s)",
+                                                transfer.shard_lengths_read, transfer.shard_headers_read),
+                              with_commas(c.http.bytes_received()), c.http.requests(),
                               c.settings.offline ? " (offline: cache only)" : "");
+  loaded.hub_transfer = transfer;
   if (overrides_requested(overrides)) {
     auto overridden = apply_model_overrides(std::move(loaded.model), *config, origin, overrides);
     if (!overridden) return overridden.error();

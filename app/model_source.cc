@@ -162,7 +162,7 @@ Result<LoadedModel> from_catalogue(const std::string& arg, ConfigSource& source)
   {
     auto model = load_catalogue_model(arg.empty() ? std::string(kDefaultModel) : arg, "MODEL");
     if (!model) return model.error();
-    LoadedModel loaded{std::move(model).value(), std::nullopt, std::nullopt, "embedded catalogue"};
+    LoadedModel loaded{std::move(model).value(), std::nullopt, std::nullopt, "embedded catalogue", std::nullopt};
     for (const auto& entry : model_catalogue()) {
       if (entry.name != loaded.model.name) continue;
       // The origin load_catalogue_model gives the same config, so errors read alike.
@@ -196,7 +196,7 @@ Result<LoadedModel> load_files(const std::string& arg, ConfigSource& source) {
   source = {*text, path.string()};
   auto model = load_config_model(*text, path.string());
   if (!model) return model.error();
-  LoadedModel loaded{std::move(model).value(), std::nullopt, std::nullopt, path.string()};
+  LoadedModel loaded{std::move(model).value(), std::nullopt, std::nullopt, path.string(), std::nullopt};
   loaded.model.name = arg;
   return loaded;
 }
@@ -264,7 +264,7 @@ Result<LoadedModel> load_uploaded_model(const std::string& name, const std::stri
     return Error{origin, "", "this is an index or a hub listing, not a config.json; send the config as the model"};
   auto model = load_config_model(config, origin);
   if (!model) return model.error();
-  LoadedModel loaded{std::move(model).value(), std::nullopt, std::nullopt, origin};
+  LoadedModel loaded{std::move(model).value(), std::nullopt, std::nullopt, origin, std::nullopt};
   loaded.model.name = origin;
   if (!index.empty()) {
     auto parsed = parse_safetensors_index(index, origin + " (index)");

@@ -16,11 +16,22 @@
 
 namespace preflight::cli {
 
+// What a hub read cost, by file kind (response bodies; 0 for what the cache served).
+struct HubTransfer {
+  std::string shard_headers;  // "all" or "lengths": what was read of the shards
+  std::uint64_t listing_bytes = 0, config_bytes = 0, index_bytes = 0, shard_bytes = 0;
+  std::uint64_t requests = 0;
+  std::uint64_t shard_lengths_read = 0;  // 8-byte prefixes (lengths mode)
+  std::uint64_t shard_headers_read = 0;  // whole headers
+  std::uint64_t estimated_header_bytes = 0;  // what reading every header would have cost (auto's basis)
+};
+
 struct LoadedModel {
   ModelSpec model;
   std::optional<Reconciliation> reconciliation;  // when an index or shard headers were read
   std::optional<HubListing> listing;             // when a hub listing was read
   std::string source;                            // what was read, for the report
+  std::optional<HubTransfer> hub_transfer;       // when read from the Hub
 };
 
 struct HubFetchOptions;

@@ -175,7 +175,12 @@ Result<PlanRequest> plan_request(const Options& o) {
 Result<LoadedModel> load_model_for(const Options& o) {
   if (o.upload) return load_uploaded_model(o.upload->name, o.upload->config, o.upload->index, o.upload->listing, {o.quantize, o.dtype});
   if (o.no_files) return load_catalogue_only(o.model, {o.quantize, o.dtype});
-  const HubFetchOptions hub{o.no_cache, o.refresh};
+  HubFetchOptions hub{o.no_cache, o.refresh};
+  if (!o.shard_headers.empty()) {
+    auto mode = parse_shard_header_mode(o.shard_headers);
+    if (!mode) return mode.error();
+    hub.shard_headers = *mode;
+  }
   return load_model(o.model, {o.quantize, o.dtype}, &hub);
 }
 

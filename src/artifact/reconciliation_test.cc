@@ -80,11 +80,93 @@ TEST(Reconciliation, IndexGivesNamesOnly) {
                       {"rotary.inv_freq", "b"}};
   index.shard_files = {"a", "b"};
   const auto r = reconcile_with_index(two_tensors_and_experts(), index);
-  EXPECT_FALSE(r.from_headers);
+  EXPECT_EQ(r.method, ReconciliationMethod::index_names);
+  EXPECT_FALSE(r.bytes_known());
   EXPECT_EQ(r.missing_count, 0u);
   EXPECT_EQ(r.extra_count, 1u);
   EXPECT_EQ(r.shard_count, 2u);
   EXPECT_EQ(*r.index_total_size, 999u);
+}
+
+// Index + sizes: shard a holds embed (80 B) + expert 0 (16 B), shard b experts 1, 2 (32 B).
+SafetensorsIndex two_shard_index() {
+  SafetensorsIndex index;
+  index.weight_map = {{"model.embed_tokens.weight", "a"}, {"model.layers.0.experts.0.w1.weight", "a"},
+                      {"model.layers.0.experts.1.w1.weight", "b"}, {"model.layers.0.experts.2.w1.weight", "b"}};
+  index.shard_files = {"a", "b"};
+  return index;
+}
+
+struct SizesCase {
+  const char* what;
+  std::uint64_t payload_a, payload_b;
+  std::vector<std::string> needing_headers;
+  std::uint64_t mismatched;
+  std::int64_t delta;
+};
+
+TEST(Reconciliation, IndexAndShardSizesCheckBytesPerShard) {
+  const SizesCase cases[] = {
+      {"both shards as generated", 96, 32, {}, 0, 0},
+      {"shard b 16 B larger", 96, 48, {"b"}, 1, 16},
+      {"both differ", 80, 40, {"a", "b"}, 2, -8},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.what);
+    // header lengths 56 and 24: file = 8 + N + payload
+    const std::vector<ShardSize> sizes{{"a", 8 + 56 + c.payload_a, 56}, {"b", 8 + 24 + c.payload_b, 24}};
+    EXPECT_EQ(shards_needing_headers(two_tensors_and_experts(), two_shard_index(), sizes), c.needing_headers);
+    const auto r = reconcile_with_index_and_sizes(two_tensors_and_experts(), two_shard_index(), sizes, {});
+    EXPECT_EQ(r.method, ReconciliationMethod::index_and_shard_sizes);
+    EXPECT_EQ(r.mismatched_count, c.mismatched);
+    EXPECT_EQ(r.mismatch_delta, c.delta);
+    EXPECT_EQ(r.real_bytes, c.payload_a + c.payload_b);
+    EXPECT_EQ(r.header_bytes, 8u + 56 + 8 + 24);
+    EXPECT_EQ(r.real_tensors, 4u);
+    EXPECT_EQ(r.shards_verified_by_size, 2 - c.needing_headers.size());
+    EXPECT_EQ(r.exact(), c.needing_headers.empty());
+    EXPECT_TRUE(r.adds_up());
+  }
+}
+
+TEST(Reconciliation, HeaderOfADifferingShardNamesTheTensor) {
+  const std::vector<ShardSize> sizes{{"a", 8 + 56 + 96, 56}, {"b", 8 + 24 + 48, 24}};
+  SafetensorsHeader b;
+  b.header_length = 24;
+  b.tensors = {tensor("model.layers.0.experts.1.w1.weight", Dtype::F32, {2, 4}, 0, 32),  // +16
+               tensor("model.layers.0.experts.2.w1.weight", Dtype::BF16, {2, 4}, 32, 48)};
+  const auto r = reconcile_with_index_and_sizes(two_tensors_and_experts(), two_shard_index(), sizes, {{"b", b}});
+  EXPECT_EQ(r.shards_read_in_full, 1u);
+  EXPECT_EQ(r.shards_verified_by_size, 1u);
+  EXPECT_EQ(r.mismatched_count, 1u);
+  EXPECT_EQ(r.mismatch_delta, 16);
+  EXPECT_EQ(r.real_bytes, 144u);
+  EXPECT_TRUE(r.adds_up());
+  ASSERT_EQ(r.examples.size(), 1u);
+  EXPECT_EQ(r.examples[0].name, "model.layers.0.experts.1.w1.weight");
+  EXPECT_EQ(r.examples[0].real, "F32 [2, 4] 32 B");
+}
+
+TEST(Reconciliation, ExtraNamesAndMissingShardsStillAddUp) {
+  auto index = two_shard_index();
+  index.weight_map["lm_head.weight"] = "b";  // not generated: shard b needs its header
+  index.weight_map["model.norm.weight"] = "c";  // shard c has no size
+  index.shard_files = {"a", "b", "c"};
+  const std::vector<ShardSize> sizes{{"a", 8 + 56 + 96, 56}, {"b", 8 + 24 + 112, 24}};
+  EXPECT_EQ(shards_needing_headers(two_tensors_and_experts(), index, sizes), std::vector<std::string>{"b"});
+  const auto r = reconcile_with_index_and_sizes(two_tensors_and_experts(), index, sizes, {});
+  EXPECT_EQ(r.extra_count, 2u);
+  EXPECT_EQ(r.mismatched_count, 2u);  // shard b by +80 (lm_head's bytes), shard c unsized
+  EXPECT_EQ(r.mismatch_delta, 80);
+  EXPECT_FALSE(r.exact());
+  EXPECT_TRUE(r.adds_up());
+}
+
+TEST(Reconciliation, EstimatedHeaderBytesIsTheJsonOfEachEntry) {
+  // "model.embed_tokens.weight":{"dtype":"BF16","shape":[10,4],"data_offsets":[0,80]}, is 82 characters;
+  // the estimate takes 10 digits per offset (+17) and a comma per dimension (+1): 100.
+  // Each expert entry: 34-character name, shape [2,4]: 66 + 34 + 4 + 4 = 108.
+  EXPECT_EQ(estimated_header_bytes(two_tensors_and_experts()), 100u + 3 * 108u);
 }
 
 }  // namespace

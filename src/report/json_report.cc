@@ -196,9 +196,13 @@ nlohmann::json plan_json(const Plan& plan) {
 
 nlohmann::json reconciliation_json(const Reconciliation& r) {
   nlohmann::json j{{"exact", r.exact()},
-                   {"from_headers", r.from_headers},
+                   {"method", reconciliation_method_key(r.method)},
+                   {"from_headers", r.method == ReconciliationMethod::shard_headers},
+                   {"bytes_known", r.bytes_known()},
                    {"adds_up", r.adds_up()},
                    {"shards", r.shard_count},
+                   {"shards_verified_by_size", r.shards_verified_by_size},
+                   {"shards_read_in_full", r.shards_read_in_full},
                    {"generated_tensors", r.generated_tensors},
                    {"real_tensors", r.real_tensors},
                    {"generated_bytes", r.generated_bytes},

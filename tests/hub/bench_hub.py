@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""Benchmark: shard headers of a 163-shard model (DeepSeek-V3's count) from the
-loopback fake hub, at a given concurrency: wall time and bytes transferred.
+"""Benchmark: a 163-shard model (DeepSeek-V3's count) from the loopback fake hub,
+at a given concurrency, reading every shard header (--shard-headers all) and the
+index with each header's length (lengths, what auto picks for DeepSeek-V3):
+wall time, bytes transferred by kind, and requests.
 
 Usage: bench_hub.py PATH/TO/preflight [CONCURRENCY ...]   (default 1 4 16)
 Figures for people; nothing is asserted. The fake hub is Python: at high
@@ -8,7 +10,6 @@ concurrency on few cores it, not preflight, is the bottleneck.
 """
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -32,17 +33,21 @@ def main():
                             "--tensors", tensors, "--shards", "163"], stdout=subprocess.PIPE, text=True)
     port = int(hub.stdout.readline().split()[-1])
     try:
-        for c in levels:
-            env = dict(os.environ, HF_ENDPOINT=f"http://127.0.0.1:{port}", PREFLIGHT_HUB_CONCURRENCY=str(c),
-                       XDG_CACHE_HOME=tmp)
-            start = time.perf_counter()
-            out = subprocess.run([binary, "inspect", f"deepseek-ai/DeepSeek-V3@{COMMIT}", "--no-cache", "--format", "json"],
-                                 capture_output=True, text=True, env=env, check=True).stdout
-            wall = time.perf_counter() - start
-            doc = json.loads(out)
-            m = re.search(r"(\d+) shard header\(s\); ([\d,]+) B in (\d+) request", doc["source"])
-            print(f"163 shards, concurrency {c:>2}: {wall:.2f} s wall, {m.group(2)} B in {m.group(3)} requests "
-                  f"(reconciliation exact: {doc['reconciliation']['exact']})")
+        for mode in ("all", "lengths"):
+            for c in levels:
+                env = dict(os.environ, HF_ENDPOINT=f"http://127.0.0.1:{port}", PREFLIGHT_HUB_CONCURRENCY=str(c),
+                           XDG_CACHE_HOME=tmp)
+                start = time.perf_counter()
+                out = subprocess.run([binary, "inspect", f"deepseek-ai/DeepSeek-V3@{COMMIT}", "--no-cache", "--format",
+                                      "json", "--shard-headers", mode], capture_output=True, text=True, env=env,
+                                     check=True).stdout
+                wall = time.perf_counter() - start
+                doc = json.loads(out)
+                f = doc["hub_fetch"]
+                total = f["listing_bytes"] + f["config_bytes"] + f["index_bytes"] + f["shard_bytes"]
+                print(f"163 shards, --shard-headers {mode:<7} concurrency {c:>2}: {wall:.2f} s wall, {total:,} B in "
+                      f"{f['requests']} requests (shards {f['shard_bytes']:,} B, index {f['index_bytes']:,} B; "
+                      f"reconciliation {doc['reconciliation']['method']}, exact: {doc['reconciliation']['exact']})")
     finally:
         hub.terminate()
         hub.wait()

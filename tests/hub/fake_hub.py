@@ -2,13 +2,16 @@
 """A fake Hugging Face Hub on loopback, for tests without the internet.
 
 It serves one repository: the listing (/api/models/ORG/NAME/revision/REV?blobs=true),
-config.json and shard files at /ORG/NAME/resolve/COMMIT/FILE with HTTP range
+config.json, model.safetensors.index.json (weight_map + total_size) and shard files at /ORG/NAME/resolve/COMMIT/FILE with HTTP range
 requests. Shards are virtual: real safetensors headers generated from a tensor
 list (`preflight inspect MODEL --tensors --format json`), followed by zeros
 that are never stored, so a 1.5 TB model costs a few MB of memory.
 
-A fault can be injected (--fault): slow, drop, truncated, 429once, 401, 404, lying, auth
-(a gated repository: every request needs "Authorization: Bearer hf_fake_token").
+A fault can be injected (--fault): slow, drop, truncated (the header request after
+the first 8 bytes), truncated8 (the first 8 bytes), 429once, 401, 404, lying, auth
+(a gated repository: every request needs "Authorization: Bearer hf_fake_token"),
+altered (shard 2's first tensor is stored as F32 although the config says otherwise:
+the index is unchanged, the shard grows).
 Usage: fake_hub.py --repo ORG/NAME --config CONFIG.json --tensors TENSORS.json --shards N [--fault F]
 Prints "listening on PORT" on its first line.
 """
@@ -24,32 +27,42 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 
 
-def build_shards(tensors, count):
-    """Splits the tensor list into `count` shards: {name: (header_bytes, file_size)}."""
+def build_shards(tensors, count, altered=False):
+    """Splits the tensor list into `count` shards: ({name: (header_bytes, file_size)}, weight_map)."""
     per = (len(tensors) + count - 1) // count
-    shards = {}
+    shards, weight_map = {}, {}
     for i in range(count):
         part = tensors[i * per:(i + 1) * per]
         name = f"model-{i + 1:05d}-of-{count:05d}.safetensors"
         header, offset = {"__metadata__": {"format": "pt"}}, 0
-        for t_name, dtype, shape, nbytes in part:
+        for j, (t_name, dtype, shape, nbytes) in enumerate(part):
+            if altered and i == 1 and j == 0:  # stored wider than the config says
+                elements = 1
+                for d in shape:
+                    elements *= d
+                dtype, nbytes = "F32", 4 * elements
             header[t_name] = {"dtype": dtype, "shape": shape, "data_offsets": [offset, offset + nbytes]}
+            weight_map[t_name] = name
             offset += nbytes
         text = json.dumps(header, separators=(",", ":")).encode()
         text += b" " * ((8 - len(text) % 8) % 8)
         shards[name] = (struct.pack("<Q", len(text)) + text, 8 + len(text) + offset)
-    return shards
+    return shards, weight_map
 
 
 class Hub:
     def __init__(self, repo, config, tensors, shard_count, fault, delay):
         self.repo, self.config, self.fault, self.delay = repo, config, fault, delay
-        self.shards = build_shards(tensors, shard_count)
+        self.shards, weight_map = build_shards(tensors, shard_count, fault == "altered")
+        payload = sum(size - len(header) for header, size in self.shards.values())
+        self.index = json.dumps({"metadata": {"total_size": payload}, "weight_map": weight_map}, indent=2).encode()
         self.seen = set()
         self.lock = threading.Lock()
         self.bytes_sent = 0
         siblings = [{"rfilename": ".gitattributes", "size": 1519}, {"rfilename": "config.json", "size": len(config)}]
         siblings += [{"rfilename": n, "size": size} for n, (_, size) in sorted(self.shards.items())]
+        if shard_count > 1:
+            siblings.append({"rfilename": "model.safetensors.index.json", "size": len(self.index)})
         self.listing = json.dumps({"id": repo, "sha": COMMIT, "siblings": siblings,
                                    "usedStorage": sum(s["size"] for s in siblings)}).encode()
 
@@ -102,6 +115,8 @@ class Handler(BaseHTTPRequestHandler):
         name = m.group(3)
         if name == "config.json":
             return self.send(200, hub.config)
+        if name == "model.safetensors.index.json" and len(hub.shards) > 1:
+            return self.send(200, hub.index)
         if name not in hub.shards:
             return self.send(404, b"not found")
         header, size = hub.shards[name]
@@ -118,7 +133,7 @@ class Handler(BaseHTTPRequestHandler):
             return self.send(400, b"this fake hub serves shards by range only")
         first, last = int(rng.group(1)), min(int(rng.group(2)), size - 1)
         body = header[first:last + 1] + b"\0" * max(0, last + 1 - max(first, len(header)))
-        if fault == "truncated" and first >= 8:
+        if (fault == "truncated" and first >= 8) or (fault == "truncated8" and first == 0):
             body = body[: len(body) // 2]
         return self.send(206, body, {"Content-Range": f"bytes {first}-{last}/{size}"})
 

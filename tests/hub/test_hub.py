@@ -102,21 +102,64 @@ class Hub(unittest.TestCase):
         self.assertFalse(os.path.exists(os.path.join(cache, "preflight")))
 
     def test_faults(self):
+        # Every fault, with every header read (auto on a small model) and with the index and lengths.
         cases = [
-            ("401", 2, "is gated or private (HTTP 401): accept its terms on the Hub, then set HF_TOKEN"),
-            ("404", 2, "no such model or revision on http://127.0.0.1"),
-            ("truncated", 2, "truncated"),
-            ("lying", 2, "runs past the file's"),  # 64 shards: each under safetensors' 100 MB header cap
-            ("drop", 2, "failed after 3 attempt(s)"),
-            ("slow", 2, "failed after 3 attempt(s): Timeout was reached"),
+            ("401", "is gated or private (HTTP 401): accept its terms on the Hub, then set HF_TOKEN"),
+            ("404", "no such model or revision on http://127.0.0.1"),
+            ("truncated", "the header request returned"),
+            ("truncated8", "the first range request returned 4 of 8 bytes (truncated)"),
+            ("lying", "runs past the file's"),  # 64 shards: each under safetensors' 100 MB header cap
+            ("drop", "failed after 3 attempt(s)"),
+            ("slow", "failed after 3 attempt(s): Timeout was reached"),
         ]
-        for fault, code_wanted, message in cases:
-            with self.subTest(fault=fault):
-                code, out, err = self.fetch(fault=fault, shards=64 if fault == "lying" else 3)
-                self.assertEqual(code, code_wanted, err)
-                self.assertIn(message, err)
-                self.assertEqual(err.count("\n"), 0, err)
-                self.assertEqual(out, "")  # never a number
+        for mode in ("auto", "lengths"):
+            for fault, message in cases:
+                if mode == "lengths" and fault == "truncated":
+                    continue  # no whole header is read when every shard's bytes agree: see below
+                with self.subTest(fault=fault, mode=mode):
+                    code, out, err = self.fetch(fault=fault, shards=64 if fault == "lying" else 3,
+                                                args=("inspect", f"{REPO}@{COMMIT}", "--format", "json",
+                                                      "--shard-headers", mode))
+                    self.assertEqual(code, 2, err)
+                    self.assertIn(message, err)
+                    self.assertEqual(err.count("\n"), 0, err)
+                    self.assertEqual(out, "")  # never a number
+        # A truncated header body cannot mislead the lengths mode: it never asks for one here.
+        code, out, err = self.fetch(fault="truncated", args=("inspect", f"{REPO}@{COMMIT}", "--format", "json",
+                                                             "--shard-headers", "lengths"))
+        self.assertEqual(code, 0, err)
+        got = json.loads(out)
+        self.assertTrue(got["reconciliation"]["exact"])
+        self.assertEqual(got["hub_fetch"]["shard_headers_read"], 0)
+
+    def test_shard_header_modes_agree_on_a_small_model(self):
+        results = {}
+        for mode in ("auto", "all", "lengths"):
+            code, out, err = self.fetch(args=("inspect", f"{REPO}@{COMMIT}", "--format", "json", "--shard-headers", mode))
+            self.assertEqual(code, 0, err)
+            results[mode] = json.loads(out)
+            self.assertTrue(same_inventory(results[mode], self.embedded))
+            self.assertTrue(results[mode]["reconciliation"]["exact"])
+            self.assertTrue(results[mode]["reconciliation"]["adds_up"])
+        self.assertEqual(results["auto"]["hub_fetch"]["shard_headers"], "all")  # about 30 KB of headers: under 2 MB
+        self.assertEqual(results["lengths"]["reconciliation"]["method"], "index_and_shard_sizes")
+        self.assertEqual(results["lengths"]["reconciliation"]["shards_verified_by_size"], 3)
+        self.assertEqual(results["lengths"]["reconciliation"]["real_bytes"], results["all"]["reconciliation"]["real_bytes"])
+        self.assertEqual(results["lengths"]["reconciliation"]["header_bytes"], results["all"]["reconciliation"]["header_bytes"])
+        code, _, err = self.fetch(args=("inspect", f"{REPO}@{COMMIT}", "--shard-headers", "some"))
+        self.assertEqual(code, 2)
+        self.assertIn("--shard-headers", err)
+
+    def test_offline_lengths_from_the_cache(self):
+        cache = self.cache()
+        args = ("inspect", f"{REPO}@{COMMIT}", "--format", "json", "--shard-headers", "lengths")
+        code, online, err = self.fetch(cache=cache, args=args)
+        self.assertEqual(code, 0, err)
+        code, offline, err = self.fetch(cache=cache, args=args, extra_env={"HF_HUB_OFFLINE": "1"})
+        self.assertEqual(code, 0, err)
+        offline = json.loads(offline)
+        self.assertEqual(offline["hub_fetch"]["requests"], 0)
+        self.assertEqual(offline["reconciliation"], json.loads(online)["reconciliation"])
 
     def test_429_then_success(self):
         code, out, err = self.fetch(fault="429once")
@@ -138,26 +181,73 @@ class Hub(unittest.TestCase):
         code, _, err = self.fetch(fault="auth", extra_env={"HF_TOKEN": "hf_wrong"})
         self.assertIn("the token given was refused", err)
 
-    def test_kimi_k3_96_shards_gives_the_embedded_inventory(self):
-        tensors = os.path.join(self.tmp, "k3-tensors.json")
-        with open(tensors, "w") as f:
-            f.write(subprocess.run([BINARY, "inspect", "kimi-k3", "--tensors", "--format", "json"], capture_output=True,
-                                   text=True, check=True).stdout)
-        embedded = json.loads(subprocess.run([BINARY, "inspect", "kimi-k3", "--format", "json"], capture_output=True,
-                                             text=True, check=True).stdout)
-        hub = FakeHub(tensors, repo="moonshotai/Kimi-K3", config=os.path.join(ROOT, "data", "models", "kimi-k3", "config.json"),
-                      shards=96)
+    def k3(self, fault="", mode="auto"):
+        if not hasattr(self, "k3_tensors"):
+            Hub.k3_tensors = os.path.join(self.tmp, "k3-tensors.json")
+            with open(self.k3_tensors, "w") as f:
+                f.write(subprocess.run([BINARY, "inspect", "kimi-k3", "--tensors", "--format", "json"], capture_output=True,
+                                       text=True, check=True).stdout)
+            Hub.k3_embedded = json.loads(subprocess.run([BINARY, "inspect", "kimi-k3", "--format", "json"],
+                                                        capture_output=True, text=True, check=True).stdout)
+        hub = FakeHub(self.k3_tensors, repo="moonshotai/Kimi-K3", fault=fault, shards=96,
+                      config=os.path.join(ROOT, "data", "models", "kimi-k3", "config.json"))
         try:
-            code, out, err = run(["inspect", f"moonshotai/Kimi-K3@{COMMIT}", "--format", "json", "--no-cache"], self.cache(),
-                                 hub.port)
+            code, out, err = run(["inspect", f"moonshotai/Kimi-K3@{COMMIT}", "--format", "json", "--no-cache",
+                                  "--shard-headers", mode], self.cache(), hub.port)
         finally:
             hub.close()
         self.assertEqual(code, 0, err)
-        got = json.loads(out)
+        return json.loads(out)
+
+    def test_kimi_k3_96_shards_gives_the_embedded_inventory_in_under_2_mb(self):
+        got = self.k3()
         self.assertEqual(got["model"]["revision"], COMMIT)
+        self.assertTrue(same_inventory(got, self.k3_embedded))
+        rec, fetch = got["reconciliation"], got["hub_fetch"]
+        self.assertTrue(rec["exact"])
+        self.assertTrue(rec["adds_up"])
+        self.assertEqual(rec["method"], "index_and_shard_sizes")
+        self.assertEqual(rec["shards_verified_by_size"], 96)
+        self.assertEqual(rec["real_tensors"], 497220)
+        self.assertEqual(rec["real_bytes"], self.k3_embedded["model"]["checkpoint_bytes"])
+        # The acceptance: under 2 MB besides the index and the listing (here 96 x 8 bytes and the config).
+        self.assertEqual(fetch["shard_headers"], "lengths")
+        self.assertEqual(fetch["shard_lengths_read"], 96)
+        self.assertEqual(fetch["shard_headers_read"], 0)
+        self.assertEqual(fetch["shard_bytes"], 96 * 8)
+        self.assertLess(fetch["shard_bytes"] + fetch["config_bytes"], 2_000_000)
+        self.assertGreater(fetch["estimated_header_bytes_all"], 2_000_000)  # why auto chose lengths
+        print("\n  Kimi-K3 from the loopback hub (auto):", got["source"], json.dumps(fetch))
+
+    def test_kimi_k3_every_header_is_exact_per_tensor(self):
+        got = self.k3(mode="all")
+        self.assertTrue(same_inventory(got, self.k3_embedded))
+        self.assertEqual(got["reconciliation"]["method"], "shard_headers")
         self.assertTrue(got["reconciliation"]["exact"])
-        self.assertTrue(same_inventory(got, embedded))
-        print("\n  Kimi-K3 from the loopback hub:", got["source"])
+        self.assertEqual(got["hub_fetch"]["shard_headers_read"], 96)
+        print("\n  Kimi-K3 from the loopback hub (all):", got["source"], json.dumps(got["hub_fetch"]))
+
+    def test_a_shard_that_differs_is_read_in_full_and_its_tensor_named(self):
+        code, out, err = self.fetch(fault="altered", args=("inspect", f"{REPO}@{COMMIT}", "--format", "json",
+                                                           "--shard-headers", "lengths"))
+        self.assertEqual(code, 0, err)
+        got = json.loads(out)
+        rec, fetch = got["reconciliation"], got["hub_fetch"]
+        self.assertFalse(rec["exact"])
+        self.assertTrue(rec["adds_up"])
+        self.assertEqual(rec["mismatched"], 1)
+        self.assertEqual(rec["shards_read_in_full"], 1)
+        self.assertEqual(rec["shards_verified_by_size"], 2)
+        self.assertEqual(fetch["shard_headers_read"], 1)
+        with open(self.tensors) as f:
+            tensors = json.load(f)["tensors"]
+        first_of_shard_2 = tensors[(len(tensors) + 2) // 3]
+        elements = 1
+        for d in first_of_shard_2[2]:
+            elements *= d
+        self.assertEqual(rec["examples"][0]["name"], first_of_shard_2[0])
+        self.assertTrue(rec["examples"][0]["real"].startswith("F32 "))
+        self.assertEqual(rec["mismatch_byte_delta"], 4 * elements - first_of_shard_2[3])
 
     def test_malformed_ids(self):
         code, _, err = run(["inspect", "hf://kimi-k3"], self.cache(), 9)
