@@ -1,6 +1,7 @@
 #include "hub_source.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -316,57 +317,64 @@ Result<LoadedModel> load_hub_model(const HubReference& ref, const HubFetchOption
   }
   transfer.shard_headers = mode == ShardHeaderMode::all ? "all" : "lengths";
 
-  if (mode == ShardHeaderMode::all) {
-    const auto before = c.http.bytes_received();
-    auto named = fetch_headers(c, shards);
-    if (!named) return named.error();
-    transfer.shard_bytes = c.http.bytes_received() - before;
-    transfer.shard_headers_read = named->size();
-    if (!named->empty()) {
-      loaded.reconciliation = reconcile_with_headers(loaded.model.manifest, *named);
-    } else if (index_file != nullptr) {
-      auto index_text = file(c, "model.safetensors.index.json");
-      if (!index_text) return index_text.error();
-      auto index = parse_safetensors_index(*index_text, "model.safetensors.index.json");
-      if (!index) return index.error();
-      loaded.reconciliation = reconcile_with_index(loaded.model.manifest, *index);
-    }
-  } else {
+  // With an index, its files are the checkpoint (a repository may hold the same
+  // weights twice, e.g. Mistral's consolidated.safetensors); each must be listed.
+  std::optional<SafetensorsIndex> index;
+  if (index_file != nullptr) {
     const auto before_index = c.http.bytes_received();
     auto index_text = file(c, "model.safetensors.index.json");
     if (!index_text) return index_text.error();
     transfer.index_bytes = c.http.bytes_received() - before_index;
-    auto index = parse_safetensors_index(*index_text, "model.safetensors.index.json");
-    if (!index) return index.error();
-    // The shards are the index's files; each must be in the listing with its size.
-    std::vector<const HubFile*> indexed;
-    for (const auto& name : index->shard_files) {
-      const auto it = std::find_if(shards.begin(), shards.end(), [&](const HubFile* f) { return f->path == name; });
-      if (it == shards.end())
-        return Error{"model.safetensors.index.json", "weight_map",
-                     fmt::format("names shard '{}', which the listing of {}@{} does not have", name, ref.repo_id, hub.sha)};
-      indexed.push_back(*it);
-    }
-    const auto before = c.http.bytes_received();
-    std::vector<ShardSize> sizes(indexed.size());
-    if (auto e = parallel(c, indexed.size(), "shard header lengths", [&](std::size_t i) -> std::optional<Error> {
-          auto s = shard_length(c, *indexed[i]);
-          if (!s) return s.error();
-          sizes[i] = std::move(s).value();
+    auto parsed = parse_safetensors_index(*index_text, "model.safetensors.index.json");
+    if (!parsed) return parsed.error();
+    index = std::move(parsed).value();
+  }
+  std::vector<std::string> present;
+  for (const auto* f : shards) present.push_back(f->path);
+  const auto selection = select_checkpoint_shards(std::move(present), index ? &*index : nullptr);
+  if (!selection.absent.empty())
+    return Error{"model.safetensors.index.json", "weight_map",
+                 fmt::format("names shard '{}', which the listing of {}@{} does not have", selection.absent.front(),
+                             ref.repo_id, hub.sha)};
+  if (!selection.ignored.empty())
+    loaded.model.notes.push_back(fmt::format("not read: {} ({} file(s) the index does not name: the same weights saved "
+                                             "another way)",
+                                             fmt::join(selection.ignored, ", "), selection.ignored.size()));
+  std::vector<const HubFile*> checkpoint;
+  for (const auto& name : selection.shards)
+    for (const auto* f : shards)
+      if (f->path == name) checkpoint.push_back(f);
+
+  const auto before = c.http.bytes_received();
+  if (mode == ShardHeaderMode::all) {
+    auto named = fetch_headers(c, checkpoint);
+    if (!named) return named.error();
+    transfer.shard_headers_read = named->size();
+    if (!named->empty())
+      loaded.reconciliation = reconcile_with_headers(loaded.model.manifest, *named);
+    else if (index)
+      loaded.reconciliation = reconcile_with_index(loaded.model.manifest, *index);
+  } else {
+    // Each shard's length (8 bytes), then whole headers only where the bytes differ.
+    std::vector<ShardSize> sizes(checkpoint.size());
+    if (auto e = parallel(c, checkpoint.size(), "shard header lengths", [&](std::size_t i) -> std::optional<Error> {
+          auto size = shard_length(c, *checkpoint[i]);
+          if (!size) return size.error();
+          sizes[i] = std::move(size).value();
           return std::nullopt;
         }))
       return *e;
     transfer.shard_lengths_read = sizes.size();
     std::vector<const HubFile*> differing;
     for (const auto& name : shards_needing_headers(loaded.model.manifest, *index, sizes))
-      for (const auto* f : indexed)
+      for (const auto* f : checkpoint)
         if (f->path == name) differing.push_back(f);
     auto named = fetch_headers(c, differing);
     if (!named) return named.error();
     transfer.shard_headers_read = named->size();
-    transfer.shard_bytes = c.http.bytes_received() - before;
     loaded.reconciliation = reconcile_with_index_and_sizes(loaded.model.manifest, *index, sizes, *named);
   }
+  transfer.shard_bytes = c.http.bytes_received() - before;
   transfer.requests = c.http.requests();
   loaded.source = fmt::format("hub {}@{}: listing + config.json + {}; {} B in {} request(s){}", ref.repo_id, hub.sha,
                               mode == ShardHeaderMode::all

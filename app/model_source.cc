@@ -4,6 +4,7 @@
 #include "hub_source.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <map>
 #include <mutex>
@@ -113,15 +114,32 @@ Result<LoadedModel> from_folder(const fs::path& dir, const std::optional<fs::pat
   loaded.model.name = dir.filename().string().empty() ? dir.string() : dir.filename().string();
   loaded.source = config_path.string();
 
+  // The index (when there is one) says which .safetensors files are the checkpoint.
+  std::optional<SafetensorsIndex> index;
+  const auto index_path = index_file.value_or(dir / "model.safetensors.index.json");
+  if (fs::exists(index_path)) {
+    auto text = read_file(index_path);
+    if (!text) return text.error();
+    auto parsed = parse_safetensors_index(*text, index_path.string());
+    if (!parsed) return parsed.error();
+    index = std::move(parsed).value();
+  }
   std::vector<NamedHeader> headers;
   std::vector<fs::path> shards;
   if (only_shard) {
     shards.push_back(*only_shard);
   } else {
+    std::vector<std::string> present;
     std::error_code ec;
     for (const auto& entry : fs::directory_iterator(dir, ec))
-      if (entry.is_regular_file() && entry.path().extension() == ".safetensors") shards.push_back(entry.path());
-    std::sort(shards.begin(), shards.end());
+      if (entry.is_regular_file() && entry.path().extension() == ".safetensors")
+        present.push_back(entry.path().filename().string());
+    const auto selection = select_checkpoint_shards(std::move(present), index ? &*index : nullptr);
+    for (const auto& f : selection.shards) shards.push_back(dir / f);
+    if (!selection.ignored.empty())
+      loaded.model.notes.push_back(fmt::format("not read: {} ({} file(s) the index does not name: the same weights "
+                                               "saved another way)",
+                                               fmt::join(selection.ignored, ", "), selection.ignored.size()));
   }
   for (const auto& s : shards) {
     auto h = read_shard_header(s);
@@ -131,11 +149,7 @@ Result<LoadedModel> from_folder(const fs::path& dir, const std::optional<fs::pat
   if (!headers.empty()) {
     loaded.reconciliation = reconcile_with_headers(loaded.model.manifest, headers);
     loaded.source += fmt::format(" + {} shard header(s)", headers.size());
-  } else if (const auto index_path = index_file.value_or(dir / "model.safetensors.index.json"); fs::exists(index_path)) {
-    auto text = read_file(index_path);
-    if (!text) return text.error();
-    auto index = parse_safetensors_index(*text, index_path.string());
-    if (!index) return index.error();
+  } else if (index) {
     loaded.reconciliation = reconcile_with_index(loaded.model.manifest, *index);
     loaded.source += " + " + index_path.filename().string();
   }

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <utility>
@@ -108,6 +109,19 @@ Result<SafetensorsIndex> parse_safetensors_index(std::string_view json_text,
     // Not expected (every access is type-checked first); no exception escapes.
     return Error{std::string(origin), "", fmt::format("invalid index: {}", e.what())};
   }
+}
+
+ShardSelection select_checkpoint_shards(std::vector<std::string> present, const SafetensorsIndex* index) {
+  std::sort(present.begin(), present.end());
+  ShardSelection out;
+  if (index == nullptr || index->weight_map.empty()) {
+    out.shards = std::move(present);
+    return out;
+  }
+  std::set<std::string> named(index->shard_files.begin(), index->shard_files.end());
+  for (auto& f : present) (named.erase(f) > 0 ? out.shards : out.ignored).push_back(std::move(f));
+  out.absent.assign(named.begin(), named.end());
+  return out;
 }
 
 }  // namespace preflight

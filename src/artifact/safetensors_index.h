@@ -38,4 +38,16 @@ struct SafetensorsIndex {
 Result<SafetensorsIndex> parse_safetensors_index(std::string_view json_text,
                                                  std::string_view origin);
 
+// Which .safetensors files are the checkpoint. With an index that has a
+// weight_map, the files it names: a folder or repository may also hold the same
+// weights under other names (Mistral's consolidated.safetensors beside
+// model-0000N-of-0000M.safetensors), which must not be counted twice. Without
+// one (or with a metadata-only index), every file present.
+struct ShardSelection {
+  std::vector<std::string> shards;   // to read, sorted
+  std::vector<std::string> ignored;  // present, not named by the index
+  std::vector<std::string> absent;   // named by the index, not present
+};
+ShardSelection select_checkpoint_shards(std::vector<std::string> present, const SafetensorsIndex* index);
+
 }  // namespace preflight

@@ -150,5 +150,26 @@ TEST(IndexBadInput, EachProblemIsOneLocatedLine) {
   }
 }
 
+TEST(ShardSelection, TheIndexDecidesWhichFilesAreTheCheckpoint) {
+  SafetensorsIndex index;
+  index.weight_map = {{"a", "model-00001-of-00002.safetensors"}, {"b", "model-00002-of-00002.safetensors"}};
+  index.shard_files = {"model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"};
+  const std::vector<std::string> mistral{"model-00002-of-00002.safetensors", "consolidated.safetensors",
+                                         "model-00001-of-00002.safetensors"};
+  const auto s = select_checkpoint_shards(mistral, &index);
+  EXPECT_EQ(s.shards, (std::vector<std::string>{"model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"}));
+  EXPECT_EQ(s.ignored, std::vector<std::string>{"consolidated.safetensors"});
+  EXPECT_TRUE(s.absent.empty());
+
+  const auto partial = select_checkpoint_shards({"model-00001-of-00002.safetensors"}, &index);
+  EXPECT_EQ(partial.absent, std::vector<std::string>{"model-00002-of-00002.safetensors"});
+
+  const auto no_index = select_checkpoint_shards(mistral, nullptr);
+  EXPECT_EQ(no_index.shards.size(), 3u);
+  SafetensorsIndex metadata_only;
+  metadata_only.total_size = 10;
+  EXPECT_EQ(select_checkpoint_shards(mistral, &metadata_only).shards.size(), 3u);
+}
+
 }  // namespace
 }  // namespace preflight

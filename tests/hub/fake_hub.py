@@ -11,7 +11,9 @@ A fault can be injected (--fault): slow, drop, truncated (the header request aft
 the first 8 bytes), truncated8 (the first 8 bytes), 429once, 401, 404, lying, auth
 (a gated repository: every request needs "Authorization: Bearer hf_fake_token"),
 altered (shard 2's first tensor is stored as F32 although the config says otherwise:
-the index is unchanged, the shard grows).
+the index is unchanged, the shard grows), consolidated (a scenario, not a fault: the
+repository also holds consolidated.safetensors, the same tensors under other names,
+which the index does not name, as Mistral's repositories do).
 Usage: fake_hub.py --repo ORG/NAME --config CONFIG.json --tensors TENSORS.json --shards N [--fault F]
 Prints "listening on PORT" on its first line.
 """
@@ -55,6 +57,9 @@ class Hub:
         self.repo, self.config, self.fault, self.delay = repo, config, fault, delay
         self.shards, weight_map = build_shards(tensors, shard_count, fault == "altered")
         payload = sum(size - len(header) for header, size in self.shards.values())
+        if fault == "consolidated":
+            renamed = [["consolidated." + t[0], *t[1:]] for t in tensors]
+            self.shards["consolidated.safetensors"] = next(iter(build_shards(renamed, 1)[0].values()))
         self.index = json.dumps({"metadata": {"total_size": payload}, "weight_map": weight_map}, indent=2).encode()
         self.seen = set()
         self.lock = threading.Lock()

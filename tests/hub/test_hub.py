@@ -150,6 +150,17 @@ class Hub(unittest.TestCase):
         self.assertEqual(code, 2)
         self.assertIn("--shard-headers", err)
 
+    def test_files_the_index_does_not_name_are_not_counted_twice(self):
+        for mode in ("all", "lengths"):
+            with self.subTest(mode=mode):
+                code, out, err = self.fetch(fault="consolidated", args=("inspect", f"{REPO}@{COMMIT}", "--format", "json",
+                                                                        "--shard-headers", mode))
+                self.assertEqual(code, 0, err)
+                got = json.loads(out)
+                self.assertTrue(got["reconciliation"]["exact"])
+                self.assertEqual(got["reconciliation"]["shards"], 3)
+                self.assertTrue(any(n.startswith("not read: consolidated.safetensors") for n in got["notes"]), got["notes"])
+
     def test_offline_lengths_from_the_cache(self):
         cache = self.cache()
         args = ("inspect", f"{REPO}@{COMMIT}", "--format", "json", "--shard-headers", "lengths")

@@ -1,0 +1,1 @@
+inspect data/snapshot-with-consolidated
