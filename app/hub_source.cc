@@ -227,18 +227,21 @@ std::optional<Error> parallel(Context& c, std::size_t n, const char* what, Fetch
   return failure;
 }
 
-// Every header, in the given order.
-Result<std::vector<NamedHeader>> fetch_headers(Context& c, const std::vector<const HubFile*>& files) {
-  std::vector<std::optional<NamedHeader>> headers(files.size());
-  if (auto e = parallel(c, files.size(), "shard headers", [&](std::size_t i) -> std::optional<Error> {
-        auto h = shard_header(c, *files[i]);
-        if (!h) return h.error();
-        headers[i] = std::move(h).value();
+// fetch_one(c, file) for every file, concurrently; the results in the files' order.
+template <typename T, typename FetchOne>
+Result<std::vector<T>> fetch_each(Context& c, const std::vector<const HubFile*>& files, const char* what,
+                                  FetchOne fetch_one) {
+  std::vector<std::optional<T>> got(files.size());
+  if (auto e = parallel(c, files.size(), what, [&](std::size_t i) -> std::optional<Error> {
+        auto r = fetch_one(c, *files[i]);
+        if (!r) return r.error();
+        got[i] = std::move(r).value();
         return std::nullopt;
       }))
     return *e;
-  std::vector<NamedHeader> out;
-  for (auto& h : headers) out.push_back(std::move(*h));
+  std::vector<T> out;
+  out.reserve(got.size());
+  for (auto& g : got) out.push_back(std::move(*g));
   return out;
 }
 
@@ -347,7 +350,7 @@ Result<LoadedModel> load_hub_model(const HubReference& ref, const HubFetchOption
 
   const auto before = c.http.bytes_received();
   if (mode == ShardHeaderMode::all) {
-    auto named = fetch_headers(c, checkpoint);
+    auto named = fetch_each<NamedHeader>(c, checkpoint, "shard headers", shard_header);
     if (!named) return named.error();
     transfer.shard_headers_read = named->size();
     if (!named->empty())
@@ -356,23 +359,17 @@ Result<LoadedModel> load_hub_model(const HubReference& ref, const HubFetchOption
       loaded.reconciliation = reconcile_with_index(loaded.model.manifest, *index);
   } else {
     // Each shard's length (8 bytes), then whole headers only where the bytes differ.
-    std::vector<ShardSize> sizes(checkpoint.size());
-    if (auto e = parallel(c, checkpoint.size(), "shard header lengths", [&](std::size_t i) -> std::optional<Error> {
-          auto size = shard_length(c, *checkpoint[i]);
-          if (!size) return size.error();
-          sizes[i] = std::move(size).value();
-          return std::nullopt;
-        }))
-      return *e;
-    transfer.shard_lengths_read = sizes.size();
+    auto sizes = fetch_each<ShardSize>(c, checkpoint, "shard header lengths", shard_length);
+    if (!sizes) return sizes.error();
+    transfer.shard_lengths_read = sizes->size();
     std::vector<const HubFile*> differing;
-    for (const auto& name : shards_needing_headers(loaded.model.manifest, *index, sizes))
+    for (const auto& name : shards_needing_headers(loaded.model.manifest, *index, *sizes))
       for (const auto* f : checkpoint)
         if (f->path == name) differing.push_back(f);
-    auto named = fetch_headers(c, differing);
+    auto named = fetch_each<NamedHeader>(c, differing, "shard headers", shard_header);
     if (!named) return named.error();
     transfer.shard_headers_read = named->size();
-    loaded.reconciliation = reconcile_with_index_and_sizes(loaded.model.manifest, *index, sizes, *named);
+    loaded.reconciliation = reconcile_with_index_and_sizes(loaded.model.manifest, *index, *sizes, *named);
   }
   transfer.shard_bytes = c.http.bytes_received() - before;
   transfer.requests = c.http.requests();
