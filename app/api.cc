@@ -67,6 +67,7 @@ const std::map<std::string, std::string Options::*>& string_keys() {
       {"counts", &Options::counts},
       {"max_gpus", &Options::max_gpus},
       {"solve", &Options::solve},
+      {"shard_headers", &Options::shard_headers},
   };
   return table;
 }

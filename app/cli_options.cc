@@ -180,6 +180,9 @@ void add_serve_options(CLI::App& app, Options& o) {
   app.add_option("--port", o.port, "port (default 8080; 0 picks a free one and prints it)");
   app.add_option("--max-body", o.max_body, "request body limit, e.g. 4MiB (default)");
   app.add_option("--threads", o.threads, "worker threads (default: 4 per core, at least 64: one per open connection)");
+  app.add_flag("--hub", o.allow_hub,
+               "let requests name Hugging Face hub models (org/name@rev, hf://): their metadata is fetched from "
+               "HF_ENDPOINT and cached by commit; off by default, so no request causes network traffic");
 }
 
 }  // namespace preflight::cli

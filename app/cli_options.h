@@ -83,6 +83,7 @@ struct Options {
   // Web API only (never set by the command line).
   std::optional<UploadedModel> upload;  // the model, from the request body
   bool no_files = false;                // MODEL and --draft must be catalogue names; no --catalogue file
+  bool allow_hub = false;               // with no_files: MODEL and --draft may also be hub ids (serve --hub)
 };
 
 void add_plan_options(CLI::App& app, Options& o);

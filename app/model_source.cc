@@ -256,16 +256,49 @@ bool catalogue_knows(const std::string& name) {
 }
 }  // namespace
 
+Result<std::optional<HubReference>> hub_reference_to_fetch(const std::string& arg) {
+  if (arg.empty()) return std::optional<HubReference>{};
+  auto ref = parse_hub_reference(arg);
+  if (!ref) return ref.error();
+  const bool explicit_hub = ref->has_value() && ((*ref)->revision_given || arg.starts_with("hf://"));
+  if (ref->has_value() && (explicit_hub || !catalogue_knows(arg))) return ref;
+  return std::optional<HubReference>{};
+}
+
 Result<LoadedModel> load_model(const std::string& arg, const ModelOverrides& overrides, const HubFetchOptions* hub) {
   std::error_code ec;
   if (!arg.empty() && !fs::exists(arg, ec)) {
-    auto ref = parse_hub_reference(arg);
+    auto ref = hub_reference_to_fetch(arg);
     if (!ref) return ref.error();
-    const bool explicit_hub = ref->has_value() && ((*ref)->revision_given || arg.starts_with("hf://"));
-    if (ref->has_value() && (explicit_hub || !catalogue_knows(arg)))
-      return load_hub_model(**ref, hub ? *hub : HubFetchOptions{}, overrides);
+    if (*ref) return load_hub_model(**ref, hub ? *hub : HubFetchOptions{}, overrides);
   }
   return load_with(arg, overrides, load_files);
+}
+
+Result<LoadedModel> load_catalogue_or_hub(const std::string& arg, const ModelOverrides& overrides, bool allow_hub,
+                                          const HubFetchOptions& hub) {
+  auto ref = hub_reference_to_fetch(arg);
+  if (!ref) return ref.error();
+  if (!*ref) return load_catalogue_only(arg, overrides);
+  if (!allow_hub)
+    return Error{"model", arg,
+                 "a Hugging Face hub id; this server plans catalogue models only (start it with `preflight serve --hub` "
+                 "to fetch hub metadata)"};
+  // A commit never changes: keep what it gave (bounded), so a page's many
+  // requests for one model cost one fetch. Branches and tags are resolved each time.
+  static std::mutex mutex;
+  static std::map<std::tuple<std::string, std::string, std::string, int>, LoadedModel> cache;
+  const bool pinned = is_commit_id((*ref)->revision);
+  const auto key = std::make_tuple(arg, overrides.quantize, overrides.dtype, static_cast<int>(hub.shard_headers));
+  if (pinned) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = cache.find(key); it != cache.end()) return it->second;
+  }
+  auto loaded = load_hub_model(**ref, hub, overrides);
+  if (!loaded || !pinned) return loaded;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (cache.size() < 64) cache.emplace(key, *loaded);
+  return loaded;
 }
 
 

@@ -11,6 +11,7 @@
 #include "artifact/hub_listing.h"
 #include "artifact/reconciliation.h"
 #include "core/result.h"
+#include "hub/hub_reference.h"
 #include "model/model_overrides.h"
 #include "model/model_spec.h"
 
@@ -55,6 +56,15 @@ Result<LoadedModel> load_uploaded_model(const std::string& name, const std::stri
 // A catalogue model only (the web API: a MODEL that is not a catalogue name is
 // an error, never a path to open).
 Result<LoadedModel> load_catalogue_only(const std::string& model_argument, const ModelOverrides& overrides = {});
+
+// The web API's models: a catalogue name, or (allow_hub: `serve --hub`) a hub id,
+// never a path. A hub id without allow_hub is an error that says how to allow it.
+Result<LoadedModel> load_catalogue_or_hub(const std::string& model_argument, const ModelOverrides& overrides,
+                                          bool allow_hub, const HubFetchOptions& hub);
+
+// The hub id MODEL names when it is to be read from the Hub (a revision or
+// hf:// given, or an org/name the catalogue does not know); none otherwise.
+Result<std::optional<HubReference>> hub_reference_to_fetch(const std::string& model_argument);
 
 // Builds a model from config text read by the caller.
 Result<ModelSpec> build_model_from_config_path(const std::string& text, const std::string& origin);

@@ -92,6 +92,29 @@ std::optional<Error> set_positive(const std::string& text, const char* flag, T& 
 
 }  // namespace
 
+namespace {
+
+Result<HubFetchOptions> hub_options(const Options& o) {
+  HubFetchOptions hub{o.no_cache, o.refresh};
+  if (!o.shard_headers.empty()) {
+    auto mode = parse_shard_header_mode(o.shard_headers);
+    if (!mode) return mode.error();
+    hub.shard_headers = *mode;
+  }
+  return hub;
+}
+
+// MODEL or --draft: files and hub ids on the command line; catalogue names (and
+// hub ids with serve --hub) through the web API.
+Result<LoadedModel> load_named_model(const Options& o, const std::string& name, const ModelOverrides& overrides) {
+  auto hub = hub_options(o);
+  if (!hub) return hub.error();
+  if (o.no_files) return load_catalogue_or_hub(name, overrides, o.allow_hub, *hub);
+  return load_model(name, overrides, &*hub);
+}
+
+}  // namespace
+
 Result<PlanRequest> plan_request(const Options& o) {
   PlanRequest r;
   auto& w = r.workload;
@@ -165,7 +188,7 @@ Result<PlanRequest> plan_request(const Options& o) {
   if (auto err = set_fraction(o.spec_acceptance, "--spec-acceptance", p.spec_acceptance)) return *err;
   if (!o.draft.empty()) {
     if (w.spec_tokens == 0) return Error{"--draft", "", "a draft model needs --spec-tokens N (draft tokens per step)"};
-    auto draft = o.no_files ? load_catalogue_only(o.draft, {}) : load_model(o.draft, {});
+    auto draft = load_named_model(o, o.draft, {});
     if (!draft) return draft.error();
     r.draft = std::make_shared<const ModelSpec>(std::move(draft->model));
   }
@@ -174,14 +197,7 @@ Result<PlanRequest> plan_request(const Options& o) {
 
 Result<LoadedModel> load_model_for(const Options& o) {
   if (o.upload) return load_uploaded_model(o.upload->name, o.upload->config, o.upload->index, o.upload->listing, {o.quantize, o.dtype});
-  if (o.no_files) return load_catalogue_only(o.model, {o.quantize, o.dtype});
-  HubFetchOptions hub{o.no_cache, o.refresh};
-  if (!o.shard_headers.empty()) {
-    auto mode = parse_shard_header_mode(o.shard_headers);
-    if (!mode) return mode.error();
-    hub.shard_headers = *mode;
-  }
-  return load_model(o.model, {o.quantize, o.dtype}, &hub);
+  return load_named_model(o, o.model, {o.quantize, o.dtype});
 }
 
 Result<Cluster> resolve_cluster(const Options& o) {

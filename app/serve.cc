@@ -5,6 +5,9 @@
 //   POST /api/COMMAND           the command with a JSON object of parameters
 //                               (an uploaded config.json under "model_config")
 //
+// With --hub a request's model may be a hub id (metadata fetched and cached by
+// commit, as on the command line); without it, requests never cause traffic.
+//
 // Loopback by default; a request body limit; every error is a JSON object
 // with a one-line message, and the server keeps serving.
 #include <httplib.h>
@@ -47,7 +50,7 @@ void send_json(httplib::Response& res, int status, std::string body, int exit_co
   res.set_content(std::move(body), "application/json");
 }
 
-void handle_api(const httplib::Request& req, httplib::Response& res, bool post) {
+void handle_api(const httplib::Request& req, httplib::Response& res, bool post, bool allow_hub) {
   const std::string command = req.matches[1];
   if (!api_command_known(command)) {
     send_json(res, 404, api_error_json(404, fmt::format("no API command '{}'", command)), 2);
@@ -69,7 +72,9 @@ void handle_api(const httplib::Request& req, httplib::Response& res, bool post) 
     send_json(res, 400, api_error_json(400, options.error().to_string()), 2);
     return;
   }
-  auto r = run_api(command, std::move(options).value());
+  Options request = std::move(options).value();
+  request.allow_hub = allow_hub;
+  auto r = run_api(command, std::move(request));
   send_json(res, r.status, std::move(r.body), r.exit_code);
 }
 
@@ -110,8 +115,11 @@ int run_serve(const Options& o, Io& io) {
   server.set_keep_alive_max_count(100000);
   server.set_read_timeout(10, 0);
   server.set_write_timeout(10, 0);
-  server.Get(R"(/api/([a-z]+))", [](const httplib::Request& req, httplib::Response& res) { handle_api(req, res, false); });
-  server.Post(R"(/api/([a-z]+))", [](const httplib::Request& req, httplib::Response& res) { handle_api(req, res, true); });
+  const bool hub = o.allow_hub;
+  server.Get(R"(/api/([a-z]+))",
+             [hub](const httplib::Request& req, httplib::Response& res) { handle_api(req, res, false, hub); });
+  server.Post(R"(/api/([a-z]+))",
+              [hub](const httplib::Request& req, httplib::Response& res) { handle_api(req, res, true, hub); });
   for (const auto& f : kStatic) {
     const auto text = embedded::embedded_file(f.path);
     const std::string type = f.type;

@@ -270,7 +270,9 @@ async function update() {
 
 async function init() {
   const [models, gpus] = await Promise.all([api("models", {}), api("gpus", {})]);
-  $("model").innerHTML = models.map(m => `<option value="${m.name}"${m.default ? " selected" : ""}>${m.name}</option>`).join("");
+  // Catalogue names to pick from; a hub id may be typed when the server runs with --hub.
+  $("model-list").innerHTML = models.map(m => `<option value="${m.name}">`).join("");
+  $("model").value = (models.find(m => m.default) || models[0]).name;
   $("gpu").innerHTML = gpus.filter(g => g.device_total_bytes > 0)
     .map(g => `<option value="${g.id}">${g.name} (${(g.device_total_bytes / 1073741824).toFixed(0)} GiB)</option>`).join("");
   $("gpu").value = "nvidia-h100-sxm-80gb";
@@ -279,7 +281,8 @@ async function init() {
   const later = () => { clearTimeout(timer); timer = setTimeout(update, 250); };
   for (const f of FIELDS) {
     $(f).addEventListener("change", update);
-    if ($(f).tagName === "INPUT") $(f).addEventListener("input", later);
+    // A model id is planned when complete (change), never per keystroke: with --hub it is a fetch.
+    if ($(f).tagName === "INPUT" && f !== "model") $(f).addEventListener("input", later);
   }
   $("upload").addEventListener("change", async ev => {
     const file = ev.target.files[0];

@@ -8,9 +8,9 @@ import urllib.request
 
 
 class Server:
-    def __init__(self, binary, *args):
+    def __init__(self, binary, *args, env=None):
         self.proc = subprocess.Popen([binary, "serve", "--port", "0", *args], stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True)
+                                     stderr=subprocess.PIPE, text=True, env=env)
         line = self.proc.stdout.readline()
         match = re.search(r"http://([0-9.]+):(\d+)/", line)
         if not match:
@@ -24,6 +24,9 @@ class Server:
             self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             self.proc.kill()
+            self.proc.wait()
+        self.proc.stdout.close()
+        self.proc.stderr.close()
 
     def request(self, path, body=None, raw=None, method=None):
         data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)

@@ -136,6 +136,20 @@ try {
   await page2.setViewportSize({ width: 1200, height: 1400 });
   await page2.screenshot({ path: path.join(shotDir, "0-readme.png") });  // docs/planner.png
 
+  // 4b. The model is typed (or picked from the catalogue list): planned on change, not per keystroke.
+  await page2.fill("#model", "qwen3-0.6b");
+  await page2.dispatchEvent("#model", "change");
+  const vTyped = await verdict(page2, vShared.key);
+  const apiTyped = await apiPlan(page2, base, { model: "qwen3-0.6b", gpus: "8xnvidia-h200-sxm-141gb", context: "32768",
+                                                concurrency: "16" });
+  check(Number(vTyped.headroom) === apiTyped.verdict.headroom_bytes, `typed model: headroom equals the API's (${vTyped.headroom})`);
+  // A hub id on a server started without --hub: one line that says how to allow it, no figures.
+  await page2.fill("#model", "Qwen/Qwen3-0.6B@main");
+  await page2.dispatchEvent("#model", "change");
+  await page2.waitForFunction(() => document.getElementById("verdict").className.includes("error"), null, { timeout: 60000 });
+  check((await page2.textContent("#verdict-summary")).includes("preflight serve --hub"),
+        "a hub id without serve --hub: the page says how to allow it");
+
   // 5. A phone's width: nothing wider than the screen.
   const phone = await browser.newPage({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 });
   await phone.goto(base + shared);

@@ -13,6 +13,9 @@ import sys
 import tempfile
 import unittest
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "api"))
+from serve_fixture import Server  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 BINARY = None
@@ -259,6 +262,38 @@ class Hub(unittest.TestCase):
         self.assertEqual(rec["examples"][0]["name"], first_of_shard_2[0])
         self.assertTrue(rec["examples"][0]["real"].startswith("F32 "))
         self.assertEqual(rec["mismatch_byte_delta"], 4 * elements - first_of_shard_2[3])
+
+    def test_server_fetches_hub_models_only_with_hub(self):
+        hub = FakeHub(self.tensors)
+        cache = self.cache()
+        env = dict(os.environ, XDG_CACHE_HOME=cache, HOME=cache, HF_ENDPOINT=f"http://127.0.0.1:{hub.port}")
+        env.pop("HF_HUB_OFFLINE", None)
+        model = f"{REPO}@{COMMIT}"
+        try:
+            server = Server(BINARY, "--hub", env=env)
+            try:
+                status, body, headers = server.request("/api/inspect", {"model": model})
+                self.assertEqual(status, 200, body)
+                got = json.loads(body)
+                self.assertEqual(got["model"]["revision"], COMMIT)
+                self.assertTrue(same_inventory(got, self.embedded))
+                self.assertTrue(got["reconciliation"]["exact"])
+                status, body, _ = server.request(f"/api/plan?model={model}&gpus=1xH100")
+                self.assertEqual(status, 200, body)
+                self.assertEqual(json.loads(body)["model"]["name"], REPO)
+                status, body, _ = server.request("/api/plan", {"model": "kimi-k3", "gpus": "8xH100"})
+                self.assertEqual(status, 200, body)  # catalogue names stay embedded
+            finally:
+                server.close()
+            server = Server(BINARY, env=env)
+            try:
+                status, body, headers = server.request("/api/plan", {"model": model, "gpus": "1xH100"})
+                self.assertEqual(status, 400, body)
+                self.assertIn("start it with `preflight serve --hub`", json.loads(body)["error"])
+            finally:
+                server.close()
+        finally:
+            hub.close()
 
     def test_malformed_ids(self):
         code, _, err = run(["inspect", "hf://kimi-k3"], self.cache(), 9)
