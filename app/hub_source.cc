@@ -42,11 +42,14 @@ std::optional<std::string> read_text(const fs::path& p) {
   return s.str();
 }
 
-// Writes atomically (a temporary file renamed), so a crash never leaves half a cache entry.
+// Writes atomically (a temporary file renamed), so a crash or a concurrent writer never
+// leaves half a cache entry.
 void write_text(const fs::path& p, const std::string& text) {
   std::error_code ec;
   fs::create_directories(p.parent_path(), ec);
-  const auto tmp = p.string() + ".tmp" + std::to_string(::getpid());
+  // Unique per process and call: threads of one server may write the same entry at once.
+  static std::atomic<std::uint64_t> counter{0};
+  const auto tmp = fmt::format("{}.tmp{}-{}", p.string(), ::getpid(), counter++);
   {
     std::ofstream out(tmp, std::ios::binary);
     out << text;

@@ -6,6 +6,7 @@ Each fault of fake_hub.py gets one specific, one-line outcome and exit code,
 never a wrong number; a pinned fetch gives the embedded entry's inventory and
 the commit; the cache serves HF_HUB_OFFLINE=1 and says when something is missing.
 """
+import concurrent.futures
 import json
 import os
 import subprocess
@@ -283,6 +284,13 @@ class Hub(unittest.TestCase):
                 self.assertEqual(json.loads(body)["model"]["name"], REPO)
                 status, body, _ = server.request("/api/plan", {"model": "kimi-k3", "gpus": "8xH100"})
                 self.assertEqual(status, 200, body)  # catalogue names stay embedded
+                # Many requests at once for a branch (resolved each time, cache entries written concurrently).
+                with concurrent.futures.ThreadPoolExecutor(8) as pool:
+                    answers = list(pool.map(lambda _: server.request("/api/inspect", {"model": f"{REPO}@main"}),
+                                            range(16)))
+                self.assertEqual({a[0] for a in answers}, {200}, answers[0][1])
+                reconciliations = {json.dumps(json.loads(a[1])["reconciliation"], sort_keys=True) for a in answers}
+                self.assertEqual(len(reconciliations), 1)
             finally:
                 server.close()
             server = Server(BINARY, env=env)
