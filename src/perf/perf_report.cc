@@ -30,10 +30,9 @@ PerfInputs perf_inputs(const PerfPlanInputs& in, std::uint64_t batch) {
 }
 
 // MTP layer bytes on the heaviest rank: a model's own draft when no --draft is given.
-std::uint64_t mtp_bytes_per_rank(const FormatPlacement& placement, const Layout& layout) {
+std::uint64_t mtp_bytes_per_rank(const std::vector<RankFormatWeights>& weights) {
   std::uint64_t most = 0;
-  for (std::uint64_t r = 0; r < layout.world; ++r) {
-    const auto w = placement.rank_weights(layout, r);
+  for (const auto& w : weights) {
     std::uint64_t b = 0;
     for (const auto& [format, modules] : w.bytes) {
       const auto it = modules.find(ModuleClass::mtp);
@@ -44,14 +43,14 @@ std::uint64_t mtp_bytes_per_rank(const FormatPlacement& placement, const Layout&
   return most;
 }
 
-void add_spec(PerfReport& r, const PerfPlanInputs& in, const PerfInputs& p) {
+void add_spec(PerfReport& r, const PerfPlanInputs& in, const PerfInputs& p, const std::vector<RankFormatWeights>& weights) {
   auto& s = r.spec;
   s.tokens = in.workload->spec_tokens;
   s.acceptance = in.options.spec_acceptance;
   s.tokens_per_step = expected_tokens_per_verify(s.tokens, s.acceptance);
   auto shape = decode_step(p, 1);
   shape.tokens_per_group = s.tokens + 1;  // N draft positions and the target's own
-  s.verify = estimate_step(p, *in.placement, all_rank_weights(*in.placement, *in.layout), shape);
+  s.verify = estimate_step(p, *in.placement, weights, shape);
   std::uint64_t draft_bytes = in.draft_bytes_per_rank;
   std::string draft_what = in.draft_name.empty() ? "" : fmt::format("--draft {}", in.draft_name);
   if (draft_bytes == 0 && in.model->mtp_layers > 0) {
@@ -69,7 +68,7 @@ void add_spec(PerfReport& r, const PerfPlanInputs& in, const PerfInputs& p) {
     const double read_share = all ? (static_cast<double>(all - routed) + static_cast<double>(routed) * touched) /
                                         static_cast<double>(all)
                                   : 1.0;
-    draft_bytes = static_cast<std::uint64_t>(static_cast<double>(mtp_bytes_per_rank(*in.placement, *in.layout)) * read_share);
+    draft_bytes = static_cast<std::uint64_t>(static_cast<double>(mtp_bytes_per_rank(weights)) * read_share);
     draft_what = fmt::format("the model's {} MTP layer{} (its routed experts at {}/{})", in.model->mtp_layers,
                              in.model->mtp_layers == 1 ? "" : "s", moe.experts_per_token, moe.routed_experts);
   }
@@ -126,7 +125,9 @@ PerfReport build_perf_report(const PerfPlanInputs& in) {
     r.unavailable = e->message;
   } else {
     r.available = true;
-    r.decode = estimate_decode(p, *in.placement);
+    // Every rank's weights by format, once: decode, prefill and speculation read them.
+    const auto weights = all_rank_weights(*in.placement, layout);
+    r.decode = estimate_decode(p, *in.placement, weights);
     r.decode_tokens_per_s_bound = r.decode.tokens_per_s_per_request_bound;
     for (const auto& [key, bytes] : r.decode.batch1.cluster_bytes_by_format)
       r.bytes_per_token_by_dtype.emplace_back(key, r.decode.batch1.tokens_per_step ? bytes / r.decode.batch1.tokens_per_step : 0);
@@ -153,9 +154,9 @@ PerfReport build_perf_report(const PerfPlanInputs& in) {
     const auto prompt = o.prompt_tokens > 0 ? o.prompt_tokens
                                             : std::min<std::uint64_t>(std::max<std::uint64_t>(in.workload->context_tokens, 1),
                                                                       kDefaultPromptTokens);
-    r.prefill = estimate_prefill(p, *in.placement, prompt);
+    r.prefill = estimate_prefill(p, *in.placement, weights, prompt);
     for (const auto& f : r.prefill.figures) r.figures.push_back(f);
-    if (in.workload->spec_tokens > 0) add_spec(r, in, p);
+    if (in.workload->spec_tokens > 0) add_spec(r, in, p, weights);
     if (o.scale_out_gb_s > 0 && layout.world > layout.gpus_per_node)
       r.assumptions.push_back(fmt::format("scale-out: {} GB/s per GPU each way between nodes (--scale-out-gb-s; one 400 Gb/s NIC per GPU = 50)",
                                           o.scale_out_gb_s));

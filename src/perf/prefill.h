@@ -42,5 +42,7 @@ struct PrefillEstimate {
 // inputs' batch_per_group and context are not used: one prompt, alone.
 PrefillEstimate estimate_prefill(const PerfInputs& in, std::uint64_t prompt_tokens);
 PrefillEstimate estimate_prefill(const PerfInputs& in, const FormatPlacement& placement, std::uint64_t prompt_tokens);
+PrefillEstimate estimate_prefill(const PerfInputs& in, const FormatPlacement& placement,
+                                 const std::vector<RankFormatWeights>& weights, std::uint64_t prompt_tokens);
 
 }  // namespace preflight

@@ -164,8 +164,13 @@ DecodeEstimate estimate_decode(const PerfInputs& in) {
 
 DecodeEstimate estimate_decode(const PerfInputs& in, const FormatPlacement& placement) {
   if (auto e = validate_perf_inputs(in)) throw InputError(*e);
+  return estimate_decode(in, placement, all_rank_weights(placement, *in.layout));
+}
+
+DecodeEstimate estimate_decode(const PerfInputs& in, const FormatPlacement& placement,
+                               const std::vector<RankFormatWeights>& weights) {
+  if (auto e = validate_perf_inputs(in)) throw InputError(*e);
   const auto& layout = *in.layout;
-  const auto weights = all_rank_weights(placement, layout);
   DecodeEstimate d;
   d.batch1 = estimate_step(in, placement, weights, decode_step(in, 1));
   d.at_batch = estimate_step(in, placement, weights, decode_step(in, in.batch_per_group));

@@ -91,6 +91,9 @@ struct DecodeEstimate {
 // Validates the inputs (InputError on a bad one) and computes both steps.
 DecodeEstimate estimate_decode(const PerfInputs& in);
 DecodeEstimate estimate_decode(const PerfInputs& in, const FormatPlacement& placement);
+// With every rank's weights already split (all_rank_weights), shared with prefill and speculation.
+DecodeEstimate estimate_decode(const PerfInputs& in, const FormatPlacement& placement,
+                               const std::vector<RankFormatWeights>& weights);
 
 // The solvers' fast path: the bounds from a subset of ranks, the heaviest of
 // each stage (PlacementIndex::representative_ranks: local rank 0 holds the
