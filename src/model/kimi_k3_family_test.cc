@@ -11,14 +11,12 @@
 #include "model/inventory.h"
 #include "model/model_catalogue.h"
 #include "shared_files.h"
+#include "support/fixtures.h"
 
 namespace preflight {
 namespace {
 
-const ModelSpec& k3() {
-  static const ModelSpec m = load_catalogue_model("kimi-k3", "test").value_or_throw();
-  return m;
-}
+const ModelSpec& k3() { return testing::catalogue_model("kimi-k3"); }
 
 // "layers.17.", "experts.{E}.", "blocks.{0-26}." -> "layers.#." (only the
 // repeated-block indices: "proj.0" and "proj.2" are different tensors).

@@ -8,18 +8,14 @@
 #include "core/bytes.h"
 #include "hardware/gpu_catalogue.h"
 #include "model/model_catalogue.h"
+#include "support/fixtures.h"
 
 namespace preflight {
 namespace {
 
-const ModelSpec& k3() {
-  static const ModelSpec m = load_catalogue_model("kimi-k3", "test").value_or_throw();
-  return m;
-}
+const ModelSpec& k3() { return testing::catalogue_model("kimi-k3"); }
 
-const Accelerator& gpu(const std::string& name) {
-  return *GpuCatalogue::embedded().find(name, "test").value_or_throw();
-}
+const Accelerator& gpu(const std::string& name) { return testing::catalogue_gpu(name); }
 
 void expect_reconciles(const Plan& plan) {
   for (const auto& r : plan.ranks) {

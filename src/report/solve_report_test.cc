@@ -5,14 +5,12 @@
 #include "core/bytes.h"
 #include "hardware/gpu_catalogue.h"
 #include "model/model_catalogue.h"
+#include "support/fixtures.h"
 
 namespace preflight {
 namespace {
 
-const ModelSpec& k3() {
-  static const ModelSpec m = load_catalogue_model("kimi-k3", "test").value_or_throw();
-  return m;
-}
+const ModelSpec& k3() { return testing::catalogue_model("kimi-k3"); }
 
 ProbeResult probe(bool fits, std::int64_t headroom, Resource binding, std::uint64_t world) {
   ProbeResult p;
