@@ -76,7 +76,10 @@ HttpResult HttpClient::get(const std::string& url, const std::optional<std::stri
     const std::string range_text = range ? fmt::format("{}-{}", range->first, range->second) : "";
     curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
     curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-    curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);  // the Hub redirects resolve/ to its CDN
+    // The Hub redirects resolve/ to its CDN (a signed URL on another host): libcurl then
+    // drops the Authorization header, so the token never reaches the CDN. Never set
+    // CURLOPT_UNRESTRICTED_AUTH (tests/hub: auth_leaks).
+    curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
     curl_easy_setopt(curl, CURLOPT_MAXREDIRS, 5L);
     curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, options_.connect_timeout_ms);
     curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, options_.total_timeout_ms);

@@ -15,6 +15,10 @@ the index is unchanged, the shard grows), consolidated (a scenario, not a fault:
 repository also holds consolidated.safetensors, the same tensors under other names,
 which the index does not name, as Mistral's repositories do).
 Usage: fake_hub.py --repo ORG/NAME --config CONFIG.json --tensors TENSORS.json --shards N [--fault F]
+Like the real Hub, shard files are answered with a 302 to a second server (the
+"CDN", another port) that serves them by signed URL: it needs no token, and counts
+requests that carry one anyway (GET /stats on the hub: {"bytes_sent", "auth_leaks"}),
+since a client must not send the user's token to another host.
 Prints "listening on PORT" on its first line.
 """
 import argparse
@@ -64,6 +68,8 @@ class Hub:
         self.seen = set()
         self.lock = threading.Lock()
         self.bytes_sent = 0
+        self.auth_leaks = 0  # CDN requests that carried an Authorization header
+        self.cdn_port = None
         siblings = [{"rfilename": ".gitattributes", "size": 1519}, {"rfilename": "config.json", "size": len(config)}]
         siblings += [{"rfilename": n, "size": size} for n, (_, size) in sorted(self.shards.items())]
         if shard_count > 1:
@@ -101,10 +107,20 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_GET(self):
         hub, fault = self.hub, self.hub.fault
+        if self.path == "/stats":
+            return self.send(200, json.dumps({"bytes_sent": hub.bytes_sent, "auth_leaks": hub.auth_leaks}).encode())
         if fault == "slow":
             time.sleep(hub.delay)
         if fault == "429once" and self.first_time():
             return self.send(429, b"slow down", {"Retry-After": "0"})
+        m = re.fullmatch(r"/cdn/([0-9a-f]{40})/(.+)\?signature=fake", self.path)
+        if m:  # the CDN: a signed URL, no token needed
+            if self.headers.get("Authorization"):
+                with hub.lock:
+                    hub.auth_leaks += 1
+            if m.group(1) != COMMIT or m.group(2) not in hub.shards:
+                return self.send(404, b"not found")
+            return self.serve_shard(m.group(2))
         if fault == "auth" and self.headers.get("Authorization") != "Bearer hf_fake_token":
             return self.send(401, b'{"error":"Invalid credentials in Authorization header"}')
         m = re.fullmatch(r"/api/models/(.+)/revision/([^?]+)\?blobs=true", self.path)
@@ -124,6 +140,10 @@ class Handler(BaseHTTPRequestHandler):
             return self.send(200, hub.index)
         if name not in hub.shards:
             return self.send(404, b"not found")
+        return self.send(302, b"", {"Location": f"http://127.0.0.1:{hub.cdn_port}/cdn/{COMMIT}/{name}?signature=fake"})
+
+    def serve_shard(self, name):
+        hub, fault = self.hub, self.hub.fault
         header, size = hub.shards[name]
         if fault == "lying" and size - 7 <= 100_000_000:
             # One byte longer than the file allows (shards over safetensors' header cap stay honest).
@@ -159,6 +179,10 @@ def main():
     Handler.hub = Hub(a.repo, config, tensors, a.shards, a.fault, a.delay)
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
+    cdn = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    cdn.daemon_threads = True
+    Handler.hub.cdn_port = cdn.server_address[1]
+    threading.Thread(target=cdn.serve_forever, daemon=True).start()
     print(f"listening on {server.server_address[1]}", flush=True)
     server.serve_forever()
 

@@ -13,6 +13,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "api"))
 from serve_fixture import Server  # noqa: E402
@@ -185,8 +186,16 @@ class Hub(unittest.TestCase):
         code, _, err = self.fetch(fault="auth")
         self.assertEqual(code, 2)
         self.assertIn("is gated or private (HTTP 401)", err)
-        code, out, err = self.fetch(fault="auth", extra_env={"HF_TOKEN": "hf_fake_token"})
-        self.assertEqual(code, 0, err)
+        hub = FakeHub(self.tensors, fault="auth")
+        try:
+            code, out, err = run(["inspect", f"{REPO}@{COMMIT}", "--format", "json"], self.cache(), hub.port,
+                                 {"HF_TOKEN": "hf_fake_token"})
+            self.assertEqual(code, 0, err)
+            with urllib.request.urlopen(f"http://127.0.0.1:{hub.port}/stats", timeout=10) as res:
+                stats = json.loads(res.read())
+            self.assertEqual(stats["auth_leaks"], 0)  # the token went to the hub, never to the CDN it redirects to
+        finally:
+            hub.close()
         cache = self.cache()
         os.makedirs(os.path.join(cache, "huggingface"))
         with open(os.path.join(cache, "huggingface", "token"), "w") as f:
