@@ -248,6 +248,28 @@ Result<std::vector<T>> fetch_each(Context& c, const std::vector<const HubFile*>&
   return out;
 }
 
+// A repository without config.json: say what it is instead of a 404 for the file.
+std::optional<Error> check_has_config(const HubListing& hub, const HubReference& ref) {
+  std::vector<std::string> gguf, names;
+  bool params = false;
+  for (const auto& f : hub.siblings) {
+    if (f.path == "config.json") return std::nullopt;
+    params |= f.path == "params.json";
+    if (f.path.ends_with(".gguf")) gguf.push_back(f.path);
+    if (names.size() < 8) names.push_back(f.path);
+  }
+  const auto who = fmt::format("{}@{}", ref.repo_id, hub.sha);
+  if (params)
+    return Error{"MODEL", "", fmt::format("{}: no config.json: this repository is in Mistral's native format (params.json), "
+                                          "which preflight does not read; use a Hugging Face-format repository of the "
+                                          "same model", who)};
+  if (!gguf.empty())
+    return Error{"MODEL", "", fmt::format("{}: no config.json: a GGUF repository ({} .gguf file(s)); preflight reads "
+                                          "safetensors checkpoints described by config.json", who, gguf.size())};
+  return Error{"MODEL", "", fmt::format("{}: the listing has no config.json (files: {}{})", who, fmt::join(names, ", "),
+                                        hub.siblings.size() > names.size() ? ", ..." : "")};
+}
+
 }  // namespace
 
 Result<ShardHeaderMode> parse_shard_header_mode(const std::string& text) {
@@ -287,6 +309,7 @@ Result<LoadedModel> load_hub_model(const HubReference& ref, const HubFetchOption
   auto& [hub, listing_text] = *got;
   c.commit_dir = commit_cache_dir(c.settings, ref.repo_id, hub.sha);
 
+  if (auto e = check_has_config(hub, ref)) return *e;
   auto config = file(c, "config.json");
   if (!config) return config.error();
   const auto origin = fmt::format("{}@{} config.json", ref.repo_id, hub.sha.substr(0, 12));

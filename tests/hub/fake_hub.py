@@ -13,7 +13,8 @@ the first 8 bytes), truncated8 (the first 8 bytes), 429once, 401, 404, lying, au
 altered (shard 2's first tensor is stored as F32 although the config says otherwise:
 the index is unchanged, the shard grows), consolidated (a scenario, not a fault: the
 repository also holds consolidated.safetensors, the same tensors under other names,
-which the index does not name, as Mistral's repositories do).
+which the index does not name, as Mistral's repositories do), mistral and gguf (the
+listing has params.json or a .gguf file instead of config.json).
 Usage: fake_hub.py --repo ORG/NAME --config CONFIG.json --tensors TENSORS.json --shards N [--fault F]
 Like the real Hub, shard files are answered with a 302 to a second server (the
 "CDN", another port) that serves them by signed URL: it needs no token, and counts
@@ -70,7 +71,8 @@ class Hub:
         self.bytes_sent = 0
         self.auth_leaks = 0  # CDN requests that carried an Authorization header
         self.cdn_port = None
-        siblings = [{"rfilename": ".gitattributes", "size": 1519}, {"rfilename": "config.json", "size": len(config)}]
+        first = {"mistral": "params.json", "gguf": "model-Q4_K_M.gguf"}.get(fault, "config.json")
+        siblings = [{"rfilename": ".gitattributes", "size": 1519}, {"rfilename": first, "size": len(config)}]
         siblings += [{"rfilename": n, "size": size} for n, (_, size) in sorted(self.shards.items())]
         if shard_count > 1:
             siblings.append({"rfilename": "model.safetensors.index.json", "size": len(self.index)})

@@ -116,6 +116,8 @@ class Hub(unittest.TestCase):
             ("lying", "runs past the file's"),  # 64 shards: each under safetensors' 100 MB header cap
             ("drop", "failed after 3 attempt(s)"),
             ("slow", "failed after 3 attempt(s): Timeout was reached"),
+            ("mistral", "no config.json: this repository is in Mistral's native format (params.json)"),
+            ("gguf", "no config.json: a GGUF repository (1 .gguf file(s))"),
         ]
         for mode in ("auto", "lengths"):
             for fault, message in cases:
