@@ -270,6 +270,98 @@ std::optional<Error> check_has_config(const HubListing& hub, const HubReference&
                                         hub.siblings.size() > names.size() ? ", ..." : "")};
 }
 
+// What was read of the checkpoint's shards and how it reconciles.
+struct CheckpointRead {
+  std::optional<Reconciliation> reconciliation;
+  std::vector<std::string> notes;
+  bool index_read = false;
+};
+
+// The shards' metadata, in the mode --shard-headers asks for (auto: every header
+// when they are estimated within the budget, else the index and each length),
+// reconciled with the manifest generated from config.json.
+Result<CheckpointRead> read_checkpoint(Context& c, const HubListing& hub, const TensorManifest& manifest,
+                                       HubTransfer& transfer) {
+  std::vector<const HubFile*> shards;
+  const HubFile* index_file = nullptr;
+  for (const auto& f : hub.siblings) {
+    if (f.path.size() > 12 && f.path.ends_with(".safetensors")) shards.push_back(&f);
+    if (f.path == "model.safetensors.index.json") index_file = &f;
+  }
+  transfer.estimated_header_bytes = estimated_header_bytes(manifest);
+  // auto: every header when cheap (exact per tensor); else the index and each
+  // shard's length (exact per shard), and the headers of shards that differ.
+  auto mode = c.options.shard_headers;
+  if (mode == ShardHeaderMode::automatic)
+    mode = index_file == nullptr || shards.size() <= 1 || transfer.estimated_header_bytes <= c.options.header_budget_bytes
+               ? ShardHeaderMode::all
+               : ShardHeaderMode::lengths;
+  if (mode == ShardHeaderMode::lengths && index_file == nullptr) {
+    if (!shards.empty())
+      return Error{"--shard-headers", "", fmt::format("{}@{}: 'lengths' needs model.safetensors.index.json and the "
+                                                      "listing has none; use --shard-headers all",
+                                                      c.ref.repo_id, hub.sha)};
+    mode = ShardHeaderMode::all;
+  }
+  transfer.shard_headers = mode == ShardHeaderMode::all ? "all" : "lengths";
+
+  // With an index, its files are the checkpoint (a repository may hold the same
+  // weights twice, e.g. Mistral's consolidated.safetensors); each must be listed.
+  std::optional<SafetensorsIndex> index;
+  if (index_file != nullptr) {
+    const auto before_index = c.http.bytes_received();
+    auto index_text = file(c, "model.safetensors.index.json");
+    if (!index_text) return index_text.error();
+    transfer.index_bytes = c.http.bytes_received() - before_index;
+    auto parsed = parse_safetensors_index(*index_text, "model.safetensors.index.json");
+    if (!parsed) return parsed.error();
+    index = std::move(parsed).value();
+  }
+  std::vector<std::string> present;
+  for (const auto* f : shards) present.push_back(f->path);
+  const auto selection = select_checkpoint_shards(std::move(present), index ? &*index : nullptr);
+  if (!selection.absent.empty())
+    return Error{"model.safetensors.index.json", "weight_map",
+                 fmt::format("names shard '{}', which the listing of {}@{} does not have", selection.absent.front(),
+                             c.ref.repo_id, hub.sha)};
+  CheckpointRead out;
+  out.index_read = index.has_value();
+  if (!selection.ignored.empty())
+    out.notes.push_back(fmt::format("not read: {} ({} file(s) the index does not name: the same weights saved "
+                                             "another way)",
+                                             fmt::join(selection.ignored, ", "), selection.ignored.size()));
+  std::vector<const HubFile*> checkpoint;
+  for (const auto& name : selection.shards)
+    for (const auto* f : shards)
+      if (f->path == name) checkpoint.push_back(f);
+
+  const auto before = c.http.bytes_received();
+  if (mode == ShardHeaderMode::all) {
+    auto named = fetch_each<NamedHeader>(c, checkpoint, "shard headers", shard_header);
+    if (!named) return named.error();
+    transfer.shard_headers_read = named->size();
+    if (!named->empty())
+      out.reconciliation = reconcile_with_headers(manifest, *named);
+    else if (index)
+      out.reconciliation = reconcile_with_index(manifest, *index);
+  } else {
+    // Each shard's length (8 bytes), then whole headers only where the bytes differ.
+    auto sizes = fetch_each<ShardSize>(c, checkpoint, "shard header lengths", shard_length);
+    if (!sizes) return sizes.error();
+    transfer.shard_lengths_read = sizes->size();
+    std::vector<const HubFile*> differing;
+    for (const auto& name : shards_needing_headers(manifest, *index, *sizes))
+      for (const auto* f : checkpoint)
+        if (f->path == name) differing.push_back(f);
+    auto named = fetch_each<NamedHeader>(c, differing, "shard headers", shard_header);
+    if (!named) return named.error();
+    transfer.shard_headers_read = named->size();
+    out.reconciliation = reconcile_with_index_and_sizes(manifest, *index, *sizes, *named);
+  }
+  transfer.shard_bytes = c.http.bytes_received() - before;
+  return out;
+}
+
 }  // namespace
 
 Result<ShardHeaderMode> parse_shard_header_mode(const std::string& text) {
@@ -320,89 +412,19 @@ Result<LoadedModel> load_hub_model(const HubReference& ref, const HubFetchOption
   loaded.model.artifact = facts_from_listing(hub, "");
   loaded.model.artifact->source = fmt::format("hub listing of {} at commit {} ({})", ref.repo_id, hub.sha, c.settings.endpoint);
 
-  std::vector<const HubFile*> shards;
-  const HubFile* index_file = nullptr;
-  for (const auto& f : hub.siblings) {
-    if (f.path.size() > 12 && f.path.ends_with(".safetensors")) shards.push_back(&f);
-    if (f.path == "model.safetensors.index.json") index_file = &f;
-  }
   HubTransfer transfer;
   transfer.listing_bytes = after_listing;
   transfer.config_bytes = c.http.bytes_received() - after_listing;
-  transfer.estimated_header_bytes = estimated_header_bytes(loaded.model.manifest);
-  // auto: every header when cheap (exact per tensor); else the index and each
-  // shard's length (exact per shard), and the headers of shards that differ.
-  auto mode = c.options.shard_headers;
-  if (mode == ShardHeaderMode::automatic)
-    mode = index_file == nullptr || shards.size() <= 1 || transfer.estimated_header_bytes <= c.options.header_budget_bytes
-               ? ShardHeaderMode::all
-               : ShardHeaderMode::lengths;
-  if (mode == ShardHeaderMode::lengths && index_file == nullptr) {
-    if (!shards.empty())
-      return Error{"--shard-headers", "", fmt::format("{}@{}: 'lengths' needs model.safetensors.index.json and the "
-                                                      "listing has none; use --shard-headers all",
-                                                      ref.repo_id, hub.sha)};
-    mode = ShardHeaderMode::all;
-  }
-  transfer.shard_headers = mode == ShardHeaderMode::all ? "all" : "lengths";
-
-  // With an index, its files are the checkpoint (a repository may hold the same
-  // weights twice, e.g. Mistral's consolidated.safetensors); each must be listed.
-  std::optional<SafetensorsIndex> index;
-  if (index_file != nullptr) {
-    const auto before_index = c.http.bytes_received();
-    auto index_text = file(c, "model.safetensors.index.json");
-    if (!index_text) return index_text.error();
-    transfer.index_bytes = c.http.bytes_received() - before_index;
-    auto parsed = parse_safetensors_index(*index_text, "model.safetensors.index.json");
-    if (!parsed) return parsed.error();
-    index = std::move(parsed).value();
-  }
-  std::vector<std::string> present;
-  for (const auto* f : shards) present.push_back(f->path);
-  const auto selection = select_checkpoint_shards(std::move(present), index ? &*index : nullptr);
-  if (!selection.absent.empty())
-    return Error{"model.safetensors.index.json", "weight_map",
-                 fmt::format("names shard '{}', which the listing of {}@{} does not have", selection.absent.front(),
-                             ref.repo_id, hub.sha)};
-  if (!selection.ignored.empty())
-    loaded.model.notes.push_back(fmt::format("not read: {} ({} file(s) the index does not name: the same weights saved "
-                                             "another way)",
-                                             fmt::join(selection.ignored, ", "), selection.ignored.size()));
-  std::vector<const HubFile*> checkpoint;
-  for (const auto& name : selection.shards)
-    for (const auto* f : shards)
-      if (f->path == name) checkpoint.push_back(f);
-
-  const auto before = c.http.bytes_received();
-  if (mode == ShardHeaderMode::all) {
-    auto named = fetch_each<NamedHeader>(c, checkpoint, "shard headers", shard_header);
-    if (!named) return named.error();
-    transfer.shard_headers_read = named->size();
-    if (!named->empty())
-      loaded.reconciliation = reconcile_with_headers(loaded.model.manifest, *named);
-    else if (index)
-      loaded.reconciliation = reconcile_with_index(loaded.model.manifest, *index);
-  } else {
-    // Each shard's length (8 bytes), then whole headers only where the bytes differ.
-    auto sizes = fetch_each<ShardSize>(c, checkpoint, "shard header lengths", shard_length);
-    if (!sizes) return sizes.error();
-    transfer.shard_lengths_read = sizes->size();
-    std::vector<const HubFile*> differing;
-    for (const auto& name : shards_needing_headers(loaded.model.manifest, *index, *sizes))
-      for (const auto* f : checkpoint)
-        if (f->path == name) differing.push_back(f);
-    auto named = fetch_each<NamedHeader>(c, differing, "shard headers", shard_header);
-    if (!named) return named.error();
-    transfer.shard_headers_read = named->size();
-    loaded.reconciliation = reconcile_with_index_and_sizes(loaded.model.manifest, *index, *sizes, *named);
-  }
-  transfer.shard_bytes = c.http.bytes_received() - before;
+  auto read = read_checkpoint(c, hub, loaded.model.manifest, transfer);
+  if (!read) return read.error();
+  loaded.reconciliation = std::move(read->reconciliation);
+  for (auto& n : read->notes) loaded.model.notes.push_back(std::move(n));
   transfer.requests = c.http.requests();
-  loaded.source = fmt::format("hub {}@{}: listing + config.json + {}; {} B in {} request(s){}", ref.repo_id, hub.sha,
-                              mode == ShardHeaderMode::all
+  loaded.source = fmt::format("hub {}@{}: listing + config.json + {}{}; {} B in {} request(s){}", ref.repo_id, hub.sha,
+                              read->index_read ? "index + " : "",
+                              transfer.shard_headers == "all"
                                   ? fmt::format("{} shard header(s)", transfer.shard_headers_read)
-                                  : fmt::format("index + {} shard header length(s) + {} differing shard header(s)",
+                                  : fmt::format("{} shard header length(s) + {} differing shard header(s)",
                                                 transfer.shard_lengths_read, transfer.shard_headers_read),
                               with_commas(c.http.bytes_received()), c.http.requests(),
                               c.settings.offline ? " (offline: cache only)" : "");
