@@ -1,10 +1,11 @@
 // MODEL as a Hugging Face Hub id (issue 7): `org/name`, `org/name@revision`,
 // `hf://...`. Reads only metadata: the listing with per-file sizes (which
-// pins the revision to a commit), config.json, and then either
+// pins the revision to a commit), config.json, the safetensors index when there
+// is one (it says which files are the checkpoint), and then either
 //  - every shard's header by two range requests (8 bytes, then the header), or
-//  - the safetensors index and each shard's first 8 bytes (its header length,
-//    so payload = listing size - 8 - N is exact per shard), reading in full
-//    only the headers of shards whose bytes differ from the generated manifest;
+//  - each shard's first 8 bytes (its header length, so payload = listing
+//    size - 8 - N is exact per shard), reading in full only the headers of
+//    shards whose bytes differ from what the index places there;
 // never tensor data. `auto` reads every header when they are estimated at no
 // more than 2 MB (most models), else the index and lengths (Kimi K3's 497,220
 // tensors take 76 MB of headers). Everything fetched is cached by commit under the XDG cache
