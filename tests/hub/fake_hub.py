@@ -8,7 +8,7 @@ list (`preflight inspect MODEL --tensors --format json`), followed by zeros
 that are never stored, so a 1.5 TB model costs a few MB of memory.
 
 A fault can be injected (--fault): slow, drop, truncated (the header request after
-the first 8 bytes), truncated8 (the first 8 bytes), 429once, 401, 404, lying, auth
+the first 8 bytes), truncated8 (the first 8 bytes), 429once, 503once (every path fails once), 401, 404, lying, auth
 (a gated repository: every request needs "Authorization: Bearer hf_fake_token"),
 altered (shard 2's first tensor is stored as F32 although the config says otherwise:
 the index is unchanged, the shard grows), consolidated (a scenario, not a fault: the
@@ -115,6 +115,8 @@ class Handler(BaseHTTPRequestHandler):
             time.sleep(hub.delay)
         if fault == "429once" and self.first_time():
             return self.send(429, b"slow down", {"Retry-After": "0"})
+        if fault == "503once" and self.first_time():
+            return self.send(503, b"service unavailable")
         m = re.fullmatch(r"/cdn/([0-9a-f]{40})/(.+)\?signature=fake", self.path)
         if m:  # the CDN: a signed URL, no token needed
             if self.headers.get("Authorization"):

@@ -179,10 +179,12 @@ class Hub(unittest.TestCase):
         self.assertEqual(offline["hub_fetch"]["requests"], 0)
         self.assertEqual(offline["reconciliation"], json.loads(online)["reconciliation"])
 
-    def test_429_then_success(self):
-        code, out, err = self.fetch(fault="429once")
-        self.assertEqual(code, 0, err)
-        self.assertTrue(same_inventory(json.loads(out), self.embedded))
+    def test_429_or_503_then_success(self):
+        for fault in ("429once", "503once"):
+            with self.subTest(fault=fault):
+                code, out, err = self.fetch(fault=fault)
+                self.assertEqual(code, 0, err)
+                self.assertTrue(same_inventory(json.loads(out), self.embedded))
 
     def test_gated_repository_takes_the_token_from_the_environment_or_the_token_file(self):
         code, _, err = self.fetch(fault="auth")
