@@ -349,14 +349,15 @@ Result<CheckpointRead> read_checkpoint(Context& c, const HubListing& hub, const 
     auto sizes = fetch_each<ShardSize>(c, checkpoint, "shard header lengths", shard_length);
     if (!sizes) return sizes.error();
     transfer.shard_lengths_read = sizes->size();
+    ShardSizeCheck check(manifest, *index, std::move(sizes).value());
     std::vector<const HubFile*> differing;
-    for (const auto& name : shards_needing_headers(manifest, *index, *sizes))
+    for (const auto& name : check.shards_needing_headers())
       for (const auto* f : checkpoint)
         if (f->path == name) differing.push_back(f);
     auto named = fetch_each<NamedHeader>(c, differing, "shard headers", shard_header);
     if (!named) return named.error();
     transfer.shard_headers_read = named->size();
-    out.reconciliation = reconcile_with_index_and_sizes(manifest, *index, *sizes, *named);
+    out.reconciliation = check.reconcile(*named);
   }
   transfer.shard_bytes = c.http.bytes_received() - before;
   return out;

@@ -13,18 +13,33 @@ namespace {
 
 constexpr std::size_t kMaxExamples = 20;
 
+// A generated tensor, pointing into its manifest entry (no shape copy: K3 has 497,220).
 struct GeneratedTensor {
-  Dtype dtype;
-  std::vector<std::uint64_t> shape;  // as stored (a fused expert entry carries its expert dimension)
-  std::uint64_t bytes;
+  const StoredTensor* entry;
+  bool templated;  // an "{E}" entry: one expert's tensor, shape as listed
   bool seen = false;
+  Dtype dtype() const { return entry->dtype; }
+  std::uint64_t bytes() const { return templated ? entry->bytes_each : entry->bytes(); }
+  // As stored (a fused expert entry carries its expert dimension).
+  std::vector<std::uint64_t> shape() const { return templated ? entry->shape : stored_shape(*entry); }
 };
 
-// Every generated tensor by its concrete name ("{E}" expanded).
+// Every generated tensor by its concrete name ("{E}" expanded), as concrete_tensors names them.
 std::unordered_map<std::string, GeneratedTensor> expand(const TensorManifest& m) {
   std::unordered_map<std::string, GeneratedTensor> out;
   out.reserve(m.tensor_count());
-  for (auto& t : concrete_tensors(m)) out.emplace(std::move(t.name), GeneratedTensor{t.dtype, std::move(t.shape), t.bytes});
+  for (const auto& t : m.tensors) {
+    const auto pos = t.name.find("{E}");
+    if (pos == std::string::npos) {
+      out.emplace(t.name, GeneratedTensor{&t, false});
+      continue;
+    }
+    for (std::uint32_t i = 0; i < t.instances; ++i) {
+      std::string name = t.name;
+      name.replace(pos, 3, std::to_string(t.first_instance + i));
+      out.emplace(std::move(name), GeneratedTensor{&t, true});
+    }
+  }
   return out;
 }
 
@@ -32,22 +47,36 @@ std::string describe(Dtype d, const std::vector<std::uint64_t>& shape, std::uint
   return fmt::format("{} {} {} B", dtype_name(d), shape_text(shape), with_commas(bytes));
 }
 
+std::string describe(const GeneratedTensor& g) { return describe(g.dtype(), g.shape(), g.bytes()); }
+
 void note(Reconciliation& r, TensorDifference d) {
   if (r.examples.size() < kMaxExamples) r.examples.push_back(std::move(d));
 }
 
 void finish_missing(Reconciliation& r, const std::unordered_map<std::string, GeneratedTensor>& generated) {
-  std::vector<std::string> missing;
-  for (const auto& [name, g] : generated)
-    if (!g.seen) {
-      ++r.missing_count;
-      r.missing_bytes += g.bytes;
-      missing.push_back(name);
+  // The first missing names in order, for deterministic examples: a bounded
+  // max-heap, since every tensor can be missing (a one-shard snapshot of K3).
+  std::vector<const std::string*> first;
+  const auto later = [](const std::string* a, const std::string* b) { return *a < *b; };
+  const auto room = kMaxExamples - std::min(kMaxExamples, r.examples.size());
+  for (const auto& [name, g] : generated) {
+    if (g.seen) continue;
+    ++r.missing_count;
+    r.missing_bytes += g.bytes();
+    if (room == 0) continue;
+    if (first.size() < room) {
+      first.push_back(&name);
+      std::push_heap(first.begin(), first.end(), later);
+    } else if (name < *first.front()) {
+      std::pop_heap(first.begin(), first.end(), later);
+      first.back() = &name;
+      std::push_heap(first.begin(), first.end(), later);
     }
-  std::sort(missing.begin(), missing.end());  // deterministic examples
-  for (const auto& name : missing) {
-    const auto& g = generated.at(name);
-    note(r, {name, describe(g.dtype, g.shape, g.bytes), "", -static_cast<std::int64_t>(g.bytes)});
+  }
+  std::sort_heap(first.begin(), first.end(), later);
+  for (const auto* name : first) {
+    const auto& g = generated.at(*name);
+    note(r, {*name, describe(g), "", -static_cast<std::int64_t>(g.bytes())});
   }
 }
 
@@ -65,13 +94,13 @@ void compare_header(Reconciliation& r, std::unordered_map<std::string, Generated
       note(r, {t.name, "", describe(t.dtype, t.shape, bytes), static_cast<std::int64_t>(bytes)});
       continue;
     }
-    it->second.seen = true;
-    if (it->second.dtype != t.dtype || it->second.shape != t.shape || it->second.bytes != bytes) {
+    auto& g = it->second;
+    g.seen = true;
+    if (g.dtype() != t.dtype || g.bytes() != bytes || g.shape() != t.shape) {
       ++r.mismatched_count;
-      const auto delta = static_cast<std::int64_t>(bytes) - static_cast<std::int64_t>(it->second.bytes);
+      const auto delta = static_cast<std::int64_t>(bytes) - static_cast<std::int64_t>(g.bytes());
       r.mismatch_delta += delta;
-      note(r, {t.name, describe(it->second.dtype, it->second.shape, it->second.bytes), describe(t.dtype, t.shape, bytes),
-               delta});
+      note(r, {t.name, describe(g), describe(t.dtype, t.shape, bytes), delta});
     }
   }
 }
@@ -96,13 +125,21 @@ const char* reconciliation_method_key(ReconciliationMethod m) {
 
 std::uint64_t estimated_header_bytes(const TensorManifest& generated) {
   // "NAME":{"dtype":"","shape":[],"data_offsets":[,]}, is 46 characters besides the
-  // name, dtype, shape digits and the two offsets.
+  // name, dtype, shape digits and the two offsets. Names are measured, not built:
+  // "{E}" becomes the expert index's digits.
   constexpr std::uint64_t kFixed = 46 + 2 * 10;
+  const auto digits = [](std::uint64_t v) { return static_cast<std::uint64_t>(std::to_string(v).size()); };
   std::uint64_t total = 0;
-  for (const auto& t : concrete_tensors(generated)) {
+  for (const auto& t : generated.tensors) {
+    const bool templated = t.name.find("{E}") != std::string::npos;
     std::uint64_t shape = 0;
-    for (const auto d : t.shape) shape += std::to_string(d).size() + 1;
-    total += kFixed + t.name.size() + dtype_name(t.dtype).size() + shape;
+    for (const auto d : templated ? t.shape : stored_shape(t)) shape += digits(d) + 1;
+    const std::uint64_t entry = kFixed + dtype_name(t.dtype).size() + shape;
+    if (!templated) {
+      total += entry + t.name.size();
+      continue;
+    }
+    for (std::uint32_t i = 0; i < t.instances; ++i) total += entry + t.name.size() - 3 + digits(t.first_instance + i);
   }
   return total;
 }
@@ -151,41 +188,44 @@ Reconciliation reconcile_with_index(const TensorManifest& generated_manifest, co
   return r;
 }
 
-std::vector<std::string> shards_needing_headers(const TensorManifest& generated_manifest, const SafetensorsIndex& index,
-                                                const std::vector<ShardSize>& shards) {
-  const auto generated = expand(generated_manifest);
+struct ShardSizeCheck::Generated {
+  std::unordered_map<std::string, GeneratedTensor> by_name;
+};
+
+ShardSizeCheck::ShardSizeCheck(const TensorManifest& generated, const SafetensorsIndex& index,
+                               std::vector<ShardSize> shards)
+    : manifest_(generated), index_(index), shards_(std::move(shards)),
+      generated_(std::make_unique<Generated>(Generated{expand(generated)})) {
   std::unordered_map<std::string, ShardExpectation> expected;
-  for (const auto& [name, file] : index.weight_map) {
+  for (const auto& [name, file] : index_.weight_map) {
     auto& e = expected[file];
-    if (auto it = generated.find(name); it != generated.end())
-      e.generated_bytes += it->second.bytes;
+    if (auto it = generated_->by_name.find(name); it != generated_->by_name.end())
+      e.generated_bytes += it->second.bytes();
     else
       e.has_extra = true;
   }
-  std::vector<std::string> out;
-  for (const auto& s : shards) {
+  for (const auto& s : shards_) {
     const auto& e = expected[s.file];
-    if (e.has_extra || e.generated_bytes != s.payload_bytes()) out.push_back(s.file);
+    if (e.has_extra || e.generated_bytes != s.payload_bytes()) needing_.push_back(s.file);
   }
-  return out;
 }
 
-Reconciliation reconcile_with_index_and_sizes(const TensorManifest& generated_manifest, const SafetensorsIndex& index,
-                                              const std::vector<ShardSize>& shards,
-                                              const std::vector<NamedHeader>& headers) {
+ShardSizeCheck::~ShardSizeCheck() = default;
+
+Reconciliation ShardSizeCheck::reconcile(const std::vector<NamedHeader>& headers) {
   Reconciliation r;
   r.method = ReconciliationMethod::index_and_shard_sizes;
-  r.generated_tensors = generated_manifest.tensor_count();
-  r.generated_bytes = generated_manifest.payload_bytes();
-  r.shard_count = shards.size();
-  r.index_total_size = index.total_size;
-  auto generated = expand(generated_manifest);
+  r.generated_tensors = manifest_.tensor_count();
+  r.generated_bytes = manifest_.payload_bytes();
+  r.shard_count = shards_.size();
+  r.index_total_size = index_.total_size;
+  auto& generated = generated_->by_name;
   std::unordered_map<std::string, const SafetensorsHeader*> read;
   for (const auto& h : headers) read.emplace(h.file, &h.header);
 
   // Names in shards known by size only: seen (their bytes are checked per shard below).
   std::unordered_map<std::string, ShardExpectation> expected;
-  for (const auto& [name, file] : index.weight_map) {
+  for (const auto& [name, file] : index_.weight_map) {
     if (read.contains(file)) continue;
     ++r.real_tensors;
     auto& e = expected[file];
@@ -197,9 +237,9 @@ Reconciliation reconcile_with_index_and_sizes(const TensorManifest& generated_ma
       continue;
     }
     it->second.seen = true;
-    e.generated_bytes = checked_add(e.generated_bytes, it->second.bytes, "generated bytes of a shard");
+    e.generated_bytes = checked_add(e.generated_bytes, it->second.bytes(), "generated bytes of a shard");
   }
-  for (const auto& s : shards) {
+  for (const auto& s : shards_) {
     r.header_bytes = checked_add(r.header_bytes, 8 + s.header_length, "header bytes");
     if (auto h = read.find(s.file); h != read.end()) {
       ++r.shards_read_in_full;

@@ -115,8 +115,11 @@ TEST(Reconciliation, IndexAndShardSizesCheckBytesPerShard) {
     SCOPED_TRACE(c.what);
     // header lengths 56 and 24: file = 8 + N + payload
     const std::vector<ShardSize> sizes{{"a", 8 + 56 + c.payload_a, 56}, {"b", 8 + 24 + c.payload_b, 24}};
-    EXPECT_EQ(shards_needing_headers(two_tensors_and_experts(), two_shard_index(), sizes), c.needing_headers);
-    const auto r = reconcile_with_index_and_sizes(two_tensors_and_experts(), two_shard_index(), sizes, {});
+    const auto manifest = two_tensors_and_experts();
+    const auto index = two_shard_index();
+    ShardSizeCheck check(manifest, index, sizes);
+    EXPECT_EQ(check.shards_needing_headers(), c.needing_headers);
+    const auto r = check.reconcile({});
     EXPECT_EQ(r.method, ReconciliationMethod::index_and_shard_sizes);
     EXPECT_EQ(r.mismatched_count, c.mismatched);
     EXPECT_EQ(r.mismatch_delta, c.delta);
@@ -135,7 +138,11 @@ TEST(Reconciliation, HeaderOfADifferingShardNamesTheTensor) {
   b.header_length = 24;
   b.tensors = {tensor("model.layers.0.experts.1.w1.weight", Dtype::F32, {2, 4}, 0, 32),  // +16
                tensor("model.layers.0.experts.2.w1.weight", Dtype::BF16, {2, 4}, 32, 48)};
-  const auto r = reconcile_with_index_and_sizes(two_tensors_and_experts(), two_shard_index(), sizes, {{"b", b}});
+  const auto manifest = two_tensors_and_experts();
+  const auto index = two_shard_index();
+  ShardSizeCheck check(manifest, index, sizes);
+  EXPECT_EQ(check.shards_needing_headers(), std::vector<std::string>{"b"});
+  const auto r = check.reconcile({{"b", b}});
   EXPECT_EQ(r.shards_read_in_full, 1u);
   EXPECT_EQ(r.shards_verified_by_size, 1u);
   EXPECT_EQ(r.mismatched_count, 1u);
@@ -153,8 +160,10 @@ TEST(Reconciliation, ExtraNamesAndMissingShardsStillAddUp) {
   index.weight_map["model.norm.weight"] = "c";  // shard c has no size
   index.shard_files = {"a", "b", "c"};
   const std::vector<ShardSize> sizes{{"a", 8 + 56 + 96, 56}, {"b", 8 + 24 + 112, 24}};
-  EXPECT_EQ(shards_needing_headers(two_tensors_and_experts(), index, sizes), std::vector<std::string>{"b"});
-  const auto r = reconcile_with_index_and_sizes(two_tensors_and_experts(), index, sizes, {});
+  const auto manifest = two_tensors_and_experts();
+  ShardSizeCheck check(manifest, index, sizes);
+  EXPECT_EQ(check.shards_needing_headers(), std::vector<std::string>{"b"});
+  const auto r = check.reconcile({});
   EXPECT_EQ(r.extra_count, 2u);
   EXPECT_EQ(r.mismatched_count, 2u);  // shard b by +80 (lm_head's bytes), shard c unsized
   EXPECT_EQ(r.mismatch_delta, 80);
