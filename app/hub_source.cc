@@ -326,10 +326,7 @@ Result<CheckpointRead> read_checkpoint(Context& c, const HubListing& hub, const 
                              c.ref.repo_id, hub.sha)};
   CheckpointRead out;
   out.index_read = index.has_value();
-  if (!selection.ignored.empty())
-    out.notes.push_back(fmt::format("not read: {} ({} file(s) the index does not name: the same weights saved "
-                                             "another way)",
-                                             fmt::join(selection.ignored, ", "), selection.ignored.size()));
+  if (auto note = selection.ignored_note()) out.notes.push_back(*note);
   std::vector<const HubFile*> checkpoint;
   for (const auto& name : selection.shards)
     for (const auto* f : shards)

@@ -4,7 +4,6 @@
 #include "hub_source.h"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <map>
 #include <mutex>
@@ -136,10 +135,7 @@ Result<LoadedModel> from_folder(const fs::path& dir, const std::optional<fs::pat
         present.push_back(entry.path().filename().string());
     const auto selection = select_checkpoint_shards(std::move(present), index ? &*index : nullptr);
     for (const auto& f : selection.shards) shards.push_back(dir / f);
-    if (!selection.ignored.empty())
-      loaded.model.notes.push_back(fmt::format("not read: {} ({} file(s) the index does not name: the same weights "
-                                               "saved another way)",
-                                               fmt::join(selection.ignored, ", "), selection.ignored.size()));
+    if (auto note = selection.ignored_note()) loaded.model.notes.push_back(*note);
   }
   for (const auto& s : shards) {
     auto h = read_shard_header(s);

@@ -4,6 +4,7 @@
 #include "artifact/safetensors_index.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
@@ -109,6 +110,12 @@ Result<SafetensorsIndex> parse_safetensors_index(std::string_view json_text,
     // Not expected (every access is type-checked first); no exception escapes.
     return Error{std::string(origin), "", fmt::format("invalid index: {}", e.what())};
   }
+}
+
+std::optional<std::string> ShardSelection::ignored_note() const {
+  if (ignored.empty()) return std::nullopt;
+  return fmt::format("not read: {} ({} file(s) the index does not name: the same weights saved another way)",
+                     fmt::join(ignored, ", "), ignored.size());
 }
 
 ShardSelection select_checkpoint_shards(std::vector<std::string> present, const SafetensorsIndex* index) {

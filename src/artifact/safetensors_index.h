@@ -47,6 +47,8 @@ struct ShardSelection {
   std::vector<std::string> shards;   // to read, sorted
   std::vector<std::string> ignored;  // present, not named by the index
   std::vector<std::string> absent;   // named by the index, not present
+  // "not read: consolidated.safetensors (...)" for the reader notes, when files were left out.
+  std::optional<std::string> ignored_note() const;
 };
 ShardSelection select_checkpoint_shards(std::vector<std::string> present, const SafetensorsIndex* index);
 

@@ -160,6 +160,8 @@ TEST(ShardSelection, TheIndexDecidesWhichFilesAreTheCheckpoint) {
   EXPECT_EQ(s.shards, (std::vector<std::string>{"model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"}));
   EXPECT_EQ(s.ignored, std::vector<std::string>{"consolidated.safetensors"});
   EXPECT_TRUE(s.absent.empty());
+  EXPECT_EQ(s.ignored_note(), "not read: consolidated.safetensors (1 file(s) the index does not name: the same weights "
+                              "saved another way)");
 
   const auto partial = select_checkpoint_shards({"model-00001-of-00002.safetensors"}, &index);
   EXPECT_EQ(partial.absent, std::vector<std::string>{"model-00002-of-00002.safetensors"});
