@@ -29,16 +29,11 @@ std::unordered_map<std::string, GeneratedTensor> expand(const TensorManifest& m)
   std::unordered_map<std::string, GeneratedTensor> out;
   out.reserve(m.tensor_count());
   for (const auto& t : m.tensors) {
-    const auto pos = t.name.find("{E}");
-    if (pos == std::string::npos) {
+    if (!is_expert_template(t)) {
       out.emplace(t.name, GeneratedTensor{&t, false});
       continue;
     }
-    for (std::uint32_t i = 0; i < t.instances; ++i) {
-      std::string name = t.name;
-      name.replace(pos, 3, std::to_string(t.first_instance + i));
-      out.emplace(std::move(name), GeneratedTensor{&t, true});
-    }
+    for (std::uint32_t i = 0; i < t.instances; ++i) out.emplace(concrete_name(t, i), GeneratedTensor{&t, true});
   }
   return out;
 }
@@ -131,7 +126,7 @@ std::uint64_t estimated_header_bytes(const TensorManifest& generated) {
   const auto digits = [](std::uint64_t v) { return static_cast<std::uint64_t>(std::to_string(v).size()); };
   std::uint64_t total = 0;
   for (const auto& t : generated.tensors) {
-    const bool templated = t.name.find("{E}") != std::string::npos;
+    const bool templated = is_expert_template(t);
     std::uint64_t shape = 0;
     for (const auto d : templated ? t.shape : stored_shape(t)) shape += digits(d) + 1;
     const std::uint64_t entry = kFixed + dtype_name(t.dtype).size() + shape;

@@ -26,7 +26,17 @@ std::string_view storage_format_key(StorageFormat f) {
   return "?";
 }
 
-bool is_fused_slice(const StoredTensor& t) { return t.instances > 1 && t.name.find("{E}") == std::string::npos; }
+bool is_expert_template(const StoredTensor& t) { return t.name.find("{E}") != std::string::npos; }
+
+std::string concrete_name(const StoredTensor& t, std::uint32_t i) {
+  const auto pos = t.name.find("{E}");
+  if (pos == std::string::npos) return t.name;
+  std::string name = t.name;
+  name.replace(pos, 3, std::to_string(t.first_instance + i));
+  return name;
+}
+
+bool is_fused_slice(const StoredTensor& t) { return t.instances > 1 && !is_expert_template(t); }
 
 std::vector<std::uint64_t> stored_shape(const StoredTensor& t) {
   if (!is_fused_slice(t)) return t.shape;
@@ -72,16 +82,12 @@ std::vector<ConcreteTensor> concrete_tensors(const TensorManifest& m) {
   std::vector<ConcreteTensor> out;
   out.reserve(m.tensor_count());
   for (const auto& t : m.tensors) {
-    const auto pos = t.name.find("{E}");
-    if (pos == std::string::npos) {
+    if (!is_expert_template(t)) {
       out.push_back(ConcreteTensor{t.name, t.dtype, stored_shape(t), t.bytes()});
       continue;
     }
-    for (std::uint32_t i = 0; i < t.instances; ++i) {
-      std::string name = t.name;
-      name.replace(pos, 3, std::to_string(t.first_instance + i));
-      out.push_back(ConcreteTensor{std::move(name), t.dtype, t.shape, t.bytes_each});
-    }
+    for (std::uint32_t i = 0; i < t.instances; ++i)
+      out.push_back(ConcreteTensor{concrete_name(t, i), t.dtype, t.shape, t.bytes_each});
   }
   return out;
 }

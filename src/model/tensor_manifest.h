@@ -67,6 +67,12 @@ struct StoredTensor {
 
 std::string_view storage_format_key(StorageFormat f);  // "bf16", "mxfp4", "mxfp4-scale"
 
+// An "{E}" entry: `instances` separate stored tensors, one per expert.
+bool is_expert_template(const StoredTensor& t);
+// The stored name of instance i (0-based) of an "{E}" entry (the expert index
+// first_instance + i in place of "{E}"); the entry's name otherwise.
+std::string concrete_name(const StoredTensor& t, std::uint32_t i);
+
 // Fused expert tensors (gpt-oss): an entry standing for `instances` slices of ONE
 // stored tensor (its name has no "{E}"), as opposed to `instances` separate tensors.
 bool is_fused_slice(const StoredTensor& t);
