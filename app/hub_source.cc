@@ -134,6 +134,28 @@ Result<std::string> file(Context& c, const std::string& name) {
   return std::move(r.body);
 }
 
+// N from a shard's first 8 bytes, checked against the listing's size when it gives one.
+Result<std::uint64_t> header_length(std::string_view first8, const HubFile& f) {
+  auto n = parse_safetensors_header_length(first8.substr(0, 8), f.path);
+  if (!n) return n.error();
+  if (f.has_size && 8 + *n > f.size)
+    return Error{f.path, "", fmt::format("the header length {} runs past the file's {} bytes (the length lies)", *n, f.size)};
+  return n;
+}
+
+// The first range request of a shard: its 8 bytes.
+Result<std::string> fetch_first_eight(Context& c, const HubFile& f, const std::string& url) {
+  auto r = c.http.get(url, c.token, std::pair<std::uint64_t, std::uint64_t>{0, 7});
+  if (r.status != 206 && r.status != 200) return http_error(c, r, f.path);
+  if (r.body.size() < 8)
+    return Error{f.path, "", fmt::format("the first range request returned {} of 8 bytes (truncated)", r.body.size())};
+  return r.body.substr(0, 8);
+}
+
+std::string shard_url(const Context& c, const HubFile& f) {
+  return file_url(c.settings, c.ref.repo_id, c.commit_dir.filename().string(), f.path);
+}
+
 // One shard's header: 8 bytes, then N more, checked against the listing's size.
 Result<NamedHeader> shard_header(Context& c, const HubFile& f) {
   const auto cached = c.commit_dir / "headers" / (f.path + ".header");
@@ -143,21 +165,16 @@ Result<NamedHeader> shard_header(Context& c, const HubFile& f) {
   if (bytes.empty()) {
     if (c.settings.offline)
       return Error{"MODEL", "", fmt::format("{}: HF_HUB_OFFLINE is set and the header of {} is not in the cache", c.ref.repo_id, f.path)};
-    const auto url = file_url(c.settings, c.ref.repo_id, c.commit_dir.filename().string(), f.path);
-    auto first = c.http.get(url, c.token, std::pair<std::uint64_t, std::uint64_t>{0, 7});
-    if (first.status != 206 && first.status != 200) return http_error(c, first, f.path);
-    if (first.body.size() < 8)
-      return Error{f.path, "", fmt::format("the first range request returned {} of 8 bytes (truncated)", first.body.size())};
-    auto n = parse_safetensors_header_length(std::string_view(first.body).substr(0, 8), f.path);
+    const auto url = shard_url(c, f);
+    auto first = fetch_first_eight(c, f, url);
+    if (!first) return first.error();
+    auto n = header_length(*first, f);
     if (!n) return n.error();
-    const auto size = f.has_size ? f.size : 0;
-    if (size > 0 && 8 + *n > size)
-      return Error{f.path, "", fmt::format("the header length {} runs past the file's {} bytes (the length lies)", *n, size)};
     auto rest = c.http.get(url, c.token, std::pair<std::uint64_t, std::uint64_t>{8, 8 + *n - 1});
     if (rest.status != 206 && rest.status != 200) return http_error(c, rest, f.path);
     if (rest.body.size() != *n)
       return Error{f.path, "", fmt::format("the header request returned {} of {} bytes (truncated)", rest.body.size(), *n)};
-    bytes = first.body.substr(0, 8) + rest.body;
+    bytes = *first + rest.body;
     if (c.cache_writes()) write_text(cached, bytes);
   }
   auto n = parse_safetensors_header_length(std::string_view(bytes).substr(0, 8), f.path);
@@ -182,19 +199,14 @@ Result<ShardSize> shard_length(Context& c, const HubFile& f) {
     if (c.settings.offline)
       return Error{"MODEL", "", fmt::format("{}: HF_HUB_OFFLINE is set and the header length of {} is not in the cache",
                                             c.ref.repo_id, f.path)};
-    const auto url = file_url(c.settings, c.ref.repo_id, c.commit_dir.filename().string(), f.path);
-    auto r = c.http.get(url, c.token, std::pair<std::uint64_t, std::uint64_t>{0, 7});
-    if (r.status != 206 && r.status != 200) return http_error(c, r, f.path);
-    if (r.body.size() < 8)
-      return Error{f.path, "", fmt::format("the first range request returned {} of 8 bytes (truncated)", r.body.size())};
-    first = r.body.substr(0, 8);
+    auto fetched = fetch_first_eight(c, f, shard_url(c, f));
+    if (!fetched) return fetched.error();
+    first = std::move(fetched).value();
     if (c.cache_writes()) write_text(cached, first);
   }
-  auto n = parse_safetensors_header_length(std::string_view(first).substr(0, 8), f.path);
+  auto n = header_length(first, f);
   if (!n) return n.error();
   if (!f.has_size) return Error{f.path, "size", "the listing gives no size for this shard; use --shard-headers all"};
-  if (8 + *n > f.size)
-    return Error{f.path, "", fmt::format("the header length {} runs past the file's {} bytes (the length lies)", *n, f.size)};
   return ShardSize{f.path, f.size, *n};
 }
 
