@@ -16,15 +16,13 @@
 #include <utility>
 
 #include "artifact/artifact_json.h"
+#include "core/json_read.h"
 
 namespace preflight {
 
 namespace {
 
 using nlohmann::json;
-using artifact::pointer_token;
-using artifact::quote;
-using artifact::show;
 
 constexpr std::uint64_t kU64Max = std::numeric_limits<std::uint64_t>::max();
 
@@ -143,7 +141,7 @@ std::string license_of(const json& doc) {
 }
 
 Result<HubListing> parse_listing_checked(std::string_view json_text, std::string_view origin) {
-  auto doc = artifact::parse_json_document(json_text, origin, "");
+  auto doc = parse_json(json_text, origin, "");
   if (!doc) return doc.error();
   if (!doc->is_object())
     return Error{std::string(origin), "",

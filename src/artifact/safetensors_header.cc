@@ -17,15 +17,13 @@
 #include <utility>
 
 #include "artifact/artifact_json.h"
+#include "core/json_read.h"
 
 namespace preflight {
 
 namespace {
 
 using nlohmann::json;
-using artifact::pointer_token;
-using artifact::quote;
-using artifact::show;
 
 constexpr std::uint64_t kU64Max = std::numeric_limits<std::uint64_t>::max();
 constexpr std::string_view kLengthField = "header length";
@@ -259,7 +257,7 @@ Result<SafetensorsHeader> parse_header_checked(std::string_view header_json,
     return Error{std::string(origin), "header",
                  fmt::format("must begin with '{{' (0x7B), got {}", byte_text(header_json.front()))};
 
-  auto doc = artifact::parse_json_document(header_json, origin, "header");
+  auto doc = parse_json(header_json, origin, "header");
   if (!doc) return doc.error();
   if (!doc->is_object())  // unreachable after '{', kept so the reader never assumes
     return Error{std::string(origin), "header",

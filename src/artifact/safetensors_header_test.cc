@@ -215,7 +215,7 @@ TEST(SafetensorsBadInput, EachProblemIsOneLocatedLine) {
        "parsing value - invalid literal; last read: '{} x'; expected end of input"},
       {"ill-formed UTF-8", shard("{\"w\xff\":1}"), 0,
        "s.safetensors: header: invalid JSON: parse error at line 1, column 4: syntax error while "
-       "parsing object key - invalid string: ill-formed UTF-8 byte; last read: '\"w?'; expected "
+       "parsing object key - invalid string: ill-formed UTF-8 byte; last read: '\"w\\xff'; expected "
        "string literal"},
       {"nested too deep", shard("{\"w\":" + std::string(600, '[')), 0,
        "s.safetensors: header: invalid JSON: nested deeper than 512 levels"},

@@ -12,15 +12,13 @@
 #include <utility>
 
 #include "artifact/artifact_json.h"
+#include "core/json_read.h"
 
 namespace preflight {
 
 namespace {
 
 using nlohmann::json;
-using artifact::pointer_token;
-using artifact::quote;
-using artifact::show;
 
 // metadata.total_size / total_parameters: an integer as Python's json writes
 // it, or a string of digits as some converters write it.
@@ -41,7 +39,7 @@ std::optional<Error> read_metadata_count(const json& metadata, std::string_view 
 }
 
 Result<SafetensorsIndex> parse_index_checked(std::string_view json_text, std::string_view origin) {
-  auto doc = artifact::parse_json_document(json_text, origin, "");
+  auto doc = parse_json(json_text, origin, "");
   if (!doc) return doc.error();
   json& root = doc.value();
   if (!root.is_object())

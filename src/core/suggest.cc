@@ -1,5 +1,7 @@
 #include "core/suggest.h"
 
+#include "core/text.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -38,8 +40,8 @@ std::string nearest_name(std::string_view wanted, const std::vector<std::string>
 std::string unknown_name_message(std::string_view what, std::string_view wanted,
                                  const std::vector<std::string>& candidates, std::string_view list_command) {
   const auto near = nearest_name(wanted, candidates);
-  if (near.empty()) return fmt::format("unknown {} '{}' ({} lists the catalogue)", what, wanted, list_command);
-  return fmt::format("unknown {} '{}'; did you mean '{}'? ({} lists the catalogue)", what, wanted, near,
+  if (near.empty()) return fmt::format("unknown {} {} ({} lists the catalogue)", what, echo(wanted), list_command);
+  return fmt::format("unknown {} {}; did you mean '{}'? ({} lists the catalogue)", what, echo(wanted), near,
                      list_command);
 }
 

@@ -35,11 +35,11 @@ Result<double> parse_decimal(std::string_view number, std::string_view text, std
   for (char c : number)
     if (c != '_' && c != ',') digits.push_back(c);
   if (digits.empty() || digits == ".")
-    return Error{std::string(origin), "", fmt::format("expected {}, got '{}'", what, text)};
+    return Error{std::string(origin), "", fmt::format("expected {}, got {}", what, echo(text))};
   double v = 0;
   auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
   if (ec != std::errc() || ptr != digits.data() + digits.size() || !std::isfinite(v))
-    return Error{std::string(origin), "", fmt::format("expected {}, got '{}'", what, text)};
+    return Error{std::string(origin), "", fmt::format("expected {}, got {}", what, echo(text))};
   return v;
 }
 
@@ -47,9 +47,9 @@ Result<std::uint64_t> scale_to_integer(double v, double multiplier, std::string_
                                        std::string_view origin, std::string_view what) {
   const double scaled = v * multiplier;
   if (scaled >= 1.8e19)
-    return Error{std::string(origin), "", fmt::format("{} '{}' is too large", what, text)};
+    return Error{std::string(origin), "", fmt::format("{} {} is too large", what, echo(text))};
   if (scaled != std::floor(scaled))
-    return Error{std::string(origin), "", fmt::format("{} '{}' is not a whole number", what, text)};
+    return Error{std::string(origin), "", fmt::format("{} {} is not a whole number", what, echo(text))};
   return static_cast<std::uint64_t>(scaled);
 }
 
@@ -58,20 +58,20 @@ Result<std::uint64_t> scale_to_integer(double v, double multiplier, std::string_
 Result<std::uint64_t> parse_positive_integer(std::string_view text, std::string_view origin) {
   auto t = trim(text);
   if (!t.empty() && t.front() == '-')
-    return Error{std::string(origin), "", fmt::format("must be a positive integer, got '{}'", text)};
+    return Error{std::string(origin), "", fmt::format("must be a positive integer, got {}", echo(text))};
   std::uint64_t v = 0;
   auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
   if (t.empty() || ec != std::errc() || ptr != t.data() + t.size())
-    return Error{std::string(origin), "", fmt::format("expected a positive integer, got '{}'", text)};
+    return Error{std::string(origin), "", fmt::format("expected a positive integer, got {}", echo(text))};
   if (v == 0)
-    return Error{std::string(origin), "", fmt::format("must be at least 1, got '{}'", text)};
+    return Error{std::string(origin), "", fmt::format("must be at least 1, got {}", echo(text))};
   return v;
 }
 
 Result<std::uint64_t> parse_token_count(std::string_view text, std::string_view origin) {
   auto t = trim(text);
   if (!t.empty() && t.front() == '-')
-    return Error{std::string(origin), "", fmt::format("token count must be positive, got '{}'", text)};
+    return Error{std::string(origin), "", fmt::format("token count must be positive, got {}", echo(text))};
   std::string_view number, suffix;
   split_number(t, number, suffix);
   auto v = parse_decimal(number, text, origin, "a token count such as 131072, 128K or 1M");
@@ -84,19 +84,19 @@ Result<std::uint64_t> parse_token_count(std::string_view text, std::string_view 
   else if (s == "g") mult = 1073741824.0;
   else
     return Error{std::string(origin), "",
-                 fmt::format("unknown suffix '{}' in '{}' (use K = 1,024 or M = 1,048,576 tokens)",
-                             suffix, text)};
+                 fmt::format("unknown suffix {} in {} (use K = 1,024 or M = 1,048,576 tokens)",
+                             echo(suffix), echo(text))};
   auto n = scale_to_integer(*v, mult, text, origin, "token count");
   if (!n) return n;
   if (*n == 0)
-    return Error{std::string(origin), "", fmt::format("token count must be at least 1, got '{}'", text)};
+    return Error{std::string(origin), "", fmt::format("token count must be at least 1, got {}", echo(text))};
   return n;
 }
 
 Result<std::uint64_t> parse_byte_size(std::string_view text, std::string_view origin) {
   auto t = trim(text);
   if (!t.empty() && t.front() == '-')
-    return Error{std::string(origin), "", fmt::format("size must be positive, got '{}'", text)};
+    return Error{std::string(origin), "", fmt::format("size must be positive, got {}", echo(text))};
   std::string_view number, suffix;
   split_number(t, number, suffix);
   auto v = parse_decimal(number, text, origin, "a size such as 8GiB or 20GB");
@@ -114,8 +114,8 @@ Result<std::uint64_t> parse_byte_size(std::string_view text, std::string_view or
   else if (s == "tb") mult = 1e12;
   else
     return Error{std::string(origin), "",
-                 fmt::format("unknown unit '{}' in '{}' (use B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)",
-                             suffix, text)};
+                 fmt::format("unknown unit {} in {} (use B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)",
+                             echo(suffix), echo(text))};
   return scale_to_integer(std::round(*v * mult), 1, text, origin, "size");
 }
 
@@ -125,7 +125,7 @@ Result<ReserveSpec> parse_reserve(std::string_view text, std::string_view origin
     auto v = parse_decimal(t.substr(0, t.size() - 1), text, origin, "a percentage such as 10%");
     if (!v) return v.error();
     if (*v < 0 || *v >= 100)
-      return Error{std::string(origin), "", fmt::format("percentage must be in [0, 100), got '{}'", text)};
+      return Error{std::string(origin), "", fmt::format("percentage must be in [0, 100), got {}", echo(text))};
     ReserveSpec r;
     r.is_percent = true;
     r.percent = *v;
@@ -144,17 +144,17 @@ Result<GpuSpec> parse_gpu_spec(std::string_view text, std::string_view origin) {
   const auto x = t.find_first_of("xX");
   if (x == std::string_view::npos || x == 0 || x + 1 >= t.size())
     return Error{std::string(origin), "",
-                 fmt::format("expected COUNTxFAMILY such as 8xH100, got '{}'", text)};
+                 fmt::format("expected COUNTxFAMILY such as 8xH100, got {}", echo(text))};
   auto count_text = t.substr(0, x);
   if (count_text.front() == '-')
-    return Error{std::string(origin), "", fmt::format("GPU count must be at least 1, got '{}'", text)};
+    return Error{std::string(origin), "", fmt::format("GPU count must be at least 1, got {}", echo(text))};
   std::uint64_t count = 0;
   auto [ptr, ec] = std::from_chars(count_text.data(), count_text.data() + count_text.size(), count);
   if (ec != std::errc() || ptr != count_text.data() + count_text.size())
     return Error{std::string(origin), "",
-                 fmt::format("expected COUNTxFAMILY such as 8xH100, got '{}'", text)};
+                 fmt::format("expected COUNTxFAMILY such as 8xH100, got {}", echo(text))};
   if (count == 0)
-    return Error{std::string(origin), "", fmt::format("GPU count must be at least 1, got '{}'", text)};
+    return Error{std::string(origin), "", fmt::format("GPU count must be at least 1, got {}", echo(text))};
   if (count > 65536)
     return Error{std::string(origin), "", fmt::format("GPU count {} is beyond 65,536", count)};
   return GpuSpec{count, std::string(trim(t.substr(x + 1)))};

@@ -7,11 +7,10 @@
 #include <stdexcept>
 
 #include "artifact/artifact_json.h"
+#include "core/json_read.h"
 #include "embedded_files.h"
 
 using preflight::artifact::as_count;
-using preflight::artifact::parse_json_document;
-using preflight::artifact::show;
 
 namespace preflight {
 
@@ -31,7 +30,7 @@ Result<EngineVersion> parse_engine_version(const std::string& text, const std::s
     if (i < text.size() && text[i] == '.') ++i;
     else break;
   }
-  if (n < 2) return Error{origin, "", fmt::format("expected a version such as 0.19.0, got {}", artifact::quote(text))};
+  if (n < 2) return Error{origin, "", fmt::format("expected a version such as 0.19.0, got {}", quote(text))};
   return v;
 }
 
@@ -230,7 +229,7 @@ Result<SglangProfile> read_sglang(const Reader& r) {
 }  // namespace
 
 Result<EngineProfiles> parse_engine_profiles(const std::string& text, const std::string& origin) {
-  auto doc = parse_json_document(text, origin, "");
+  auto doc = parse_json(text, origin, "");
   if (!doc) return doc.error();
   const Reader root{*doc, origin, ""};
   EngineProfiles out;

@@ -3,7 +3,7 @@
 // the JSON pointer of the bad field.
 #include "engine/engine_profile.h"
 
-#include "artifact/artifact_json.h"
+#include "core/json_read.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -55,7 +55,7 @@ TEST(EngineVersion, RejectsTextWithoutMajorAndMinor) {
     const auto v = parse_engine_version(text, "--engine-version");
     ASSERT_FALSE(v.ok());
     EXPECT_EQ(v.error().origin, "--engine-version");
-    EXPECT_EQ(v.error().message, std::string("expected a version such as 0.19.0, got ") + artifact::quote(text));
+    EXPECT_EQ(v.error().message, std::string("expected a version such as 0.19.0, got ") + quote(text));
   }
 }
 

@@ -23,6 +23,8 @@
 #include <utility>
 
 #include "core/bytes.h"
+#include "core/json_read.h"
+#include "core/text.h"
 #include "embedded_files.h"
 
 namespace preflight {
@@ -53,44 +55,6 @@ constexpr double kMaxPrice = 1e6;
 constexpr std::uint64_t kMaxCount = 1'000'000;  // gpus_per_node, tdp_w
 
 constexpr std::string_view kMissing = "missing (required)";
-
-// The offending value as the user wrote it (JSON), on one line and short.
-std::string show(const json& v) {
-  std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);
-  constexpr std::size_t kMax = 60;
-  if (s.size() > kMax) {
-    std::size_t cut = kMax;
-    // Do not split a UTF-8 sequence.
-    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
-    s = s.substr(0, cut) + "...";
-  }
-  return s;
-}
-
-// nlohmann's messages are one line already, but "last read" may quote raw bytes.
-std::string one_line(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) out.push_back(static_cast<unsigned char>(c) < 0x20 ? ' ' : c);
-  return out;
-}
-
-// nlohmann's "last read: '...'" can quote everything since the previous token,
-// which for trailing garbage is the whole document; keep only its tail.
-std::string shorten_last_read(std::string message) {
-  constexpr std::string_view kOpen = "; last read: '";
-  constexpr std::size_t kKeep = 40;
-  const std::size_t open = message.find(kOpen);
-  if (open == std::string::npos) return message;
-  const std::size_t start = open + kOpen.size();
-  const std::size_t close = message.find("'; ", start);
-  const std::size_t end = close == std::string::npos ? message.size() : close;
-  if (end - start <= kKeep) return message;
-  std::size_t cut = end - (kKeep - 3);
-  // Do not split a UTF-8 sequence.
-  while (cut < end && (static_cast<unsigned char>(message[cut]) & 0xC0) == 0x80) ++cut;
-  return message.substr(0, start) + "..." + message.substr(cut);
-}
 
 // Where a value sits: the origin (file name) and the JSON pointer of its parent.
 struct Where {
@@ -357,19 +321,6 @@ Result<Accelerator> build_entry(const json& e, const Where& w, bool complete,
   return a;
 }
 
-Result<json> parse_json(std::string_view text, std::string_view origin) {
-  try {
-    return json::parse(text.begin(), text.end());
-  } catch (const json::exception& e) {
-    // what() is "[json.exception.parse_error.101] parse error at line 1, ...".
-    std::string_view what = e.what();
-    if (auto close = what.find("] "); what.starts_with("[json.exception.") &&
-                                      close != std::string_view::npos)
-      what.remove_prefix(close + 2);
-    return Error{std::string(origin), "", "invalid JSON: " + shorten_last_read(one_line(what))};
-  }
-}
-
 // The top level: {"schema": "preflight.gpus/1", "note": "...", "accelerators": [...]}.
 Result<const json*> accelerators_of(const json& doc, std::string_view origin) {
   if (!doc.is_object())
@@ -454,7 +405,7 @@ Result<GpuCatalogue> GpuCatalogue::parse(std::string_view json_text, std::string
   } catch (const json::exception& e) {
     // Not expected (every access above is type-checked first); kept so that no
     // exception escapes a parser fed arbitrary input.
-    return Error{std::string(origin), "", "invalid catalogue: " + one_line(e.what())};
+    return Error{std::string(origin), "", "invalid catalogue: " + escape_control(e.what())};
   }
 }
 
@@ -472,7 +423,7 @@ const GpuCatalogue& GpuCatalogue::embedded() {
 Result<GpuCatalogue> GpuCatalogue::merged_with(std::string_view override_json,
                                                std::string_view origin) const {
   try {
-    auto doc = parse_json(override_json, origin);
+    auto doc = parse_json(override_json, origin);  // core/json_read.h: depth-bounded, duplicate keys refused
     if (!doc) return doc.error();
     auto list = accelerators_of(*doc, origin);
     if (!list) return list.error();
@@ -537,7 +488,7 @@ Result<GpuCatalogue> GpuCatalogue::merged_with(std::string_view override_json,
       merged.raw_entries_.push_back(r.dump(-1, ' ', false, json::error_handler_t::replace));
     return merged;
   } catch (const json::exception& e) {
-    return Error{std::string(origin), "", "invalid catalogue: " + one_line(e.what())};
+    return Error{std::string(origin), "", "invalid catalogue: " + escape_control(e.what())};
   }
 }
 

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "embedded_files.h"
+#include "core/json_read.h"
 #include "hardware/gpu_catalogue.h"
 #include "model/json_fields.h"
 
@@ -14,8 +15,10 @@ namespace preflight {
 
 Result<std::vector<GpuArch>> parse_gpu_archs(std::string_view json_text, std::string_view origin) {
   const std::string where(origin);
-  const auto doc = nlohmann::json::parse(json_text, nullptr, false);
-  if (doc.is_discarded() || !doc.is_object()) return Error{where, "", "not a JSON object"};
+  const auto parsed = parse_json(json_text, origin);
+  if (!parsed) return parsed.error();
+  const nlohmann::json& doc = *parsed;
+  if (!doc.is_object()) return Error{where, "", "not a JSON object"};
   if (!doc.contains("architectures") || !doc["architectures"].is_array())
     return Error{where, "/architectures", "missing list"};
   std::vector<GpuArch> out;

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "embedded_files.h"
+#include "core/json_read.h"
 #include "model/json_fields.h"
 
 namespace preflight {
@@ -88,7 +89,7 @@ Result<Recipe> parse_recipe(const nlohmann::json& node, const std::string& origi
   if (node.contains("env")) {
     if (!node["env"].is_object()) return f.error("env", "expected an object of strings");
     for (const auto& [key, value] : node["env"].items()) {
-      if (!value.is_string()) return f.error("env", fmt::format("{}: expected a string, got {}", key, json_brief(value)));
+      if (!value.is_string()) return f.error("env", fmt::format("{}: expected a string, got {}", key, show(value)));
       r.env.emplace_back(key, value.get<std::string>());
     }
   }
@@ -103,8 +104,10 @@ bool contains(const std::vector<std::string>& list, const std::string& item) {
 
 Result<std::vector<Recipe>> parse_recipes(std::string_view json_text, std::string_view origin) {
   const std::string where(origin);
-  const auto doc = nlohmann::json::parse(json_text, nullptr, false);
-  if (doc.is_discarded() || !doc.is_object()) return Error{where, "", "not a JSON object"};
+  const auto parsed = parse_json(json_text, origin);
+  if (!parsed) return parsed.error();
+  const nlohmann::json& doc = *parsed;
+  if (!doc.is_object()) return Error{where, "", "not a JSON object"};
   if (!doc.contains("recipes") || !doc["recipes"].is_array()) return Error{where, "/recipes", "missing list"};
   std::vector<Recipe> out;
   std::set<std::string> ids;

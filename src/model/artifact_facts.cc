@@ -3,13 +3,15 @@
 #include <nlohmann/json.hpp>
 
 #include "model/json_fields.h"
+#include "core/json_read.h"
 
 namespace preflight {
 
 Result<ArtifactFacts> parse_artifact_facts(std::string_view json_text, std::string_view origin) {
-  nlohmann::json doc = nlohmann::json::parse(json_text, nullptr, false);
-  if (doc.is_discarded() || !doc.is_object())
-    return Error{std::string(origin), "", "not a JSON object"};
+  auto parsed = parse_json(json_text, origin);
+  if (!parsed) return parsed.error();
+  const nlohmann::json& doc = *parsed;
+  if (!doc.is_object()) return Error{std::string(origin), "", "not a JSON object"};
   JsonFields root(doc, std::string(origin));
   ArtifactFacts f;
   auto str = [&](std::string_view key, std::string& out) -> std::optional<Error> {

@@ -44,7 +44,7 @@ std::optional<Error> read_positive_integers(const JsonFields& node, std::initial
 Result<bool> read_flag(const JsonFields& node, std::string_view key, bool fallback) {
   if (!node.has(key)) return fallback;
   const auto& v = node.node()[std::string(key)];
-  if (!v.is_boolean()) return node.error(key, fmt::format("expected true or false, got {}", json_brief(v)));
+  if (!v.is_boolean()) return node.error(key, fmt::format("expected true or false, got {}", show(v)));
   return v.get<bool>();
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "model/families/families.h"
+#include "core/json_read.h"
 #include "model/json_fields.h"
 
 namespace preflight {
@@ -26,8 +27,10 @@ const std::vector<FamilyRow>& family_registry() {
 }
 
 Result<ModelSpec> build_model_from_config(std::string_view config_json, std::string_view origin) {
-  nlohmann::json doc = nlohmann::json::parse(config_json, nullptr, false);
-  if (doc.is_discarded()) return Error{std::string(origin), "", "not valid JSON"};
+  // config.json is read as transformers reads it (Python's json: a repeated key keeps its last value).
+  auto parsed = parse_json(config_json, origin, "", DuplicateKeys::last_wins);
+  if (!parsed) return parsed.error();
+  const nlohmann::json& doc = *parsed;
   if (!doc.is_object()) return Error{std::string(origin), "", "expected a JSON object at the top level"};
   std::string model_type;
   if (doc.contains("model_type") && doc["model_type"].is_string()) model_type = doc["model_type"].get<std::string>();

@@ -4,12 +4,6 @@
 
 namespace preflight {
 
-std::string json_brief(const nlohmann::json& value) {
-  std::string text = value.dump();
-  if (text.size() > 40) text = text.substr(0, 37) + "...";
-  return text;
-}
-
 bool JsonFields::has(std::string_view key) const {
   return node_->is_object() && node_->contains(std::string(key)) && !(*node_)[std::string(key)].is_null();
 }
@@ -17,7 +11,7 @@ bool JsonFields::has(std::string_view key) const {
 Result<JsonFields> JsonFields::object(std::string_view key) const {
   if (!has(key)) return error(key, "missing object");
   const auto& v = (*node_)[std::string(key)];
-  if (!v.is_object()) return error(key, fmt::format("expected an object, got {}", json_brief(v)));
+  if (!v.is_object()) return error(key, fmt::format("expected an object, got {}", show(v)));
   return JsonFields(v, origin_, pointer_to(key));
 }
 
@@ -26,7 +20,7 @@ Result<std::uint64_t> JsonFields::non_negative_integer(std::string_view key) con
   const auto& v = (*node_)[std::string(key)];
   if (v.is_number_unsigned()) return v.get<std::uint64_t>();
   if (v.is_number_integer() && v.get<std::int64_t>() >= 0) return static_cast<std::uint64_t>(v.get<std::int64_t>());
-  return error(key, fmt::format("expected a non-negative integer, got {}", json_brief(v)));
+  return error(key, fmt::format("expected a non-negative integer, got {}", show(v)));
 }
 
 Result<std::uint64_t> JsonFields::positive_integer(std::string_view key) const {
@@ -38,7 +32,7 @@ Result<std::uint64_t> JsonFields::positive_integer(std::string_view key) const {
     if (n > (1ULL << 40)) return error(key, fmt::format("value {} is implausibly large", n));
     return n;
   }
-  return error(key, fmt::format("expected a positive integer, got {}", json_brief(v)));
+  return error(key, fmt::format("expected a positive integer, got {}", show(v)));
 }
 
 Result<std::uint64_t> JsonFields::positive_integer_or(std::string_view key, std::uint64_t fallback) const {
@@ -49,7 +43,7 @@ Result<std::uint64_t> JsonFields::positive_integer_or(std::string_view key, std:
 Result<std::string> JsonFields::string(std::string_view key) const {
   if (!has(key)) return error(key, "missing string");
   const auto& v = (*node_)[std::string(key)];
-  if (!v.is_string()) return error(key, fmt::format("expected a string, got {}", json_brief(v)));
+  if (!v.is_string()) return error(key, fmt::format("expected a string, got {}", show(v)));
   return v.get<std::string>();
 }
 
@@ -61,13 +55,13 @@ Result<std::string> JsonFields::string_or(std::string_view key, std::string fall
 Result<std::vector<std::uint64_t>> JsonFields::integer_list(std::string_view key) const {
   if (!has(key)) return error(key, "missing list of integers");
   const auto& v = (*node_)[std::string(key)];
-  if (!v.is_array()) return error(key, fmt::format("expected a list of integers, got {}", json_brief(v)));
+  if (!v.is_array()) return error(key, fmt::format("expected a list of integers, got {}", show(v)));
   std::vector<std::uint64_t> out;
   for (std::size_t i = 0; i < v.size(); ++i) {
     const auto& item = v[i];
     if (!item.is_number_integer() || item.get<std::int64_t>() < 0)
       return Error{origin_, fmt::format("{}/{}", pointer_to(key), i),
-                   fmt::format("expected a non-negative integer, got {}", json_brief(item))};
+                   fmt::format("expected a non-negative integer, got {}", show(item))};
     out.push_back(item.get<std::uint64_t>());
   }
   return out;
@@ -76,12 +70,12 @@ Result<std::vector<std::uint64_t>> JsonFields::integer_list(std::string_view key
 Result<std::vector<std::string>> JsonFields::string_list(std::string_view key) const {
   if (!has(key)) return std::vector<std::string>{};
   const auto& v = (*node_)[std::string(key)];
-  if (!v.is_array()) return error(key, fmt::format("expected a list of strings, got {}", json_brief(v)));
+  if (!v.is_array()) return error(key, fmt::format("expected a list of strings, got {}", show(v)));
   std::vector<std::string> out;
   for (std::size_t i = 0; i < v.size(); ++i) {
     if (!v[i].is_string())
       return Error{origin_, fmt::format("{}/{}", pointer_to(key), i),
-                   fmt::format("expected a string, got {}", json_brief(v[i]))};
+                   fmt::format("expected a string, got {}", show(v[i]))};
     out.push_back(v[i].get<std::string>());
   }
   return out;

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/json_read.h"  // show(): a bounded rendering of a value for error messages
 #include "core/result.h"
 
 namespace preflight {
@@ -45,8 +46,5 @@ class JsonFields {
   std::string origin_;
   std::string pointer_;
 };
-
-// Short rendering of a JSON value for error messages (truncated to 40 chars).
-std::string json_brief(const nlohmann::json& value);
 
 }  // namespace preflight

@@ -57,7 +57,8 @@ TEST(KimiK3ConfigErrors, EachBadFieldIsNamed) {
 }
 
 TEST(KimiK3ConfigErrors, NotJsonAtAll) {
-  EXPECT_EQ(build_kimi_k3_model("{", "config.json").error().to_string(), "config.json: not valid JSON");
+  EXPECT_EQ(build_kimi_k3_model("{", "config.json").error().to_string(), "config.json: invalid JSON: parse error at line 1, column 2: syntax error while parsing object key - unexpected "
+            "end of input; expected string literal");
   EXPECT_EQ(build_kimi_k3_model("[]", "config.json").error().to_string(),
             "config.json: expected a JSON object at the top level");
 }

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "core/suggest.h"
+#include "core/json_read.h"
 #include "core/text.h"
 #include "embedded_files.h"
 #include "model/family_registry.h"
@@ -15,8 +16,10 @@
 namespace preflight {
 
 Result<std::vector<CatalogueModel>> parse_model_catalogue(std::string_view json_text, std::string_view origin) {
-  nlohmann::json doc = nlohmann::json::parse(json_text, nullptr, false);
-  if (doc.is_discarded() || !doc.is_object()) return Error{std::string(origin), "", "not a JSON object"};
+  auto parsed = parse_json(json_text, origin);
+  if (!parsed) return parsed.error();
+  nlohmann::json& doc = parsed.value();
+  if (!doc.is_object()) return Error{std::string(origin), "", "not a JSON object"};
   if (!doc.contains("models") || !doc["models"].is_array()) return Error{std::string(origin), "/models", "missing list"};
   std::vector<CatalogueModel> out;
   for (std::size_t i = 0; i < doc["models"].size(); ++i) {

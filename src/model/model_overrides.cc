@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "core/bytes.h"
+#include "core/json_read.h"
 #include "model/family_registry.h"
 
 namespace preflight {
@@ -213,8 +214,9 @@ Result<ModelSpec> apply_model_overrides(ModelSpec files, std::string_view config
   const bool quantize = quantize_requested(o.quantize);
   ModelSpec m;
   if (quantize) {
-    nlohmann::json doc = nlohmann::json::parse(config_json, nullptr, false);
-    if (doc.is_discarded()) return Error{std::string(origin), "", "not valid JSON"};
+    auto parsed = parse_json(config_json, origin, "", DuplicateKeys::last_wins);
+    if (!parsed) return parsed.error();
+    nlohmann::json& doc = parsed.value();
     if (auto e = inject_quantization(doc, o.quantize, origin)) return *e;
     auto built = build_model_from_config(doc.dump(), origin);
     if (!built) return built.error();

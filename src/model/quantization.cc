@@ -145,7 +145,7 @@ Result<std::vector<NamePattern>> compile_list(const JsonFields& node, std::strin
 Result<bool> read_bool(const JsonFields& node, std::string_view key, bool fallback) {
   if (!node.has(key)) return fallback;
   const auto& v = node.node()[std::string(key)];
-  if (!v.is_boolean()) return node.error(key, fmt::format("expected true or false, got {}", json_brief(v)));
+  if (!v.is_boolean()) return node.error(key, fmt::format("expected true or false, got {}", show(v)));
   return v.get<bool>();
 }
 
@@ -157,7 +157,7 @@ Result<std::uint64_t> read_group_size(const JsonFields& node, std::string_view k
   // nlohmann reads non-negative literals as unsigned and negative ones as signed.
   if (v.is_number_integer() && !v.is_number_unsigned() && v.get<std::int64_t>() == -1) return std::uint64_t{0};
   if (v.is_number_unsigned() && v.get<std::uint64_t>() > 0) return node.positive_integer(key);
-  return node.error(key, fmt::format("expected a positive integer or -1, got {}", json_brief(v)));
+  return node.error(key, fmt::format("expected a positive integer or -1, got {}", show(v)));
 }
 
 // One dimension of a scale block ([rows, columns]), located on its list entry.
@@ -293,7 +293,7 @@ Result<QuantGroup> parse_ct_group(const JsonFields& groups, const std::string& k
     const auto& a = w->node()["actorder"];
     if (a.is_boolean()) group.group_index = a.get<bool>();  // legacy `true` means "group"
     else if (a.is_string()) group.group_index = a.get<std::string>() == "group";
-    else return w->error("actorder", fmt::format("expected a string or a boolean, got {}", json_brief(a)));
+    else return w->error("actorder", fmt::format("expected a string or a boolean, got {}", show(a)));
   }
   if (w->has("scale_dtype")) {
     auto sd = w->string("scale_dtype");
@@ -315,7 +315,7 @@ Result<QuantGroup> parse_ct_group(const JsonFields& groups, const std::string& k
     const auto& dyn = in->node().contains("dynamic") ? in->node()["dynamic"] : nlohmann::json();
     const bool dynamic_true = dyn.is_boolean() && dyn.get<bool>();
     if (!dyn.is_null() && !dyn.is_boolean() && !(dyn.is_string() && dyn.get<std::string>() == "local"))
-      return in->error("dynamic", fmt::format("expected true, false or \"local\", got {}", json_brief(dyn)));
+      return in->error("dynamic", fmt::format("expected true, false or \"local\", got {}", show(dyn)));
     auto in_bits = in->positive_integer_or("num_bits", 8);
     if (!in_bits) return in_bits.error();
     auto in_type = in->string_or("type", "int");
@@ -521,7 +521,7 @@ Result<QuantizationScheme> parse_gptq(const JsonFields& q, QuantizationScheme sc
                    fmt::format("GPTQ checkpoint format '{}' is not supported yet (expected gptq or gptq_v2)", *ckpt));
   if (q.has("dynamic")) {
     const auto& d = q.node()["dynamic"];
-    if (!d.is_object()) return q.error("dynamic", fmt::format("expected an object, got {}", json_brief(d)));
+    if (!d.is_object()) return q.error("dynamic", fmt::format("expected an object, got {}", show(d)));
     if (!d.empty()) return q.error("dynamic", "per-module GPTQ overrides ('dynamic') are not supported yet");
   }
   auto ignore = read_not_convert(q, {"modules_to_not_convert"});

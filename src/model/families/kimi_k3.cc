@@ -1,5 +1,6 @@
 #include "model/kimi_k3_family.h"
 #include "model/families/families.h"
+#include "core/json_read.h"
 #include "model/family_common.h"
 
 #include <fmt/format.h>
@@ -195,15 +196,15 @@ void add_vision_tensors(TensorList& t, const VisionDims& v, Dtype dt) {
 }  // namespace
 
 bool is_kimi_k3_config(std::string_view config_json) {
-  auto doc = nlohmann::json::parse(config_json, nullptr, false);
-  return !doc.is_discarded() && doc.is_object() && doc.value("model_type", "") == "kimi_k3";
+  auto doc = parse_json(config_json, "config.json", "", DuplicateKeys::last_wins);
+  return doc && doc->is_object() && doc->value("model_type", "") == "kimi_k3";
 }
 
 Result<ModelSpec> build_kimi_k3_model(std::string_view config_json, std::string_view origin) {
-  nlohmann::json doc = nlohmann::json::parse(config_json, nullptr, false);
-  if (doc.is_discarded()) return Error{std::string(origin), "", "not valid JSON"};
-  if (!doc.is_object()) return Error{std::string(origin), "", "expected a JSON object at the top level"};
-  return build_kimi_k3(doc, origin);
+  auto doc = parse_json(config_json, origin, "", DuplicateKeys::last_wins);
+  if (!doc) return doc.error();
+  if (!doc->is_object()) return Error{std::string(origin), "", "expected a JSON object at the top level"};
+  return build_kimi_k3(*doc, origin);
 }
 
 Result<ModelSpec> build_kimi_k3(const nlohmann::json& doc, std::string_view origin) {
