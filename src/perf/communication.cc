@@ -43,9 +43,11 @@ RankStepComm rank_step_comm(const PerfInputs& in, const FormatPlacement& placeme
       out.inter_node = checked_add(out.inter_node, bytes, "communication bytes");
       const double rate = nic > 0 ? nic : nvlink;
       if (rate > 0) out.seconds += static_cast<double>(bytes) / rate;
+      else out.unknown_rate_bytes = checked_add(out.unknown_rate_bytes, bytes, "communication bytes");
     } else {
       out.intra_node = checked_add(out.intra_node, bytes, "communication bytes");
       if (nvlink > 0) out.seconds += static_cast<double>(bytes) / nvlink;
+      else out.unknown_rate_bytes = checked_add(out.unknown_rate_bytes, bytes, "communication bytes");
     }
   };
 
@@ -76,6 +78,9 @@ RankStepComm rank_step_comm(const PerfInputs& in, const FormatPlacement& placeme
       if (off > 0) out.crosses_nodes = true;
       const double t_on = nvlink > 0 ? static_cast<double>(on) / nvlink : 0;
       const double t_off = off == 0 ? 0 : nic > 0 ? static_cast<double>(off) / nic : nvlink > 0 ? static_cast<double>(off) / nvlink : 0;
+      if (nvlink <= 0) out.unknown_rate_bytes = checked_add(out.unknown_rate_bytes, on, "communication bytes");
+      if (off > 0 && nic <= 0 && nvlink <= 0)
+        out.unknown_rate_bytes = checked_add(out.unknown_rate_bytes, off, "communication bytes");
       out.seconds += nic > 0 ? std::max(t_on, t_off) : t_on + t_off;
       // Experts split over MoE-TP: their partial outputs are summed over it.
       const auto received = ceil_div(checked_mul(stage_tokens, k, "all-reduce bytes"), layout.ep);

@@ -16,6 +16,9 @@
 //    outputs when experts are split (MoE-TP > 1).
 //  - MoE layers, EP 1: one all-reduce over MoE-TP (= TP x DP) of the stage's tokens.
 //  - PP > 1: each stage but the last sends T x h x a to the next.
+// A link of unknown bandwidth (interconnect_gb_s 0, e.g. an accelerator whose
+// vendor publishes none) times nothing: its bytes are counted in
+// unknown_rate_bytes and the term is said to be unknown, never 0 s.
 // Links: the catalogue's interconnect_gb_s is per GPU and bidirectional
 // (NVLink 4: 18 links x 25 GB/s each way = 450 GB/s each way, 900 GB/s total),
 // so a rank sends at interconnect_gb_s / 2. A group of consecutive ranks wider
@@ -49,6 +52,10 @@ struct RankStepComm {
   std::uint64_t inter_node = 0;     // of the total, over the scale-out network
   bool crosses_nodes = false;
   bool scale_out_modelled = false;  // false: inter-node bytes were timed at the NVLink rate
+  // Bytes sent over a link whose bandwidth the catalogue does not know (an
+  // interconnect_gb_s of 0): they are not timed, and the communication term is
+  // reported as unknown rather than as 0 s.
+  std::uint64_t unknown_rate_bytes = 0;
   double seconds = 0;
 };
 

@@ -62,11 +62,11 @@ PrefillEstimate estimate_prefill(const PerfInputs& in, const FormatPlacement& pl
   f.push_back(real_figure("perf.prefill_memory_seconds", fmt::format("bandwidth-bound term ({})", when), p.memory_seconds,
                           "s", Evidence::estimate,
                           fmt::format("{} B / ({} TB/s x 10^12)", with_commas(b.total), g.memory_bandwidth_tb_s), source));
-  f.push_back(real_figure("perf.prefill_communication_seconds", fmt::format("communication term ({})", when),
+  f.push_back(communication_figure(p.step, g, real_figure("perf.prefill_communication_seconds", fmt::format("communication term ({})", when),
                           p.communication_seconds, "s", Evidence::estimate,
                           fmt::format("{} B sent at {} GB/s each way", with_commas(p.step.binding_comm.total),
                                       g.interconnect_gb_s / 2),
-                          source));
+                          source)));
   auto term = real_figure("perf.prefill_binding_term", fmt::format("binding term of the prefill ({})", when),
                           p.step.binding.seconds, "s", Evidence::estimate,
                           fmt::format("max(compute, bandwidth, communication) on rank {}", p.step.binding.rank), source);

@@ -60,6 +60,7 @@ StepEstimate estimate_step(const PerfInputs& in, const FormatPlacement& placemen
     s.cluster_bytes = checked_add(s.cluster_bytes, bytes.total, "cluster bytes");
     s.cluster_flops = checked_add(s.cluster_flops, flops.total, "cluster FLOPs");
     s.cluster_comm_bytes = checked_add(s.cluster_comm_bytes, comm.total, "cluster communication");
+    if (comm.unknown_rate_bytes > 0) s.communication_unknown = true;
     const auto st = w.stage;
     if (!seen[st] || terms.seconds > stage_worst[st].seconds) {
       seen[st] = true;
@@ -81,6 +82,13 @@ StepEstimate estimate_step(const PerfInputs& in, const FormatPlacement& placemen
   s.binding_flops = worst_flops[slowest];
   s.binding_comm = worst_comm[slowest];
   return s;
+}
+
+Figure communication_figure(const StepEstimate& s, const Accelerator& gpu, Figure f) {
+  if (!s.communication_unknown) return f;
+  f.display = "unknown";
+  f.formula += fmt::format(": {} has no interconnect bandwidth in the catalogue, so the term is unknown and left out", gpu.id);
+  return f;
 }
 
 namespace {
@@ -110,16 +118,25 @@ std::string bytes_breakdown(const PerfInputs& in, const RankStepBytes& b, std::u
 std::string terms_formula(const PerfInputs& in, const StepEstimate& s) {
   const auto& g = *in.gpu;
   const auto& b = s.binding;
-  std::string out = fmt::format(
-      "max(memory {} B / {} TB/s = {}, compute {} FLOP at the format rates = {}, communication {} B sent at {} GB/s "
-      "each way = {}) on rank {}",
-      with_commas(s.binding_bytes.total), g.memory_bandwidth_tb_s, seconds_text(b.memory_s),
-      with_commas(s.binding_flops.total), seconds_text(b.compute_s), with_commas(s.binding_comm.total),
-      g.interconnect_gb_s / 2, seconds_text(b.communication_s), b.rank);
+  const auto& c = s.binding_comm;
+  const std::string communication =
+      c.unknown_rate_bytes > 0
+          ? fmt::format("communication {} B sent, {} B of it over links of unknown bandwidth ({} has no interconnect "
+                        "bandwidth in the catalogue) = unknown, left out ({} for the rest)",
+                        with_commas(c.total), with_commas(c.unknown_rate_bytes), g.id, seconds_text(b.communication_s))
+          : fmt::format("communication {} B sent at {} GB/s each way = {}", with_commas(c.total), g.interconnect_gb_s / 2,
+                        seconds_text(b.communication_s));
+  std::string out = fmt::format("max(memory {} B / {} TB/s = {}, compute {} FLOP at the format rates = {}, {}) on rank {}",
+                                with_commas(s.binding_bytes.total), g.memory_bandwidth_tb_s, seconds_text(b.memory_s),
+                                with_commas(s.binding_flops.total), seconds_text(b.compute_s), communication, b.rank);
   if (s.stage_seconds.size() > 1) {
     out += "; summed over PP stages:";
     for (auto t : s.stage_seconds) out += " " + seconds_text(t);
   }
+  if (s.communication_unknown && c.unknown_rate_bytes == 0)
+    out += fmt::format("; another rank sends over links of unknown bandwidth ({} has no interconnect bandwidth in "
+                       "the catalogue): its communication is left out",
+                       g.id);
   if (s.binding_comm.crosses_nodes && !s.binding_comm.scale_out_modelled)
     out += "; traffic between nodes counted at the NVLink rate (no scale-out bandwidth given): optimistic";
   if (s.binding_comm.crosses_nodes && s.binding_comm.scale_out_modelled)
@@ -217,13 +234,13 @@ DecodeEstimate estimate_decode(const PerfInputs& in, const FormatPlacement& plac
                           fmt::format("{} FLOP at the dense rate of each weight format (attention at BF16)",
                                       with_commas(s1.binding_flops.total)),
                           source));
-  f.push_back(real_figure("perf.communication_seconds", "communication term of the binding rank (batch 1)",
+  f.push_back(communication_figure(s1, *in.gpu, real_figure("perf.communication_seconds", "communication term of the binding rank (batch 1)",
                           s1.binding.communication_s, "s", Evidence::estimate,
                           fmt::format("{} B sent (TP all-reduce {} + EP all-to-all {} + MoE-TP all-reduce {} + PP {}) at {} GB/s each way",
                                       with_commas(s1.binding_comm.total), with_commas(s1.binding_comm.tp_allreduce),
                                       with_commas(s1.binding_comm.ep_alltoall), with_commas(s1.binding_comm.moe_allreduce),
                                       with_commas(s1.binding_comm.pipeline), in.gpu->interconnect_gb_s / 2),
-                          source));
+                          source)));
   f.push_back(real_figure("perf.decode_tokens_per_s_bound", "decode tokens/s per request, upper bound (batch 1, no speculation)",
                           d.tokens_per_s_per_request_bound, "tokens/s", Evidence::estimate,
                           fmt::format("1 / {} step", seconds_text(s1.step_seconds)), source));
@@ -260,6 +277,10 @@ DecodeEstimate estimate_decode(const PerfInputs& in, const FormatPlacement& plac
   if (moe) a.push_back("routing is uniform and independent across tokens (real routers are skewed: fewer distinct experts)");
   a.push_back("no speculative decoding; MTP layers, vision tower and projector are not read");
   a.push_back("the input embedding is gathered (one row per token), the LM head read in full");
+  if (s1.communication_unknown || sb.communication_unknown)
+    a.push_back(fmt::format("{} has no interconnect bandwidth in the catalogue: the communication term is unknown and "
+                            "left out of every bound (real steps are slower still)",
+                            in.gpu->id));
   if (sb.binding_comm.crosses_nodes && !sb.binding_comm.scale_out_modelled)
     a.push_back("a collective spans nodes and no scale-out bandwidth was given: it is timed at the NVLink rate (optimistic)");
   return d;

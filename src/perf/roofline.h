@@ -68,7 +68,14 @@ struct StepEstimate {
   std::uint64_t cluster_bytes = 0;
   std::uint64_t cluster_flops = 0;
   std::uint64_t cluster_comm_bytes = 0;
+  // Some rank sends bytes over a link of unknown bandwidth: the communication
+  // term is unknown and left out of every rank's max (see communication.h).
+  bool communication_unknown = false;
 };
+
+// A communication-term figure as it is, or marked unknown (display "unknown",
+// the reason in its formula) when the step sent bytes over a link of unknown bandwidth.
+Figure communication_figure(const StepEstimate& s, const Accelerator& gpu, Figure f);
 
 // `weights`: every rank's FormatPlacement::rank_weights, in rank order.
 StepEstimate estimate_step(const PerfInputs& in, const FormatPlacement& placement,

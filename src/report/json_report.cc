@@ -93,7 +93,12 @@ nlohmann::json perf_json(const PerfReport& p) {
                     {"seconds_bound", p.prefill.seconds_bound},
                     {"compute_seconds", p.prefill.compute_seconds},
                     {"memory_seconds", p.prefill.memory_seconds},
-                    {"communication_seconds", p.prefill.communication_seconds}};
+                    {"communication_seconds", p.prefill.step.communication_unknown
+                                                  ? nlohmann::json(nullptr)
+                                                  : nlohmann::json(p.prefill.communication_seconds)}};
+    // A link of unknown bandwidth: the communication term is unknown (null above), never 0 s.
+    j["communication_known"] = !(d.batch1.communication_unknown || d.at_batch.communication_unknown ||
+                                 p.prefill.step.communication_unknown);
     if (p.spec.tokens > 0)
       j["speculative"] = {{"tokens", p.spec.tokens},
                           {"acceptance", p.spec.acceptance},

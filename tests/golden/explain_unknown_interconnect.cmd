@@ -1,0 +1,1 @@
+explain --gpus 64xtrainium2 --context 32K

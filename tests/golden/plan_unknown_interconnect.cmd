@@ -1,0 +1,1 @@
+plan --gpus 64xtrainium2 --context 32K
