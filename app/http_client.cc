@@ -59,7 +59,18 @@ HttpResult HttpClient::get(const std::string& url, const std::optional<std::stri
                            std::optional<std::pair<std::uint64_t, std::uint64_t>> range) {
   HttpResult r;
   long wait_ms = options_.backoff_ms;
+  using Clock = std::chrono::steady_clock;
+  // Milliseconds left before the deadline (the per-attempt timeout when there is none).
+  const auto left_ms = [&]() -> long {
+    if (!options_.deadline) return options_.total_timeout_ms;
+    return static_cast<long>(std::chrono::duration_cast<std::chrono::milliseconds>(*options_.deadline - Clock::now()).count());
+  };
   for (int attempt = 1; attempt <= options_.max_attempts; ++attempt) {
+    if (left_ms() <= 0) {
+      r.status = 0;
+      r.error = fmt::format("out of time: {}", options_.deadline_text);
+      return r;
+    }
     r.attempts = attempt;
     Transfer t;
     // A range asks for a known size; a server that ignores it must not make us download a shard.
@@ -81,8 +92,13 @@ HttpResult HttpClient::get(const std::string& url, const std::optional<std::stri
     // CURLOPT_UNRESTRICTED_AUTH (tests/hub: auth_leaks).
     curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
     curl_easy_setopt(curl, CURLOPT_MAXREDIRS, 5L);
-    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, options_.connect_timeout_ms);
-    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, options_.total_timeout_ms);
+    // http and https only, for the request and for every redirect: HF_ENDPOINT is
+    // checked too (hub/hub_settings.h), but a server's Location header is not ours.
+    curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+    const long attempt_ms = std::max(1L, std::min(options_.total_timeout_ms, left_ms()));
+    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, std::min(options_.connect_timeout_ms, attempt_ms));
+    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, attempt_ms);
     curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(curl, CURLOPT_WRITEDATA, &t);
@@ -110,6 +126,7 @@ HttpResult HttpClient::get(const std::string& url, const std::optional<std::stri
     if (!retryable(r.status) || attempt == options_.max_attempts) return r;
     long sleep_ms = wait_ms;
     if (t.retry_after_s >= 0) sleep_ms = std::min(t.retry_after_s * 1000, options_.max_backoff_ms);
+    sleep_ms = std::min(sleep_ms, std::max(0L, left_ms()));
     std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms));
     wait_ms = std::min(wait_ms * 2, options_.max_backoff_ms);
   }

@@ -1,10 +1,14 @@
 // A small HTTP GET client over libcurl for the Hub: bounded timeouts, ranges,
 // retries with exponential backoff on 429, 5xx and transport failures
-// (honouring Retry-After up to a cap), and a count of the bytes received.
+// (honouring Retry-After up to a cap), one deadline over every attempt and
+// wait, and a count of the bytes received. Requests and redirects speak http
+// and https only (libcurl would otherwise follow a URL or a Location header to
+// file://, ftp://, smb:// and more).
 // Thread-safe: every call uses its own curl handle.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -19,6 +23,9 @@ struct HttpOptions {
   int max_attempts = 5;            // 1 + retries
   long backoff_ms = 250;           // first wait; doubles each retry
   long max_backoff_ms = 8000;      // cap, also for Retry-After
+  // Every attempt and backoff of every request ends by then (no deadline when unset).
+  std::optional<std::chrono::steady_clock::time_point> deadline;
+  std::string deadline_text;       // how the deadline is named in the error
 };
 
 struct HttpResult {

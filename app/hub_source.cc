@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -383,25 +384,21 @@ Result<ShardHeaderMode> parse_shard_header_mode(const std::string& text) {
 
 Result<LoadedModel> load_hub_model(const HubReference& ref, const HubFetchOptions& options, const ModelOverrides& overrides) {
   if (auto e = validate_model_overrides(overrides)) return *e;
-  // Transfer limits, overridable for tests and slow links (PREFLIGHT_HUB_TIMEOUT_MS per
-  // attempt, PREFLIGHT_HUB_ATTEMPTS, PREFLIGHT_HUB_CONCURRENCY).
+  // Transfer limits, overridable for tests and slow links (hub/hub_settings.h:
+  // PREFLIGHT_HUB_TIMEOUT_MS, _ATTEMPTS, _CONCURRENCY, _TOTAL_S), each checked.
+  auto limits = hub_transfer_limits(env);
+  if (!limits) return limits.error();
+  auto settings = hub_settings(env);
+  if (!settings) return settings.error();
   HttpOptions http;
-  const auto env_number = [](const char* name, long fallback) {
-    const auto v = env(name);
-    if (!v) return fallback;
-    try {
-      const long n = std::stol(*v);
-      return n > 0 ? n : fallback;
-    } catch (...) {
-      return fallback;
-    }
-  };
-  http.total_timeout_ms = env_number("PREFLIGHT_HUB_TIMEOUT_MS", http.total_timeout_ms);
+  http.total_timeout_ms = limits->timeout_ms;
   http.connect_timeout_ms = std::min(http.connect_timeout_ms, http.total_timeout_ms);
-  http.max_attempts = static_cast<int>(env_number("PREFLIGHT_HUB_ATTEMPTS", http.max_attempts));
+  http.max_attempts = limits->attempts;
+  http.deadline = std::chrono::steady_clock::now() + std::chrono::seconds(limits->total_s);
+  http.deadline_text = fmt::format("{} s for the whole read (PREFLIGHT_HUB_TOTAL_S)", limits->total_s);
   HubFetchOptions fetch = options;
-  fetch.concurrency = static_cast<unsigned>(env_number("PREFLIGHT_HUB_CONCURRENCY", options.concurrency));
-  Context c{ref, hub_settings(env), std::nullopt, fetch, HttpClient{http}, {}};
+  if (env("PREFLIGHT_HUB_CONCURRENCY")) fetch.concurrency = limits->concurrency;
+  Context c{ref, std::move(settings).value(), std::nullopt, fetch, HttpClient{http}, {}};
   c.token = c.settings.token;
   if (!c.token)
     if (auto t = read_text(c.settings.token_file); t && !trim(*t).empty()) c.token = trim(*t);

@@ -83,7 +83,7 @@ EnvLookup env_of(std::map<std::string, std::string> vars) {
 }
 
 TEST(HubSettings, DefaultsFollowHuggingFaceConventions) {
-  const auto s = hub_settings(env_of({{"HOME", "/home/u"}}));
+  const auto s = hub_settings(env_of({{"HOME", "/home/u"}})).value();
   EXPECT_EQ(s.endpoint, "https://huggingface.co");
   EXPECT_FALSE(s.offline);
   EXPECT_FALSE(s.token.has_value());
@@ -108,19 +108,86 @@ TEST(HubSettings, EnvironmentOverrides) {
            {{{"HOME", "/h"}, {"HF_HUB_OFFLINE", "0"}, {"HF_ENDPOINT", ""}}, "https://huggingface.co", "/h/.cache/huggingface/token",
             "/h/.cache/preflight/hub", false},
        }) {
-    const auto s = hub_settings(env_of(c.env));
+    const auto s = hub_settings(env_of(c.env)).value();
     EXPECT_EQ(s.endpoint, c.endpoint);
     EXPECT_EQ(s.token_file, c.token_file);
     EXPECT_EQ(s.cache_root, c.cache_root);
     EXPECT_EQ(s.offline, c.offline);
   }
-  EXPECT_EQ(hub_settings(env_of({{"HF_TOKEN", "hf_abc"}})).token.value_or(""), "hf_abc");
+  EXPECT_EQ(hub_settings(env_of({{"HF_TOKEN", "hf_abc"}})).value().token.value_or(""), "hf_abc");
   for (const char* yes : {"1", "ON", "yes", "True"}) EXPECT_TRUE(env_is_true(std::string(yes))) << yes;
   for (const char* no : {"0", "off", "", "2"}) EXPECT_FALSE(env_is_true(std::string(no))) << no;
 }
 
+// libcurl opens file://, ftp://, gopher:// and more: an endpoint other than
+// http(s) would read local files or reach other services (issue 13).
+TEST(HubSettings, EndpointMustBeHttpOrHttps) {
+  struct Case {
+    const char* endpoint;
+    const char* error;  // "" when accepted
+  };
+  for (const auto& c : std::vector<Case>{
+           {"https://huggingface.co", ""},
+           {"HTTP://127.0.0.1:8080/", ""},
+           {"http://[::1]:9000", ""},
+           {"file:///etc", "HF_ENDPOINT: expected an http:// or https:// URL, got 'file:///etc'"},
+           {"ftp://mirror", "HF_ENDPOINT: expected an http:// or https:// URL, got 'ftp://mirror'"},
+           {"gopher://x", "HF_ENDPOINT: expected an http:// or https:// URL, got 'gopher://x'"},
+           {"huggingface.co", "HF_ENDPOINT: expected an http:// or https:// URL, got 'huggingface.co'"},
+           {"https://", "HF_ENDPOINT: expected a host after the scheme, got 'https://'"},
+           {"http:///etc/passwd", "HF_ENDPOINT: expected a host after the scheme, got 'http:///etc/passwd'"},
+           {"https://hf.co/a b", "HF_ENDPOINT: a URL holds no spaces or control characters, got 'https://hf.co/a b'"},
+           // A header injected through the URL, and a newline: control characters are refused and echoed escaped.
+           {"https://hf.co\r\nX-Injected: y", "HF_ENDPOINT: a URL holds no spaces or control characters, got 'https://hf.co\\r\\nX-Injected: y'"},
+           {"https://hf.co\n", "HF_ENDPOINT: a URL holds no spaces or control characters, got 'https://hf.co\\n'"},
+       }) {
+    const auto s = hub_settings(env_of({{"HOME", "/h"}, {"HF_ENDPOINT", c.endpoint}}));
+    if (std::string(c.error).empty()) EXPECT_TRUE(s.ok()) << c.endpoint << ": " << s.error().to_string();
+    else {
+      ASSERT_FALSE(s.ok()) << c.endpoint;
+      EXPECT_EQ(s.error().to_string(), c.error);
+    }
+  }
+}
+
+TEST(HubSettings, TransferLimitsAreCheckedByName) {
+  const auto defaults = hub_transfer_limits(env_of({})).value();
+  EXPECT_EQ(defaults.timeout_ms, 60000);
+  EXPECT_EQ(defaults.attempts, 5);
+  EXPECT_EQ(defaults.concurrency, 16u);
+  EXPECT_EQ(defaults.total_s, 300);
+  const auto set = hub_transfer_limits(env_of({{"PREFLIGHT_HUB_TIMEOUT_MS", "2000"}, {"PREFLIGHT_HUB_ATTEMPTS", "10"},
+                                               {"PREFLIGHT_HUB_CONCURRENCY", "1"}, {"PREFLIGHT_HUB_TOTAL_S", "3600"}}))
+                       .value();
+  EXPECT_EQ(set.timeout_ms, 2000);
+  EXPECT_EQ(set.attempts, 10);
+  EXPECT_EQ(set.concurrency, 1u);
+  EXPECT_EQ(set.total_s, 3600);
+  struct Case {
+    const char* name;
+    const char* value;
+    const char* error;
+  };
+  for (const auto& c : std::vector<Case>{
+           {"PREFLIGHT_HUB_ATTEMPTS", "100", "PREFLIGHT_HUB_ATTEMPTS: expected a whole number from 1 to 10, got '100'"},
+           {"PREFLIGHT_HUB_ATTEMPTS", "abc", "PREFLIGHT_HUB_ATTEMPTS: expected a whole number from 1 to 10, got 'abc'"},
+           {"PREFLIGHT_HUB_ATTEMPTS", "0", "PREFLIGHT_HUB_ATTEMPTS: expected a whole number from 1 to 10, got '0'"},
+           {"PREFLIGHT_HUB_ATTEMPTS", "-1", "PREFLIGHT_HUB_ATTEMPTS: expected a whole number from 1 to 10, got '-1'"},
+           {"PREFLIGHT_HUB_ATTEMPTS", "", "PREFLIGHT_HUB_ATTEMPTS: expected a whole number from 1 to 10, got ''"},
+           {"PREFLIGHT_HUB_ATTEMPTS", "3 ", "PREFLIGHT_HUB_ATTEMPTS: expected a whole number from 1 to 10, got '3 '"},
+           {"PREFLIGHT_HUB_TIMEOUT_MS", "0", "PREFLIGHT_HUB_TIMEOUT_MS: expected a whole number from 1 to 600000, got '0'"},
+           {"PREFLIGHT_HUB_TIMEOUT_MS", "1e3", "PREFLIGHT_HUB_TIMEOUT_MS: expected a whole number from 1 to 600000, got '1e3'"},
+           {"PREFLIGHT_HUB_CONCURRENCY", "65", "PREFLIGHT_HUB_CONCURRENCY: expected a whole number from 1 to 64, got '65'"},
+           {"PREFLIGHT_HUB_TOTAL_S", "99999999999999999999", "PREFLIGHT_HUB_TOTAL_S: expected a whole number from 1 to 3600, got '99999999999999999999'"},
+       }) {
+    const auto limits = hub_transfer_limits(env_of({{c.name, c.value}}));
+    ASSERT_FALSE(limits.ok()) << c.name << "=" << c.value;
+    EXPECT_EQ(limits.error().to_string(), c.error);
+  }
+}
+
 TEST(HubSettings, UrlsAndCacheFolders) {
-  const auto s = hub_settings(env_of({{"HOME", "/h"}}));
+  const auto s = hub_settings(env_of({{"HOME", "/h"}})).value();
   HubReference ref{"moonshotai/Kimi-K3", "refs/pr/1", true};
   EXPECT_EQ(listing_url(s, ref), "https://huggingface.co/api/models/moonshotai/Kimi-K3/revision/refs%2Fpr%2F1?blobs=true");
   EXPECT_EQ(file_url(s, "moonshotai/Kimi-K3", "9f62e4e9fffbd0a83ddd60e1c209d828994b3569", "model-00001-of-00096.safetensors"),

@@ -1,7 +1,9 @@
 // Where the Hub is and who the user is, from the conventions the Hugging Face
 // tools already use (huggingface_hub constants.py), so a user's setup works
 // unchanged (issue 7, groundwork):
-//   HF_ENDPOINT       the Hub or a mirror (default https://huggingface.co)
+//   HF_ENDPOINT       the Hub or a mirror (default https://huggingface.co); http or
+//                     https only (libcurl would also open file:// and a dozen other
+//                     schemes), with a host, no spaces or control characters
 //   HF_TOKEN          a token; else the token file: HF_TOKEN_PATH, else
 //                     $HF_HOME/token, HF_HOME defaulting to $XDG_CACHE_HOME/huggingface
 //                     or ~/.cache/huggingface (what `huggingface-cli login` writes)
@@ -18,6 +20,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/result.h"
 #include "hub/hub_reference.h"
 
 namespace preflight {
@@ -32,7 +35,24 @@ struct HubSettings {
   std::string cache_root;             // .../preflight/hub
 };
 
-HubSettings hub_settings(const EnvLookup& env);
+// Errors name the variable: HF_ENDPOINT: expected an http:// or https:// URL, got 'file:///etc'.
+Result<HubSettings> hub_settings(const EnvLookup& env);
+
+// How long and how often a hub read may try, from preflight's own variables
+// (for tests and slow links). Each is checked: a value that is not a whole
+// number in range is an error naming the variable, never a silent default.
+//   PREFLIGHT_HUB_TIMEOUT_MS    one attempt of one request, 1..600000 (default 60000)
+//   PREFLIGHT_HUB_ATTEMPTS      attempts per request, 1..10 (default 5)
+//   PREFLIGHT_HUB_CONCURRENCY   requests in flight, 1..64 (default 16)
+//   PREFLIGHT_HUB_TOTAL_S       the whole read of one model, every request and
+//                               backoff included, 1..3600 s (default 300)
+struct HubTransferLimits {
+  long timeout_ms = 60000;
+  int attempts = 5;
+  unsigned concurrency = 16;
+  long total_s = 300;
+};
+Result<HubTransferLimits> hub_transfer_limits(const EnvLookup& env);
 
 // huggingface_hub's truthy strings: 1, ON, YES, TRUE in any case.
 bool env_is_true(std::optional<std::string> value);

@@ -14,7 +14,9 @@ altered (shard 2's first tensor is stored as F32 although the config says otherw
 the index is unchanged, the shard grows), consolidated (a scenario, not a fault: the
 repository also holds consolidated.safetensors, the same tensors under other names,
 which the index does not name, as Mistral's repositories do), mistral and gguf (the
-listing has params.json or a .gguf file instead of config.json).
+listing has params.json or a .gguf file instead of config.json), redirect_file (shard
+files redirect to file:///etc/passwd, which a client must not follow), deep_listing
+(the listing nests --depth arrays: a hostile server's JSON).
 Usage: fake_hub.py --repo ORG/NAME --config CONFIG.json --tensors TENSORS.json --shards N [--fault F]
 Like the real Hub, shard files are answered with a 302 to a second server (the
 "CDN", another port) that serves them by signed URL: it needs no token, and counts
@@ -113,6 +115,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.send(200, json.dumps({"bytes_sent": hub.bytes_sent, "auth_leaks": hub.auth_leaks}).encode())
         if fault == "slow":
             time.sleep(hub.delay)
+        if fault == "deep_listing" and self.path.startswith("/api/models/"):
+            return self.send(200, b'{"siblings": ' + b"[" * hub.depth + b"]" * hub.depth + b"}")
         if fault == "429once" and self.first_time():
             return self.send(429, b"slow down", {"Retry-After": "0"})
         if fault == "503once" and self.first_time():
@@ -144,6 +148,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.send(200, hub.index)
         if name not in hub.shards:
             return self.send(404, b"not found")
+        if fault == "redirect_file":
+            return self.send(302, b"", {"Location": "file:///etc/passwd"})
         return self.send(302, b"", {"Location": f"http://127.0.0.1:{hub.cdn_port}/cdn/{COMMIT}/{name}?signature=fake"})
 
     def serve_shard(self, name):
@@ -175,12 +181,14 @@ def main():
     p.add_argument("--shards", type=int, default=4)
     p.add_argument("--fault", default="")
     p.add_argument("--delay", type=float, default=3.0)
+    p.add_argument("--depth", type=int, default=100_000)
     a = p.parse_args()
     with open(a.config, "rb") as f:
         config = f.read()
     with open(a.tensors) as f:
         tensors = json.load(f)["tensors"]
     Handler.hub = Hub(a.repo, config, tensors, a.shards, a.fault, a.delay)
+    Handler.hub.depth = a.depth
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
     cdn = ThreadingHTTPServer(("127.0.0.1", 0), Handler)

@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 import urllib.request
 
@@ -26,10 +27,11 @@ REPO = "Qwen/Qwen3-0.6B"
 
 
 class FakeHub:
-    def __init__(self, tensors, repo=REPO, config=None, shards=3, fault="", delay=3.0):
+    def __init__(self, tensors, repo=REPO, config=None, shards=3, fault="", delay=3.0, depth=100_000):
         config = config or os.path.join(ROOT, "data", "models", "qwen3-0.6b", "config.json")
         self.proc = subprocess.Popen([sys.executable, os.path.join(HERE, "fake_hub.py"), "--repo", repo, "--config", config,
-                                      "--tensors", tensors, "--shards", str(shards), "--fault", fault, "--delay", str(delay)],
+                                      "--tensors", tensors, "--shards", str(shards), "--fault", fault, "--delay", str(delay),
+                                      "--depth", str(depth)],
                                      stdout=subprocess.PIPE, text=True)
         self.port = int(self.proc.stdout.readline().split()[-1])
 
@@ -138,6 +140,54 @@ class Hub(unittest.TestCase):
         got = json.loads(out)
         self.assertTrue(got["reconciliation"]["exact"])
         self.assertEqual(got["hub_fetch"]["shard_headers_read"], 0)
+
+    def test_hostile_endpoints_and_settings(self):
+        # Issue 13: libcurl speaks file://, so neither HF_ENDPOINT nor a redirect may take it there;
+        # the transfer limits are checked by name; a dead endpoint fails within a bounded time.
+        one_line = lambda err: self.assertEqual(err.count("\n"), 0, err)
+        code, out, err = run(["inspect", f"{REPO}@{COMMIT}"], self.cache(), 1, {"HF_ENDPOINT": "file:///etc"})
+        self.assertEqual((code, out), (2, ""), err)
+        self.assertIn("HF_ENDPOINT: expected an http:// or https:// URL, got 'file:///etc'", err)
+        one_line(err)
+        for name, value, message in [
+            ("PREFLIGHT_HUB_ATTEMPTS", "100", "PREFLIGHT_HUB_ATTEMPTS: expected a whole number from 1 to 10, got '100'"),
+            ("PREFLIGHT_HUB_ATTEMPTS", "abc", "PREFLIGHT_HUB_ATTEMPTS: expected a whole number from 1 to 10, got 'abc'"),
+            ("PREFLIGHT_HUB_ATTEMPTS", "0", "PREFLIGHT_HUB_ATTEMPTS: expected a whole number from 1 to 10, got '0'"),
+            ("PREFLIGHT_HUB_TIMEOUT_MS", "-1", "PREFLIGHT_HUB_TIMEOUT_MS: expected a whole number from 1 to 600000, got '-1'"),
+            ("PREFLIGHT_HUB_CONCURRENCY", "abc", "PREFLIGHT_HUB_CONCURRENCY: expected a whole number from 1 to 64"),
+            ("PREFLIGHT_HUB_TOTAL_S", "0", "PREFLIGHT_HUB_TOTAL_S: expected a whole number from 1 to 3600, got '0'"),
+        ]:
+            with self.subTest(name=name, value=value):
+                code, out, err = run(["inspect", f"{REPO}@{COMMIT}"], self.cache(), 1, {name: value})
+                self.assertEqual((code, out), (2, ""), err)
+                self.assertIn(message, err)
+                one_line(err)
+        # A dead endpoint (nothing listens on port 1) with the most attempts allowed, then a total time limit.
+        start = time.monotonic()
+        code, _, err = run(["inspect", f"{REPO}@{COMMIT}"], self.cache(), 1, {"PREFLIGHT_HUB_ATTEMPTS": "3"})
+        self.assertEqual(code, 2, err)
+        self.assertIn("failed after 3 attempt(s)", err)
+        self.assertLess(time.monotonic() - start, 10)
+        start = time.monotonic()
+        code, _, err = run(["inspect", f"{REPO}@{COMMIT}"], self.cache(), 1,
+                           {"PREFLIGHT_HUB_ATTEMPTS": "10", "PREFLIGHT_HUB_TOTAL_S": "2"})
+        self.assertEqual(code, 2, err)
+        self.assertIn("out of time: 2 s for the whole read (PREFLIGHT_HUB_TOTAL_S)", err)
+        self.assertLess(time.monotonic() - start, 6)
+        # A shard redirected to file:///etc/passwd: refused by protocol, never read.
+        code, out, err = self.fetch(fault="redirect_file", args=("inspect", f"{REPO}@{COMMIT}", "--shard-headers", "all"))
+        self.assertEqual((code, out), (2, ""), err)
+        self.assertIn("Unsupported protocol", err)
+        self.assertNotIn("root:", err)
+        one_line(err)
+
+    def test_deeply_nested_listing_is_one_line(self):
+        for depth in (100_000, 1_000_000):
+            with self.subTest(depth=depth):
+                code, out, err = self.fetch(fault="deep_listing", depth=depth)
+                self.assertEqual((code, out), (2, ""), err)
+                self.assertIn("nested deeper than 512 levels", err)
+                self.assertEqual(err.count("\n"), 0, err)
 
     def test_shard_header_modes_agree_on_a_small_model(self):
         results = {}
