@@ -31,7 +31,7 @@ int print_plan(const Options& o, Io& io, bool explain) {
     std::string why;
     if (!check_reconciles(rank, &why)) throw std::logic_error("ledger does not reconcile: " + why);
   }
-  if (o.format == "json") io.out << plan_json(*plan).dump(2) << "\n";
+  if (o.format == "json") io.out << json_text(plan_json(*plan)) << "\n";
   else io.out << (explain ? render_explain(*plan, style_of(o)) : render_plan(*plan, style_of(o)));
   return plan->verdict.fits ? 0 : 1;
 }
@@ -60,20 +60,33 @@ int run_inspect(const Options& o, Io& io) {
                         {"shard_lengths_read", t->shard_lengths_read},
                         {"shard_headers_read", t->shard_headers_read},
                         {"estimated_header_bytes_all", t->estimated_header_bytes}};
-    if (o.tensors) {
-      j["tensors"] = nlohmann::json::array();
-      for (const auto& t : concrete_tensors(model.manifest))
-        j["tensors"].push_back({t.name, std::string(dtype_name(t.dtype)), t.shape, t.bytes});
+    if (!o.tensors) {
+      io.out << json_text(j) << "\n";
+      return 0;
     }
-    io.out << j.dump(o.tensors ? -1 : 2) << "\n";
+    // Every stored tensor, written as it is generated: a DOM of Kimi K3's
+    // 497,220 tensors would cost ~300 MB (a server answers several at once).
+    std::string head = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    head.pop_back();  // the closing brace; "tensors" is the last member
+    io.out << head << ",\"tensors\":[";
+    bool first = true;
+    for_each_concrete_tensor(model.manifest, [&](const ConcreteTensor& t) {
+      io.out << (first ? "" : ",") << "["
+             << nlohmann::json(t.name).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << ",\""
+             << dtype_name(t.dtype) << "\",[";
+      for (std::size_t i = 0; i < t.shape.size(); ++i) io.out << (i ? "," : "") << t.shape[i];
+      io.out << "]," << t.bytes << "]";
+      first = false;
+    });
+    io.out << "]}\n";
     return 0;
   }
   if (o.tensors) {
-    for (const auto& t : concrete_tensors(model.manifest)) {
+    for_each_concrete_tensor(model.manifest, [&](const ConcreteTensor& t) {
       std::string shape;
       for (auto d : t.shape) shape += (shape.empty() ? "" : ", ") + std::to_string(d);
       io.out << fmt::format("{}  {}  [{}]  {} B\n", t.name, dtype_name(t.dtype), shape, t.bytes);
-    }
+    });
     return 0;
   }
   else io.out << render_inventory(model, inv, rec, style_of(o));
@@ -86,7 +99,7 @@ int run_gpus(const Options& o, Io& io) {
   if (o.format == "json") {
     nlohmann::json j = nlohmann::json::array();
     for (const auto& g : catalogue->all()) j.push_back(accelerator_json(g));
-    io.out << j.dump(2) << "\n";
+    io.out << json_text(j) << "\n";
   } else {
     io.out << render_gpus(catalogue->all(), style_of(o));
   }
@@ -103,7 +116,7 @@ int run_models(const Options& o, Io& io) {
                    {"description", m.description},
                    {"config_provenance", m.config_provenance},
                    {"default", m.is_default}});
-    io.out << j.dump(2) << "\n";
+    io.out << json_text(j) << "\n";
     return 0;
   }
   for (const auto& m : model_catalogue())
@@ -148,7 +161,7 @@ int run_engines(const Options& o, Io& io) {
           {"slots_per_request", {{"radix_on", g.radix_slots_on}, {"radix_lazy", g.radix_slots_lazy}, {"radix_off", g.radix_slots_off}}},
           {"mem_fraction_static_rule", g.reserved_source},
           {"sources", g.sources}}}};
-    io.out << j.dump(2) << "\n";
+    io.out << json_text(j) << "\n";
     return 0;
   }
   io.out << "generic  seed 000's planning model: weights, --reserve, prefill activations, state slots, token cache\n\n";

@@ -3,7 +3,10 @@
 // CLI's output, byte for byte, and requests never share a stream).
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <ostream>
+#include <string>
 
 namespace preflight::cli {
 
@@ -11,5 +14,12 @@ struct Io {
   std::ostream& out;
   std::ostream& err;
 };
+
+// A JSON payload as the commands print it (indent 2). Strings that are not
+// valid UTF-8 (a path or argument in another encoding) are replaced with
+// U+FFFD rather than making dump() throw.
+inline std::string json_text(const nlohmann::json& j) {
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+}
 
 }  // namespace preflight::cli

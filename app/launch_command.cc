@@ -150,7 +150,7 @@ int run_launch(const Options& o, Io& io) {
   auto launch = build_launch(*plan, in);
   if (!launch) return fail(io, launch.error());
 
-  if (o.format == "json") io.out << launch_json(*plan, in, *launch).dump(2) << "\n";
+  if (o.format == "json") io.out << json_text(launch_json(*plan, in, *launch)) << "\n";
   else io.out << render_launch(*plan, in, *launch, o.format == "md");
   return plan->verdict.fits ? 0 : 1;
 }

@@ -11,6 +11,8 @@
 #include "cli_options.h"
 #include "commands.h"
 #include "core/result.h"
+#include "core/text.h"
+#include "terminal_output.h"
 
 namespace {
 
@@ -64,6 +66,12 @@ const CommandRow kCommands[] = {
      preflight::cli::run_engines},
 };
 
+// An option given an empty value (--context '', an empty MODEL) is a mistake,
+// not a request for the default: say so rather than plan something else.
+const CLI::Validator kNonEmpty(
+    [](std::string& value) { return value.empty() ? std::string("empty value (leave the option out for its default)") : std::string(); },
+    "", "non-empty");
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -85,6 +93,8 @@ int main(int argc, char** argv) {
     auto* sub = app.add_subcommand(row.name, row.summary);
     sub->footer(std::string("Examples:\n") + row.examples);
     row.add_options(*sub, options);
+    for (CLI::Option* option : sub->get_options())
+      if (option->get_expected_max() > 0) option->check(kNonEmpty);
     subs.emplace_back(sub, &row);
   }
   try {
@@ -94,20 +104,28 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "preflight: " << e.what() << " (see preflight --help)\n";
+    std::cerr << "preflight: " << preflight::one_line(e.what()) << " (see preflight --help)\n";
     return 2;
   }
+  // Reports echo text from files and arguments: standard output goes through
+  // the terminal-safe filter (errors are made one line by fail()).
+  preflight::cli::TerminalSafeBuffer safe_stdout(std::cout.rdbuf());
+  std::ostream out(&safe_stdout);
   try {
     for (const auto& [sub, row] : subs)
       if (sub->parsed()) {
-        preflight::cli::Io io{std::cout, std::cerr};
-        return row->run(options, io);
+        preflight::cli::Io io{out, std::cerr};
+        const int code = row->run(options, io);
+        out.flush();
+        return code;
       }
   } catch (const preflight::InputError& e) {
-    std::cerr << "preflight: " << e.what() << "\n";
+    out.flush();
+    std::cerr << "preflight: " << preflight::one_line(e.what()) << "\n";
     return 2;
   } catch (const std::exception& e) {
-    std::cerr << "preflight: internal error: " << e.what() << "\n";
+    out.flush();
+    std::cerr << "preflight: internal error: " << preflight::one_line(e.what()) << "\n";
     return 3;
   }
   return 2;

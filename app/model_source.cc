@@ -1,6 +1,7 @@
 #include "model_source.h"
 
 #include "hub/hub_reference.h"
+#include "file_read.h"
 #include "hub_source.h"
 
 #include <fmt/format.h>
@@ -26,25 +27,17 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::uint64_t kMaxJsonFile = 256ULL * 1024 * 1024;
-
-Result<std::string> read_file(const fs::path& path, std::uint64_t limit = kMaxJsonFile) {
-  std::error_code ec;
-  const auto name = path.string();
-  if (!fs::is_regular_file(path, ec)) return Error{name, "", "no such file"};
-  const auto size = fs::file_size(path, ec);
-  if (ec) return Error{name, "", "cannot read the file size"};
-  if (size > limit) return Error{name, "", fmt::format("file is larger than {} bytes", limit)};
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{name, "", "cannot open the file"};
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+// An argument that can only mean a file: absolute or relative to "." / "..",
+// or named like one of the files preflight reads.
+bool looks_like_path(std::string_view arg) {
+  return arg.starts_with('/') || arg.starts_with("./") || arg.starts_with("../") || arg.starts_with('~') ||
+         arg.ends_with(".json") || arg.ends_with(".safetensors");
 }
 
 // Reads only the 8-byte length and the JSON header of a shard, never the tensor data.
 Result<NamedHeader> read_shard_header(const fs::path& path) {
   const auto name = path.string();
+  if (auto e = check_regular_file(name)) return *e;
   std::error_code ec;
   const auto size = fs::file_size(path, ec);
   if (ec) return Error{name, "", "cannot read the file size"};
@@ -104,7 +97,7 @@ Result<LoadedModel> from_folder(const fs::path& dir, const std::optional<fs::pat
                                 const std::string& listing_origin, ConfigSource& source) {
   LoadedModel loaded;
   const auto config_path = dir / "config.json";
-  auto config = read_file(config_path);
+  auto config = read_file(config_path.string());
   if (!config) return Error{config_path.string(), "", "no config.json beside the given file: preflight needs the config"};
   source = {*config, config_path.string()};
   auto model = build_model_from_config_path(*config, config_path.string());
@@ -117,7 +110,7 @@ Result<LoadedModel> from_folder(const fs::path& dir, const std::optional<fs::pat
   std::optional<SafetensorsIndex> index;
   const auto index_path = index_file.value_or(dir / "model.safetensors.index.json");
   if (fs::exists(index_path)) {
-    auto text = read_file(index_path);
+    auto text = read_file(index_path.string());
     if (!text) return text.error();
     auto parsed = parse_safetensors_index(*text, index_path.string());
     if (!parsed) return parsed.error();
@@ -191,12 +184,14 @@ Result<LoadedModel> from_catalogue(const std::string& arg, ConfigSource& source)
 // MODEL as the files describe it; `source` receives the config it was built from.
 Result<LoadedModel> load_files(const std::string& arg, ConfigSource& source) {
   std::error_code ec;
+  if (!arg.empty() && !fs::exists(arg, ec) && looks_like_path(arg))
+    return Error{"MODEL", "", fmt::format("{}: no such file or folder (nor a catalogue model)", arg)};
   if (arg.empty() || !fs::exists(arg, ec)) return from_catalogue(arg, source);
   const fs::path path(arg);
   if (fs::is_directory(path, ec)) return from_folder(path, std::nullopt, std::nullopt, std::nullopt, "", source);
   const auto dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
   if (path.extension() == ".safetensors") return from_folder(dir, path, std::nullopt, std::nullopt, "", source);
-  auto text = read_file(path);
+  auto text = read_file(path.string());
   if (!text) return text.error();
   switch (classify(*text)) {
     case JsonKind::listing: return from_folder(dir, std::nullopt, std::nullopt, *text, path.string(), source);
@@ -263,7 +258,7 @@ Result<std::optional<HubReference>> hub_reference_to_fetch(const std::string& ar
 
 Result<LoadedModel> load_model(const std::string& arg, const ModelOverrides& overrides, const HubFetchOptions* hub) {
   std::error_code ec;
-  if (!arg.empty() && !fs::exists(arg, ec)) {
+  if (!arg.empty() && !fs::exists(arg, ec) && !looks_like_path(arg)) {
     auto ref = hub_reference_to_fetch(arg);
     if (!ref) return ref.error();
     if (*ref) return load_hub_model(**ref, hub ? *hub : HubFetchOptions{}, overrides);

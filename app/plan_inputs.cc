@@ -1,32 +1,23 @@
 #include "plan_inputs.h"
 
+#include "file_read.h"
 #include "hub_source.h"
 
 #include <fmt/format.h>
 
 #include <charconv>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
+#include "core/bytes.h"
+#include "core/text.h"
 #include "core/units.h"
 #include "hardware/gpu_catalogue.h"
 
 namespace preflight::cli {
-
-Result<std::string> read_file(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) return Error{path, "", "no such file"};
-  const auto size = std::filesystem::file_size(path, ec);
-  if (ec) return Error{path, "", "cannot read the file size"};
-  if (size > 256ULL * 1024 * 1024) return Error{path, "", "file is larger than 256 MiB"};
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{path, "", "cannot open the file"};
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 Result<GpuCatalogue> resolve_catalogue(const Options& o) {
   if (o.catalogue.empty()) return GpuCatalogue::embedded();
@@ -37,36 +28,43 @@ Result<GpuCatalogue> resolve_catalogue(const Options& o) {
 }
 
 int fail(Io& io, const Error& e) {
-  io.err << "preflight: " << e.to_string() << "\n";
+  io.err << "preflight: " << one_line(e.to_string()) << "\n";
   return 2;
 }
 
 namespace {
 
-// A plain decimal such as 0.95 (no exponent, no sign), for the engines' fractions.
-Result<double> parse_number(const std::string& text, const char* flag) {
+// A finite number above zero and at most `max`: 0.95, 2.5, 1e3. Infinities
+// and NaN are refused by name (from_chars reads "inf" and "nan"), so no flag
+// can turn into an "inf USD/h" figure or a 0 s cold start.
+Result<double> parse_number(const std::string& text, const char* flag, double max) {
   double v = 0;
   const auto* end = text.data() + text.size();
-  auto [ptr, ec] = std::from_chars(text.data(), end, v, std::chars_format::fixed);
-  if (ec != std::errc() || ptr != end || !(v > 0))
-    return Error{flag, "", fmt::format("expected a positive number such as 0.9, got '{}'", text)};
+  auto [ptr, ec] = std::from_chars(text.data(), end, v, std::chars_format::general);
+  if (ec == std::errc::result_out_of_range)
+    return Error{flag, "", fmt::format("{} is out of range (at most {})", echo(text), with_commas(static_cast<std::uint64_t>(max)))};
+  if (ec != std::errc() || ptr != end)
+    return Error{flag, "", fmt::format("expected a number such as 0.9 or 2.5, got {}", echo(text))};
+  if (!std::isfinite(v)) return Error{flag, "", fmt::format("expected a finite number, got {}", echo(text))};
+  if (!(v > 0)) return Error{flag, "", fmt::format("expected a number above 0, got {}", echo(text))};
+  if (v > max) return Error{flag, "", fmt::format("{} is beyond the largest accepted, {}", echo(text), with_commas(static_cast<std::uint64_t>(max)))};
   return v;
 }
 
 // A share in (0, 1]: 0.6 or 60%.
 Result<double> parse_fraction(const std::string& text, const char* flag) {
   const bool percent = !text.empty() && text.back() == '%';
-  auto v = parse_number(percent ? text.substr(0, text.size() - 1) : text, flag);
-  if (!v) return Error{flag, "", fmt::format("expected a share such as 0.6 or 60%, got '{}'", text)};
+  auto v = parse_number(percent ? text.substr(0, text.size() - 1) : text, flag, 1e6);
+  if (!v) return Error{flag, "", fmt::format("expected a share such as 0.6 or 60%, got {}", echo(text))};
   const double share = percent ? *v / 100.0 : *v;
-  if (share > 1.0) return Error{flag, "", fmt::format("expected a share at most 1 (100%), got '{}'", text)};
+  if (share > 1.0) return Error{flag, "", fmt::format("expected a share at most 1 (100%), got {}", echo(text))};
   return share;
 }
 
 // An optional decimal flag into `out` (left unchanged when the flag is absent).
-std::optional<Error> set_number(const std::string& text, const char* flag, double& out) {
+std::optional<Error> set_number(const std::string& text, const char* flag, double max, double& out) {
   if (text.empty()) return std::nullopt;
-  auto v = parse_number(text, flag);
+  auto v = parse_number(text, flag, max);
   if (!v) return v.error();
   out = *v;
   return std::nullopt;
@@ -81,14 +79,35 @@ std::optional<Error> set_fraction(const std::string& text, const char* flag, dou
   return std::nullopt;
 }
 
+// A count bounded by what any deployment could mean, so an absurd value is
+// refused here, by its flag, rather than overflowing deep in the arithmetic.
+Result<std::uint64_t> within(Result<std::uint64_t> v, const char* flag, std::uint64_t max, const char* unit) {
+  if (!v) return v;
+  if (*v > max) return Error{flag, "", fmt::format("{} {} is beyond the largest accepted, {}", with_commas(*v), unit, with_commas(max))};
+  return v;
+}
+
 template <typename T>
-std::optional<Error> set_positive(const std::string& text, const char* flag, T& out) {
+std::optional<Error> set_positive(const std::string& text, const char* flag, std::uint64_t max, const char* unit, T& out) {
   if (text.empty()) return std::nullopt;
-  auto v = parse_positive_integer(text, flag);
+  auto v = within(parse_positive_integer(text, flag), flag, max, unit);
   if (!v) return v.error();
   out = *v;
   return std::nullopt;
 }
+
+// Upper bounds of the workload and layout flags: far beyond any real
+// deployment (the longest context windows are 10M tokens; the largest
+// clusters a few hundred thousand GPUs) and small enough that the plan's
+// products stay within 64 bits for any real model.
+constexpr std::uint64_t kMaxTokens = 1ULL << 30;     // 1,073,741,824 tokens
+constexpr std::uint64_t kMaxRequests = 1ULL << 24;   // 16,777,216 requests
+constexpr std::uint64_t kMaxParallel = 1ULL << 20;   // TP, EP, PP, DP, DCP, GPUs per node
+constexpr std::uint64_t kMaxSmall = 1024;            // state slots, staging copies
+// Rates and prices: beyond any line, disk or price list, finite.
+constexpr double kMaxPrice = 1e6;     // USD per GPU-hour, USD per million tokens
+constexpr double kMaxRate = 1e6;      // Gb/s, GB/s
+constexpr double kMaxShare = 1e3;     // engine fractions and ratios (checked again by the engine's own rules)
 
 }  // namespace
 
@@ -123,17 +142,17 @@ Result<PlanRequest> plan_request(const Options& o) {
     return !s.empty();
   };
   if (any(o.context)) {
-    auto v = parse_token_count(o.context, "--context");
+    auto v = within(parse_token_count(o.context, "--context"), "--context", kMaxTokens, "tokens");
     if (!v) return v.error();
     w.context_tokens = *v;
   }
   if (any(o.concurrency)) {
-    if (auto e = set_positive(o.concurrency, "--concurrency", w.concurrency)) return *e;
+    if (auto e = set_positive(o.concurrency, "--concurrency", kMaxRequests, "requests", w.concurrency)) return *e;
   }
   if (any(o.kv_dtype)) w.kv_dtype = o.kv_dtype;
   if (any(o.state_dtype)) w.state_dtype = o.state_dtype;
   if (any(o.state_slots)) {
-    if (auto e = set_positive(o.state_slots, "--state-slots", w.state_slots)) return *e;
+    if (auto e = set_positive(o.state_slots, "--state-slots", kMaxSmall, "slots", w.state_slots)) return *e;
   }
   if (any(o.reserve)) {
     auto v = parse_reserve(o.reserve, "--reserve");
@@ -141,15 +160,15 @@ Result<PlanRequest> plan_request(const Options& o) {
     w.reserve = *v;
   }
   if (any(o.chunk)) {
-    if (auto e = set_positive(o.chunk, "--chunk", w.chunk_tokens)) return *e;
+    if (auto e = set_positive(o.chunk, "--chunk", kMaxTokens, "tokens", w.chunk_tokens)) return *e;
   }
   auto& l = r.layout;
-  if (auto e = set_positive(o.tp, "--tp", l.tp)) return *e;
-  if (auto e = set_positive(o.ep, "--ep", l.ep)) return *e;
-  if (auto e = set_positive(o.pp, "--pp", l.pp)) return *e;
-  if (auto e = set_positive(o.dp, "--dp", l.dp)) return *e;
-  if (auto e = set_positive(o.dcp, "--dcp", l.dcp)) return *e;
-  if (auto e = set_positive(o.gpus_per_node, "--gpus-per-node", l.gpus_per_node)) return *e;
+  if (auto e = set_positive(o.tp, "--tp", kMaxParallel, "GPUs", l.tp)) return *e;
+  if (auto e = set_positive(o.ep, "--ep", kMaxParallel, "GPUs", l.ep)) return *e;
+  if (auto e = set_positive(o.pp, "--pp", kMaxParallel, "stages", l.pp)) return *e;
+  if (auto e = set_positive(o.dp, "--dp", kMaxParallel, "groups", l.dp)) return *e;
+  if (auto e = set_positive(o.dcp, "--dcp", kMaxParallel, "GPUs", l.dcp)) return *e;
+  if (auto e = set_positive(o.gpus_per_node, "--gpus-per-node", kMaxParallel, "GPUs", l.gpus_per_node)) return *e;
 
   auto& e = r.engine;
   if (!o.engine.empty()) {
@@ -158,12 +177,12 @@ Result<PlanRequest> plan_request(const Options& o) {
     e.kind = *kind;
   }
   e.version = o.engine_version;
-  if (auto err = set_number(o.gpu_memory_utilization, "--gpu-memory-utilization", e.gpu_memory_utilization)) return *err;
-  if (auto err = set_number(o.mem_fraction_static, "--mem-fraction-static", e.mem_fraction_static)) return *err;
-  if (auto err = set_number(o.mamba_full_memory_ratio, "--mamba-full-memory-ratio", e.mamba_full_memory_ratio)) return *err;
-  if (auto err = set_positive(o.max_num_batched_tokens, "--max-num-batched-tokens", e.max_num_batched_tokens)) return *err;
-  if (auto err = set_positive(o.max_num_seqs, "--max-num-seqs", e.max_num_seqs)) return *err;
-  if (auto err = set_positive(o.block_size, "--block-size", e.block_size)) return *err;
+  if (auto err = set_number(o.gpu_memory_utilization, "--gpu-memory-utilization", kMaxShare, e.gpu_memory_utilization)) return *err;
+  if (auto err = set_number(o.mem_fraction_static, "--mem-fraction-static", kMaxShare, e.mem_fraction_static)) return *err;
+  if (auto err = set_number(o.mamba_full_memory_ratio, "--mamba-full-memory-ratio", kMaxShare, e.mamba_full_memory_ratio)) return *err;
+  if (auto err = set_positive(o.max_num_batched_tokens, "--max-num-batched-tokens", kMaxTokens, "tokens", e.max_num_batched_tokens)) return *err;
+  if (auto err = set_positive(o.max_num_seqs, "--max-num-seqs", kMaxRequests, "requests", e.max_num_seqs)) return *err;
+  if (auto err = set_positive(o.block_size, "--block-size", kMaxTokens, "tokens", e.block_size)) return *err;
   if (!o.radix_cache.empty()) e.radix_cache = o.radix_cache;
   e.enforce_eager = o.enforce_eager;
   auto checked = validate_engine_options(e);
@@ -176,23 +195,42 @@ Result<PlanRequest> plan_request(const Options& o) {
     w.spec_tokens = *v;
   }
   auto& p = r.perf;
-  if (auto err = set_positive(o.prompt_tokens, "--prompt-tokens", p.prompt_tokens)) return *err;
-  if (auto err = set_positive(o.staging_copies, "--staging-copies", p.staging_copies)) return *err;
-  if (auto err = set_number(o.price, "--price", p.price_usd_per_gpu_hour)) return *err;
-  if (auto err = set_number(o.api_price, "--api-price", p.api_usd_per_m)) return *err;
-  if (auto err = set_number(o.download_gbps, "--download-gbps", p.download_gbps)) return *err;
-  if (auto err = set_number(o.read_gb_s, "--read-gb-s", p.read_gb_s)) return *err;
+  if (auto err = set_positive(o.prompt_tokens, "--prompt-tokens", kMaxTokens, "tokens", p.prompt_tokens)) return *err;
+  if (auto err = set_positive(o.staging_copies, "--staging-copies", kMaxSmall, "copies", p.staging_copies)) return *err;
+  if (auto err = set_number(o.price, "--price", kMaxPrice, p.price_usd_per_gpu_hour)) return *err;
+  if (auto err = set_number(o.api_price, "--api-price", kMaxPrice, p.api_usd_per_m)) return *err;
+  if (auto err = set_number(o.download_gbps, "--download-gbps", kMaxRate, p.download_gbps)) return *err;
+  if (auto err = set_number(o.read_gb_s, "--read-gb-s", kMaxRate, p.read_gb_s)) return *err;
   if (o.scale_out_gb_s == "0") p.scale_out_gb_s = 0;  // 0: cross-node traffic at the NVLink rate (stated)
-  else if (auto err = set_number(o.scale_out_gb_s, "--scale-out-gb-s", p.scale_out_gb_s)) return *err;
+  else if (auto err = set_number(o.scale_out_gb_s, "--scale-out-gb-s", kMaxRate, p.scale_out_gb_s)) return *err;
   if (auto err = set_fraction(o.utilisation, "--utilisation", p.utilisation)) return *err;
   if (auto err = set_fraction(o.spec_acceptance, "--spec-acceptance", p.spec_acceptance)) return *err;
   if (!o.draft.empty()) {
     if (w.spec_tokens == 0) return Error{"--draft", "", "a draft model needs --spec-tokens N (draft tokens per step)"};
     auto draft = load_named_model(o, o.draft, {});
-    if (!draft) return draft.error();
+    if (!draft) {
+      // The loaders name the model argument MODEL; here it came from --draft.
+      Error named = draft.error();
+      if (named.origin == "MODEL") named.origin = "--draft";
+      return named;
+    }
     r.draft = std::make_shared<const ModelSpec>(std::move(draft->model));
   }
   return r;
+}
+
+Error overflow_error(const Options& o, const Error& arithmetic) {
+  // Checked arithmetic names the quantity, not the input that made it absurd:
+  // name the workload flags given (else the model), which are what to change.
+  std::string flags;
+  for (const auto& [flag, value] : {std::pair<const char*, const std::string*>{"--context", &o.context},
+                                    {"--concurrency", &o.concurrency}, {"--prompt-tokens", &o.prompt_tokens},
+                                    {"--chunk", &o.chunk}, {"--state-slots", &o.state_slots},
+                                    {"--spec-tokens", &o.spec_tokens}, {"--max-num-batched-tokens", &o.max_num_batched_tokens},
+                                    {"--max-num-seqs", &o.max_num_seqs}})
+    if (!value->empty()) flags += fmt::format("{}{} {}", flags.empty() ? "" : " ", flag, *value);
+  return Error{flags.empty() ? "MODEL" : flags, "",
+               fmt::format("too large to plan: {} ({})", arithmetic.message, arithmetic.field)};
 }
 
 Result<LoadedModel> load_model_for(const Options& o) {
@@ -218,7 +256,12 @@ Result<Plan> make_plan(const Options& o) {
   auto request = plan_request(o);
   if (!request) return request.error();
   request.value().gpu_count = cluster->count;
-  return build_plan(loaded->model, cluster->gpu, *request);
+  try {
+    return build_plan(loaded->model, cluster->gpu, *request);
+  } catch (const InputError& e) {
+    if (e.error().origin != "arithmetic") throw;
+    return overflow_error(o, e.error());
+  }
 }
 
 }  // namespace preflight::cli

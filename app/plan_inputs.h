@@ -15,7 +15,6 @@
 
 namespace preflight::cli {
 
-Result<std::string> read_file(const std::string& path);
 Result<GpuCatalogue> resolve_catalogue(const Options& o);
 
 // --gpus COUNTxFAMILY resolved against the catalogue (with --catalogue merged).
@@ -29,6 +28,10 @@ Result<LoadedModel> load_model_for(const Options& o);
 
 // The plan for --gpus, the model and the request options.
 Result<Plan> make_plan(const Options& o);
+
+// An overflow in the plan's checked arithmetic, named by the workload flags
+// that caused it (or MODEL when none was given).
+Error overflow_error(const Options& o, const Error& arithmetic);
 
 // Prints "preflight: <error>" to io.err and returns exit code 2.
 int fail(Io& io, const Error& e);

@@ -78,17 +78,30 @@ std::string shape_text(const std::vector<std::uint64_t>& shape) {
   return out + "]";
 }
 
+void for_each_concrete_tensor(const TensorManifest& m, const std::function<void(const ConcreteTensor&)>& visit) {
+  ConcreteTensor one;
+  for (const auto& t : m.tensors) {
+    one.dtype = t.dtype;
+    if (!is_expert_template(t)) {
+      one.name = t.name;
+      one.shape = stored_shape(t);
+      one.bytes = t.bytes();
+      visit(one);
+      continue;
+    }
+    one.shape = t.shape;
+    one.bytes = t.bytes_each;
+    for (std::uint32_t i = 0; i < t.instances; ++i) {
+      one.name = concrete_name(t, i);
+      visit(one);
+    }
+  }
+}
+
 std::vector<ConcreteTensor> concrete_tensors(const TensorManifest& m) {
   std::vector<ConcreteTensor> out;
   out.reserve(m.tensor_count());
-  for (const auto& t : m.tensors) {
-    if (!is_expert_template(t)) {
-      out.push_back(ConcreteTensor{t.name, t.dtype, stored_shape(t), t.bytes()});
-      continue;
-    }
-    for (std::uint32_t i = 0; i < t.instances; ++i)
-      out.push_back(ConcreteTensor{concrete_name(t, i), t.dtype, t.shape, t.bytes_each});
-  }
+  for_each_concrete_tensor(m, [&](const ConcreteTensor& t) { out.push_back(t); });
   return out;
 }
 

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -91,6 +92,9 @@ struct ConcreteTensor {
 struct TensorManifest;
 // Every stored tensor of the manifest, in manifest order.
 std::vector<ConcreteTensor> concrete_tensors(const TensorManifest& m);
+// The same tensors one at a time, without holding them all (Kimi K3 has
+// 497,220: a list of them all costs ~100 MB; inspect --tensors streams).
+void for_each_concrete_tensor(const TensorManifest& m, const std::function<void(const ConcreteTensor&)>& visit);
 
 struct TensorManifest {
   std::vector<StoredTensor> tensors;

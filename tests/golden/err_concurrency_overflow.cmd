@@ -1,0 +1,1 @@
+plan --gpus 8xB300 --concurrency 1000000000000000000

@@ -1,0 +1,1 @@
+plan /dev/zero --gpus 8xB300

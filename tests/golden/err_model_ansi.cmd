@@ -1,0 +1,1 @@
+plan $'\e[2Jx' --gpus 8xB300

@@ -1,0 +1,1 @@
+plan $'kimi\nk3' --gpus 8xB300

@@ -1,0 +1,1 @@
+serve --max-body 0

@@ -1,0 +1,1 @@
+serve --threads 100000
