@@ -7,7 +7,9 @@
 #include <sstream>
 
 #include "commands.h"
+#include "core/json_read.h"
 #include "core/result.h"
+#include "core/text.h"
 
 namespace preflight::cli {
 
@@ -87,7 +89,7 @@ Result<std::string> value_text(const std::string& key, const nlohmann::json& v) 
   else if (v.is_number_unsigned()) text = std::to_string(v.get<std::uint64_t>());
   else if (v.is_number_integer()) text = std::to_string(v.get<std::int64_t>());
   else if (v.is_number_float()) text = fmt::format("{}", v.get<double>());
-  else return Error{key, "", fmt::format("expected a string or a number, got {}", v.dump())};
+  else return Error{key, "", fmt::format("expected a string or a number, got {}", show(v))};
   if (text.size() > kMaxValueLength)
     return Error{key, "", fmt::format("value longer than {} characters", kMaxValueLength)};
   return text;
@@ -117,7 +119,7 @@ std::optional<Error> set_key(Options& o, const std::string& raw_key, const nlohm
     if (v.is_boolean()) flag = v.get<bool>();
     else if (v == "true" || v == "1") flag = true;
     else if (v == "false" || v == "0" || v == "") flag = false;
-    else return Error{key, "", fmt::format("expected true or false, got {}", v.dump())};
+    else return Error{key, "", fmt::format("expected true or false, got {}", show(v))};
     return std::nullopt;
   }
   const auto& keys = string_keys();
@@ -185,7 +187,8 @@ Result<Options> options_from_query(const std::multimap<std::string, std::string>
 }
 
 std::string api_error_json(int status, const std::string& message) {
-  return nlohmann::json{{"error", message}, {"status", status}}.dump();
+  return nlohmann::json{{"error", one_line(message)}, {"status", status}}.dump(-1, ' ', false,
+                                                                            nlohmann::json::error_handler_t::replace);
 }
 
 ApiResponse run_api(const std::string& command, Options options) {
@@ -206,6 +209,12 @@ ApiResponse run_api(const std::string& command, Options options) {
   } catch (const InputError& e) {
     r.exit_code = 2;
     err << "preflight: " << e.what() << "\n";
+  } catch (const RequestStopped& e) {
+    // A budget check stopped the work: the server's limit, not the input, ended it.
+    r.status = 503;
+    r.exit_code = 3;
+    r.body = api_error_json(503, e.what());
+    return r;
   } catch (const std::exception& e) {
     r.status = 500;
     r.exit_code = 3;

@@ -178,8 +178,16 @@ void add_catalogue_options(CLI::App& app, Options& o) {
 void add_serve_options(CLI::App& app, Options& o) {
   app.add_option("--host", o.host, "address to bind (default 127.0.0.1: loopback only)");
   app.add_option("--port", o.port, "port (default 8080; 0 picks a free one and prints it)");
-  app.add_option("--max-body", o.max_body, "request body limit, e.g. 4MiB (default)");
-  app.add_option("--threads", o.threads, "worker threads (default: 4 per core, at least 64: one per open connection)");
+  app.add_option("--max-body", o.max_body, "request body limit, 1KiB to 256MiB (default 4MiB)");
+  app.add_option("--threads", o.threads,
+                 "worker threads, 1 to 256: the requests computed at once (default: one per core, at least 2); "
+                 "waiting connections hold no thread");
+  app.add_option("--request-timeout", o.request_timeout,
+                 "seconds a request may take from its arrival, queueing included, 1 to 3600 (default 30): "
+                 "then 503; a grid stops within one plan, and as soon as its client disconnects");
+  app.add_option("--max-cells", o.max_cells,
+                 "largest solver grid one request may ask for, GPU families x counts (default 4096; the CLI has no bound)");
+  app.add_option("--max-response", o.max_response, "largest answer, e.g. 64MiB (default)");
   app.add_flag("--hub", o.allow_hub,
                "let requests name Hugging Face hub models (org/name@rev, hf://): their metadata is fetched from "
                "HF_ENDPOINT and cached by commit; off by default, so no request causes network traffic");

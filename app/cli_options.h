@@ -4,9 +4,12 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "request_budget.h"
 
 namespace preflight::cli {
 
@@ -79,11 +82,16 @@ struct Options {
   std::string host;                  // default 127.0.0.1
   std::string port;                  // default 8080; 0: any free port (printed)
   std::string max_body;              // request body limit (default 4MiB)
-  std::string threads;               // worker threads
+  std::string threads;               // worker threads (the CPU work done at once)
+  std::string request_timeout;       // seconds a request may take, queueing included (default 30)
+  std::string max_cells;             // solver grid cells one request may ask for (default 4096)
+  std::string max_response;          // largest answer, e.g. 64MiB (default)
   // Web API only (never set by the command line).
   std::optional<UploadedModel> upload;  // the model, from the request body
   bool no_files = false;                // MODEL and --draft must be catalogue names; no --catalogue file
   bool allow_hub = false;               // with no_files: MODEL and --draft may also be hub ids (serve --hub)
+  const RequestBudget* budget = nullptr;  // the request's deadline and client state (checked between plans)
+  std::uint64_t cell_bound = 0;         // solver grid cells (GPU families x counts) allowed; 0: no bound (the CLI)
 };
 
 void add_plan_options(CLI::App& app, Options& o);

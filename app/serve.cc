@@ -8,20 +8,33 @@
 // With --hub a request's model may be a hub id (metadata fetched and cached by
 // commit, as on the command line); without it, requests never cause traffic.
 //
-// Loopback by default; a request body limit; every error is a JSON object
-// with a one-line message, and the server keeps serving.
+// Loopback by default. The connection layer (http_server.h) bounds what a
+// client may hold: request arrival, idle and write times, body size,
+// connections, queued requests, and each request's deadline. The request
+// policy (http_guard.h) refuses foreign Hosts, cross-site origins, body types a
+// page may send without a CORS preflight, and other methods. Work bounds:
+// --max-cells for the solvers' grids, --max-response for answers. Every error
+// is a JSON object with a one-line message, and the server keeps serving.
 #include <httplib.h>
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <iostream>
 #include <thread>
 
 #include "api.h"
 #include "commands.h"
+#include "core/bytes.h"
+#include "core/json_read.h"
+#include "core/text.h"
 #include "core/units.h"
 #include "embedded_files.h"
+#include "http_guard.h"
+#include "http_server.h"
 #include "plan_inputs.h"
 
 namespace preflight::cli {
@@ -50,32 +63,72 @@ void send_json(httplib::Response& res, int status, std::string body, int exit_co
   res.set_content(std::move(body), "application/json");
 }
 
-void handle_api(const httplib::Request& req, httplib::Response& res, bool post, bool allow_hub) {
+void send_error(httplib::Response& res, int status, const std::string& message) {
+  send_json(res, status, api_error_json(status, message), 2);
+}
+
+// What a request may spend and return, from the serve flags.
+struct ServeBounds {
+  std::uint64_t max_cells = 4096;
+  std::uint64_t max_response = 64ULL * 1024 * 1024;
+  bool allow_hub = false;
+};
+
+void handle_api(const httplib::Request& req, httplib::Response& res, bool post, const ServeBounds& bounds) {
   const std::string command = req.matches[1];
   if (!api_command_known(command)) {
-    send_json(res, 404, api_error_json(404, fmt::format("no API command '{}'", command)), 2);
+    send_error(res, 404, fmt::format("no API command '{}'", command));
+    return;
+  }
+  const RequestBudget* budget = current_request_budget();
+  if (budget != nullptr && budget->expired()) {
+    send_json(res, 503, api_error_json(503, "the request waited past this server's deadline of " + budget->deadline_text), 3);
     return;
   }
   Result<Options> options = Error{"request", "", "no parameters"};
-  if (post) {
-    auto body = nlohmann::json::parse(req.body, nullptr, false);
-    if (body.is_discarded()) {
-      send_json(res, 400, api_error_json(400, "request body: not valid JSON"), 2);
+  const BodyType type = post ? body_type(req.get_header_value("Content-Type"), req.body.empty()) : BodyType::form;
+  if (type == BodyType::refused) {
+    // text/plain and multipart are what a page may POST cross-site without a CORS preflight.
+    send_error(res, 415, "request body: send application/json (or application/x-www-form-urlencoded)");
+    return;
+  }
+  if (post && type == BodyType::json) {
+    auto body = req.body.empty() ? Result<nlohmann::json>(nlohmann::json::object()) : parse_json(req.body, "request body");
+    if (!body) {
+      send_error(res, 400, body.error().to_string());
       return;
     }
-    if (req.body.empty()) body = nlohmann::json::object();
-    options = options_from_json(body);
+    options = options_from_json(*body);
   } else {
-    options = options_from_query(req.params);
+    options = options_from_query(req.params);  // a query string, or a form-encoded body (httplib parses both)
   }
   if (!options) {
-    send_json(res, 400, api_error_json(400, options.error().to_string()), 2);
+    send_error(res, 400, options.error().to_string());
     return;
   }
   Options request = std::move(options).value();
-  request.allow_hub = allow_hub;
+  request.allow_hub = bounds.allow_hub;
+  request.budget = budget;
+  request.cell_bound = bounds.max_cells;
   auto r = run_api(command, std::move(request));
+  if (r.body.size() > bounds.max_response) {
+    send_error(res, 400, fmt::format("the answer would be {} bytes, beyond this server's bound of {} (serve "
+                                     "--max-response); run the CLI for it",
+                                     with_commas(r.body.size()), with_commas(bounds.max_response)));
+    return;
+  }
   send_json(res, r.status, std::move(r.body), r.exit_code);
+}
+
+// A serve flag's whole number within [low, high], or its default.
+Result<std::uint64_t> bounded(const std::string& text, const char* flag, std::uint64_t fallback, std::uint64_t low,
+                              std::uint64_t high, bool bytes) {
+  if (text.empty()) return fallback;
+  auto v = bytes ? parse_byte_size(text, flag) : parse_positive_integer(text, flag);
+  if (!v) return v.error();
+  if (*v < low || *v > high)
+    return Error{flag, "", fmt::format("expected {} to {}, got {}", with_commas(low), with_commas(high), echo(text))};
+  return *v;
 }
 
 }  // namespace
@@ -85,57 +138,97 @@ int run_serve(const Options& o, Io& io) {
   if (!o.port.empty()) {
     if (o.port == "0") port = 0;
     else {
-      auto v = parse_positive_integer(o.port, "--port");
+      auto v = bounded(o.port, "--port", 8080, 1, 65535, false);
       if (!v) return fail(io, v.error());
-      if (*v > 65535) return fail(io, Error{"--port", "", fmt::format("expected 0..65535, got {}", *v)});
       port = *v;
     }
   }
-  std::uint64_t max_body = 4 * 1024 * 1024;
-  if (!o.max_body.empty()) {
-    auto v = parse_byte_size(o.max_body, "--max-body");
-    if (!v) return fail(io, v.error());
-    max_body = *v;
-  }
-  // httplib gives each keep-alive connection a thread while it lasts: enough
-  // threads for a page's or a script's connections, CPU work still bounded by the cores.
-  std::uint64_t threads = std::max(64u, 4 * std::thread::hardware_concurrency());
-  if (!o.threads.empty()) {
-    auto v = parse_positive_integer(o.threads, "--threads");
-    if (!v) return fail(io, v.error());
-    threads = std::min<std::uint64_t>(*v, 256);
-  }
+  auto max_body = bounded(o.max_body, "--max-body", 4 * kMiB, kKiB, 256 * kMiB, true);
+  if (!max_body) return fail(io, max_body.error());
+  // Workers do the CPU work; connections wait in the I/O loop without one.
+  const std::uint64_t cores = std::max(2u, std::thread::hardware_concurrency());
+  auto workers = bounded(o.threads, "--threads", cores, 1, 256, false);
+  if (!workers) return fail(io, workers.error());
+  auto timeout = o.request_timeout.empty() ? Result<std::uint64_t>(30) : parse_positive_integer(o.request_timeout, "--request-timeout");
+  if (!timeout) return fail(io, timeout.error());
+  if (*timeout > 3600) return fail(io, Error{"--request-timeout", "", fmt::format("expected 1 to 3,600 seconds, got {}", echo(o.request_timeout))});
+  ServeBounds bounds;
+  bounds.allow_hub = o.allow_hub;
+  auto cells = bounded(o.max_cells, "--max-cells", bounds.max_cells, 1, 1'000'000, false);
+  if (!cells) return fail(io, cells.error());
+  bounds.max_cells = *cells;
+  auto response = bounded(o.max_response, "--max-response", bounds.max_response, kMiB, 4 * kGiB, true);
+  if (!response) return fail(io, response.error());
+  bounds.max_response = *response;
   const std::string host = o.host.empty() ? "127.0.0.1" : o.host;
 
-  httplib::Server server;
-  server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-  server.set_payload_max_length(max_body);
-  // Reconnects are what fails under load (httplib's listen backlog is 5):
-  // keep a client's connection for as many requests as it sends.
-  server.set_keep_alive_max_count(100000);
-  server.set_read_timeout(10, 0);
-  server.set_write_timeout(10, 0);
-  const bool hub = o.allow_hub;
+  ConnectionLimits limits;
+  limits.max_body_bytes = *max_body;
+  limits.workers = static_cast<unsigned>(*workers);
+  limits.deadline = std::chrono::seconds(*timeout);
+  limits.deadline_text = fmt::format("{} s (serve --request-timeout)", *timeout);
+  GuardedServer server(limits);
+
+  const int bound = server.bind(host, static_cast<int>(port));
+  if (bound == -EADDRINUSE || bound == -EACCES)
+    return fail(io, Error{"--port", "", fmt::format("cannot listen on {}:{}: {}", host, port,
+                                                    bound == -EADDRINUSE ? "the port is in use" : "permission denied")});
+  if (bound <= 0)
+    return fail(io, Error{"--host", "", fmt::format("cannot listen on {}: not an address of this machine", echo(host))});
+
+  char machine[256] = {};
+  gethostname(machine, sizeof machine - 1);
+  const HostPolicy hosts = host_policy(host, bound, machine);
+  // Before any handler: the method, the Host (DNS rebinding) and, for the API, the Origin (cross-site pages).
+  server.set_pre_routing_handler([hosts](const httplib::Request& req, httplib::Response& res) {
+    res.set_header("X-Content-Type-Options", "nosniff");
+    res.set_header("X-Frame-Options", "DENY");
+    res.set_header("Cross-Origin-Resource-Policy", "same-origin");
+    if (const auto allow = allowed_methods_if_refused(req.method, req.path); !allow.empty()) {
+      res.set_header("Allow", allow);
+      send_error(res, 405, fmt::format("{} is not allowed on {} (allowed: {})", echo(req.method, 16), echo(req.path, 80), allow));
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    const std::string host_header = req.get_header_value("Host");
+    if (const auto problem = host_problem(host_header, hosts); !problem.empty()) {
+      send_error(res, 421, fmt::format("Host {}: {}", echo(host_header, 80), problem));
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    if (req.path.starts_with("/api/"))
+      if (const auto problem = origin_problem(req.get_header_value("Origin"), req.get_header_value("Sec-Fetch-Site"), host_header);
+          !problem.empty()) {
+        send_error(res, 403, fmt::format("Origin {}: {}", echo(req.get_header_value("Origin"), 80), problem));
+        return httplib::Server::HandlerResponse::Handled;
+      }
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
   server.Get(R"(/api/([a-z]+))",
-             [hub](const httplib::Request& req, httplib::Response& res) { handle_api(req, res, false, hub); });
+             [bounds](const httplib::Request& req, httplib::Response& res) { handle_api(req, res, false, bounds); });
   server.Post(R"(/api/([a-z]+))",
-              [hub](const httplib::Request& req, httplib::Response& res) { handle_api(req, res, true, hub); });
+              [bounds](const httplib::Request& req, httplib::Response& res) { handle_api(req, res, true, bounds); });
   for (const auto& f : kStatic) {
     const auto text = embedded::embedded_file(f.path);
     const std::string type = f.type;
     server.Get(f.url, [text, type](const httplib::Request&, httplib::Response& res) {
+      // The page loads its own scripts and styles and talks to its own API only.
+      res.set_header("Content-Security-Policy",
+                     "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'");
       res.set_content(std::string(text), type.c_str());
     });
   }
-  // Errors httplib detects itself (a body over the limit, a bad request line):
-  // the same JSON shape, status 400 with the reason.
-  server.set_error_handler([max_body](const httplib::Request& req, httplib::Response& res) {
+  // Errors httplib detects itself (a bad request line, a form body over its
+  // 8 KiB limit, an unknown path): the same JSON shape.
+  server.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
     if (res.status == 413) {
-      send_json(res, 400, api_error_json(400, fmt::format("request body exceeds the {} byte limit (--max-body)", max_body)), 2);
+      // The connection layer refuses bodies over --max-body before they are read;
+      // a 413 here is httplib's own limit on form-encoded bodies.
+      send_error(res, 413, "a form-encoded body is limited to 8,192 bytes; send larger requests as application/json");
     } else if (res.status == 404) {
-      send_json(res, 404, api_error_json(404, fmt::format("no such path: {}", req.path)), 2);
+      send_error(res, 404, fmt::format("no such path: {}", echo(req.path, 80)));
+    } else if (res.status == 400 && res.body.empty()) {
+      send_error(res, 400, "the request could not be read as HTTP (HTTP 400)");
     } else if (res.status >= 400 && res.body.empty()) {
-      send_json(res, res.status, api_error_json(res.status, fmt::format("HTTP {}", res.status)), 2);
+      send_error(res, res.status, fmt::format("HTTP {}", res.status));
     }
   });
   server.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
@@ -149,15 +242,10 @@ int run_serve(const Options& o, Io& io) {
     send_json(res, 500, api_error_json(500, "internal error: " + what), 3);
   });
 
-  int bound = 0;
-  if (port == 0) bound = server.bind_to_any_port(host);
-  else bound = server.bind_to_port(host, static_cast<int>(port)) ? static_cast<int>(port) : -1;
-  if (bound <= 0)
-    return fail(io, Error{"--port", "", fmt::format("cannot listen on {}:{} (in use, or not an address of this machine)", host, port)});
   io.out << fmt::format("preflight serve: listening on http://{}:{}/ (Ctrl-C stops)", host, bound) << std::endl;
   if (host != "127.0.0.1" && host != "localhost" && host != "::1")
     io.err << "preflight serve: warning: listening beyond loopback; the API has no authentication\n";
-  server.listen_after_bind();
+  if (!server.serve()) return fail(io, Error{"--port", "", "the listening socket failed"});
   return 0;
 }
 

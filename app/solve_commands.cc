@@ -8,6 +8,7 @@
 #include <set>
 
 #include "commands.h"
+#include "core/bytes.h"
 #include "core/units.h"
 #include "plan_inputs.h"
 #include "report/solve_report.h"
@@ -65,6 +66,28 @@ Result<SolverInputs> solver_inputs(const Options& o, const char* command) {
   return SolverInputs{std::move(loaded).value(), std::move(gpus).value(), *request};
 }
 
+// The solvers' evaluator (the verdict-only fast path). Through the web API it
+// first checks the request's budget, so a grid past its deadline, or whose
+// client has gone, stops within one plan (RequestStopped).
+PlanEvaluator evaluator_for(const Options& o, const PlanContext& context) {
+  auto inner = verdict_plan_evaluator(context);
+  if (o.budget == nullptr) return inner;
+  return [inner = std::move(inner), budget = o.budget](const Accelerator& gpu, const PlanRequest& request) {
+    budget->check();
+    return inner(gpu, request);
+  };
+}
+
+// The web API's work bound: a grid of more cells than the server allows is
+// refused before any plan is made. The CLI sets no bound.
+std::optional<Error> check_cells(const Options& o, std::uint64_t cells) {
+  if (o.cell_bound == 0 || cells <= o.cell_bound) return std::nullopt;
+  return Error{"request", "",
+               fmt::format("{} grid cells (GPU families x GPU counts) exceed this server's bound of {} (serve "
+                           "--max-cells): name fewer families (gpu) or counts, or run the CLI, which has no bound",
+                           with_commas(cells), with_commas(o.cell_bound))};
+}
+
 }  // namespace
 
 int run_fit(const Options& o, Io& io) {
@@ -76,11 +99,15 @@ int run_fit(const Options& o, Io& io) {
   }
   auto in = solver_inputs(o, "fit");
   if (!in) return fail(io, in.error());
+  std::uint64_t cells = 0;
+  if (options.max_gpus <= kMaxSolverGpus)  // a larger value is solve_fit's error to report
+    for (const auto& gpu : in->gpus) cells += whole_node_counts(options.max_gpus, node_size(gpu, in->request.layout)).size();
+  if (auto e = check_cells(o, cells)) return fail(io, *e);
   const auto& model = in->loaded.model;
   const PlanContext context(model);
-  auto fits = solve_fit(model, verdict_plan_evaluator(context), in->gpus, in->request, options);
+  auto fits = solve_fit(model, evaluator_for(o, context), in->gpus, in->request, options);
   if (!fits) return fail(io, fits.error());
-  if (o.format == "json") io.out << fit_json(model, in->request, options, *fits).dump(2) << "\n";
+  if (o.format == "json") io.out << json_text(fit_json(model, in->request, options, *fits)) << "\n";
   else if (o.format == "csv") io.out << fit_csv(*fits);
   else io.out << render_fit(model, in->request, options, *fits, style_of(o));
   for (const auto& f : *fits)
@@ -106,9 +133,9 @@ int run_max(const Options& o, Io& io) {
   if (*what == SolveFor::concurrency && !o.concurrency.empty()) options.ceiling = request->workload.concurrency;
   const auto& model = loaded->model;
   const PlanContext context(model);
-  auto result = solve_max(model, verdict_plan_evaluator(context), gpu, *request, options);
+  auto result = solve_max(model, evaluator_for(o, context), gpu, *request, options);
   if (!result) return fail(io, result.error());
-  if (o.format == "json") io.out << max_json(model, gpu, *request, *result).dump(2) << "\n";
+  if (o.format == "json") io.out << json_text(max_json(model, gpu, *request, *result)) << "\n";
   else io.out << render_max(model, gpu, *request, *result, style_of(o));
   return result->found ? 0 : 1;
 }
@@ -118,11 +145,14 @@ int run_sweep(const Options& o, Io& io) {
   if (!counts) return fail(io, counts.error());
   auto in = solver_inputs(o, "sweep");
   if (!in) return fail(io, in.error());
+  std::uint64_t cells = 0;
+  for (const auto& gpu : in->gpus) cells += counts_for(*counts, node_size(gpu, in->request.layout)).size();
+  if (auto e = check_cells(o, cells)) return fail(io, *e);
   const auto& model = in->loaded.model;
   const PlanContext context(model);
-  auto sweep = preflight::run_sweep(model, verdict_plan_evaluator(context), in->gpus, in->request, *counts);
+  auto sweep = preflight::run_sweep(model, evaluator_for(o, context), in->gpus, in->request, *counts);
   add_sweep_perf(sweep, context, in->request);
-  if (o.format == "json") io.out << sweep_json(model, in->request, sweep).dump(2) << "\n";
+  if (o.format == "json") io.out << json_text(sweep_json(model, in->request, sweep)) << "\n";
   else if (o.format == "csv") io.out << sweep_csv(sweep);
   else io.out << render_sweep(model, in->request, sweep, style_of(o));
   return sweep.green_cells > 0 ? 0 : 1;

@@ -70,7 +70,7 @@ class Api(unittest.TestCase):
 
     def test_malformed_requests_get_400_and_the_server_keeps_serving(self):
         cases = [
-            (b'{"gpus": "8xH100"', "request body: not valid JSON"),
+            (b'{"gpus": "8xH100"', "request body: invalid JSON"),
             (b"[1, 2]", "request body: expected a JSON object of parameters"),
             (json.dumps({"gpus": "8xH1000"}).encode(), "--gpus: unknown GPU 'H1000'"),
             (json.dumps({"gpus": "0xH100"}).encode(), "--gpus: GPU count must be at least 1"),
