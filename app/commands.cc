@@ -14,6 +14,7 @@
 #include "hardware/gpu_catalogue.h"
 #include "model/inventory.h"
 #include "model/model_catalogue.h"
+#include "plan/ledger_check.h"
 #include "plan/plan.h"
 #include "report/json_report.h"
 #include "report/text_report.h"
@@ -25,14 +26,23 @@ namespace {
 TextStyle style_of(const Options& o) { return o.format == "md" ? TextStyle::markdown : TextStyle::table; }
 
 int print_plan(const Options& o, Io& io, bool explain) {
-  auto plan = make_plan(o);
+  LoadedModel loaded;
+  auto plan = make_plan(o, &loaded);
   if (!plan) return fail(io, plan.error());
   for (const auto& rank : plan->ranks) {
     std::string why;
     if (!check_reconciles(rank, &why)) throw std::logic_error("ledger does not reconcile: " + why);
   }
-  if (o.format == "json") io.out << json_text(plan_json(*plan)) << "\n";
-  else io.out << (explain ? render_explain(*plan, style_of(o)) : render_plan(*plan, style_of(o)));
+  if (const auto why = weights_disagreement(*plan, loaded.model); !why.empty())
+    throw std::logic_error("weight rows disagree with the manifest: " + why);
+  if (o.format == "json") {
+    auto j = plan_json(*plan);
+    // How the files read compare with config.json (the plan's manifest is the files' when they were read).
+    if (loaded.reconciliation) j["model"]["reconciliation"] = reconciliation_json(*loaded.reconciliation);
+    io.out << json_text(j) << "\n";
+  } else {
+    io.out << (explain ? render_explain(*plan, style_of(o)) : render_plan(*plan, style_of(o)));
+  }
   return plan->verdict.fits ? 0 : 1;
 }
 

@@ -15,6 +15,7 @@
 #include <sstream>
 #include <thread>
 
+#include "artifact/checkpoint_manifest.h"
 #include "artifact/reconciliation.h"
 #include "artifact/safetensors_header.h"
 #include "artifact/safetensors_index.h"
@@ -293,8 +294,8 @@ struct CheckpointRead {
 // The shards' metadata, in the mode --shard-headers asks for (auto: every header
 // when they are estimated within the budget, else the index and each length),
 // reconciled with the manifest generated from config.json.
-Result<CheckpointRead> read_checkpoint(Context& c, const HubListing& hub, const TensorManifest& manifest,
-                                       HubTransfer& transfer) {
+Result<CheckpointRead> read_checkpoint(Context& c, const HubListing& hub, ModelSpec& model, HubTransfer& transfer) {
+  const TensorManifest& manifest = model.manifest;  // generated from config.json until the files are read
   std::vector<const HubFile*> shards;
   const HubFile* index_file = nullptr;
   for (const auto& f : hub.siblings) {
@@ -351,9 +352,9 @@ Result<CheckpointRead> read_checkpoint(Context& c, const HubListing& hub, const 
     if (!named) return named.error();
     transfer.shard_headers_read = named->size();
     if (!named->empty())
-      out.reconciliation = reconcile_with_headers(manifest, *named);
+      out.reconciliation = use_shard_headers(model, *named);
     else if (index)
-      out.reconciliation = reconcile_with_index(manifest, *index);
+      out.reconciliation = use_index_names(model, *index);
   } else {
     // Each shard's length (8 bytes), then whole headers only where the bytes differ.
     auto sizes = fetch_each<ShardSize>(c, checkpoint, "shard header lengths", shard_length);
@@ -367,7 +368,7 @@ Result<CheckpointRead> read_checkpoint(Context& c, const HubListing& hub, const 
     auto named = fetch_each<NamedHeader>(c, differing, "shard headers", shard_header);
     if (!named) return named.error();
     transfer.shard_headers_read = named->size();
-    out.reconciliation = check.reconcile(*named);
+    out.reconciliation = use_shard_sizes(model, check, *index, *named);
   }
   transfer.shard_bytes = c.http.bytes_received() - before;
   return out;
@@ -422,7 +423,7 @@ Result<LoadedModel> load_hub_model(const HubReference& ref, const HubFetchOption
   HubTransfer transfer;
   transfer.listing_bytes = after_listing;
   transfer.config_bytes = c.http.bytes_received() - after_listing;
-  auto read = read_checkpoint(c, hub, loaded.model.manifest, transfer);
+  auto read = read_checkpoint(c, hub, loaded.model, transfer);
   if (!read) return read.error();
   loaded.reconciliation = std::move(read->reconciliation);
   for (auto& n : read->notes) loaded.model.notes.push_back(std::move(n));

@@ -16,6 +16,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "artifact/checkpoint_manifest.h"
 #include "artifact/safetensors_header.h"
 #include "artifact/safetensors_index.h"
 #include "embedded_files.h"
@@ -136,10 +137,10 @@ Result<LoadedModel> from_folder(const fs::path& dir, const std::optional<fs::pat
     headers.push_back(std::move(h).value());
   }
   if (!headers.empty()) {
-    loaded.reconciliation = reconcile_with_headers(loaded.model.manifest, headers);
+    loaded.reconciliation = use_shard_headers(loaded.model, headers);
     loaded.source += fmt::format(" + {} shard header(s)", headers.size());
   } else if (index) {
-    loaded.reconciliation = reconcile_with_index(loaded.model.manifest, *index);
+    loaded.reconciliation = use_index_names(loaded.model, *index);
     loaded.source += " + " + index_path.filename().string();
   }
   if (listing_text) {
@@ -174,7 +175,7 @@ Result<LoadedModel> from_catalogue(const std::string& arg, ConfigSource& source)
       if (entry.index_path.empty()) continue;
       auto index = parse_safetensors_index(embedded::embedded_file(entry.index_path), entry.index_path);
       if (!index) return index.error();
-      loaded.reconciliation = reconcile_with_index(loaded.model.manifest, *index);
+      loaded.reconciliation = use_index_names(loaded.model, *index);
       loaded.source += " + embedded model.safetensors.index.json";
     }
     return loaded;
@@ -307,7 +308,7 @@ Result<LoadedModel> load_uploaded_model(const std::string& name, const std::stri
   if (!index.empty()) {
     auto parsed = parse_safetensors_index(index, origin + " (index)");
     if (!parsed) return parsed.error();
-    loaded.reconciliation = reconcile_with_index(loaded.model.manifest, *parsed);
+    loaded.reconciliation = use_index_names(loaded.model, *parsed);
     loaded.source += " + uploaded index";
   }
   if (!listing.empty()) {

@@ -248,7 +248,7 @@ Result<Cluster> resolve_cluster(const Options& o) {
   return Cluster{**gpu, spec->count};
 }
 
-Result<Plan> make_plan(const Options& o) {
+Result<Plan> make_plan(const Options& o, LoadedModel* loaded_out) {
   auto cluster = resolve_cluster(o);
   if (!cluster) return cluster.error();
   auto loaded = load_model_for(o);
@@ -257,7 +257,9 @@ Result<Plan> make_plan(const Options& o) {
   if (!request) return request.error();
   request.value().gpu_count = cluster->count;
   try {
-    return build_plan(loaded->model, cluster->gpu, *request);
+    auto plan = build_plan(loaded->model, cluster->gpu, *request);
+    if (loaded_out != nullptr) *loaded_out = std::move(loaded).value();
+    return plan;
   } catch (const InputError& e) {
     if (e.error().origin != "arithmetic") throw;
     return overflow_error(o, e.error());

@@ -26,8 +26,9 @@ Result<Cluster> resolve_cluster(const Options& o);
 Result<PlanRequest> plan_request(const Options& o);
 Result<LoadedModel> load_model_for(const Options& o);
 
-// The plan for --gpus, the model and the request options.
-Result<Plan> make_plan(const Options& o);
+// The plan for --gpus, the model and the request options; `loaded` (when
+// given) receives the model it planned and how its files compare with config.json.
+Result<Plan> make_plan(const Options& o, LoadedModel* loaded = nullptr);
 
 // An overflow in the plan's checked arithmetic, named by the workload flags
 // that caused it (or MODEL when none was given).

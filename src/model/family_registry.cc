@@ -56,6 +56,7 @@ Result<ModelSpec> build_model_from_config(std::string_view config_json, std::str
   auto m = build_dense_decoder(doc, origin);
   if (m) {
     m.value().family = "generic_decoder";
+    m.value().family_reader = false;
     m.value().notes.push_back(fmt::format(
         "model_type '{}' is not a known family: read as a generic dense decoder (embedding, attention, MLP, head); "
         "verify against the real files",

@@ -4,6 +4,15 @@
 
 namespace preflight {
 
+std::string_view manifest_source_key(ManifestSource s) {
+  switch (s) {
+    case ManifestSource::headers: return "headers";
+    case ManifestSource::index_and_sizes: return "index_and_sizes";
+    case ManifestSource::config: return "config";
+  }
+  return "config";
+}
+
 std::string_view layer_kind_key(LayerKind k) {
   switch (k) {
     case LayerKind::full_attention: return "full_attention";

@@ -89,6 +89,15 @@ struct MoeDims {
   std::uint64_t dense_intermediate = 0;
 };
 
+// Where the plan's tensor manifest came from (issue 14: the files win; the
+// config is the fallback). The evidence of every weight figure follows it.
+enum class ManifestSource {
+  headers,          // every shard header: each stored tensor's name, dtype and shape (official)
+  index_and_sizes,  // the index's names and each shard's exact bytes; headers of shards that differ (official)
+  config,           // generated from config.json by a family reader (derived) or the generic reading (estimate)
+};
+std::string_view manifest_source_key(ManifestSource s);  // "headers", "index_and_sizes", "config"
+
 struct ModelSpec {
   std::string name;          // catalogue name or file path
   std::string family;        // "kimi_k3"
@@ -114,6 +123,13 @@ struct ModelSpec {
   std::uint64_t rotary_dim = 0;           // rotated dimensions per head (MLA: qk_rope_head_dim)
   QuantizationScheme quantization;
   TensorManifest manifest;
+  ManifestSource manifest_source = ManifestSource::config;
+  // False when no family reader knows the architecture and the generic
+  // decoder reading built the model: its structure is a guess, so figures
+  // computed from it are planning estimates, never derived calculations.
+  bool family_reader = true;
+  // One line when the files and config.json disagree (the plan uses the files); "" otherwise.
+  std::string files_disagree;
   std::optional<ArtifactFacts> artifact;
 
   std::uint64_t count_layers(LayerKind kind) const;

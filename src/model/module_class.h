@@ -25,6 +25,7 @@ enum class ModuleClass {
   vision_tower,       // vision encoder
   projector,          // multimodal projector
   mtp,                // multi-token-prediction layers stored beyond num_hidden_layers
+  unclassified,       // a stored tensor no family reader or naming rule places: replicated, named in the notes
 };
 
 inline constexpr ModuleClass kAllModuleClasses[] = {
@@ -33,10 +34,10 @@ inline constexpr ModuleClass kAllModuleClasses[] = {
     ModuleClass::dense_mlp,      ModuleClass::shared_experts,
     ModuleClass::router,         ModuleClass::latent_projection, ModuleClass::routed_experts,
     ModuleClass::norms,          ModuleClass::attn_res,       ModuleClass::vision_tower,
-    ModuleClass::projector,      ModuleClass::mtp,
+    ModuleClass::projector,      ModuleClass::mtp,            ModuleClass::unclassified,
 };
 // Placement indexes flat arrays by module: the list is the enum, in order.
-static_assert(std::size(kAllModuleClasses) == static_cast<std::size_t>(ModuleClass::mtp) + 1);
+static_assert(std::size(kAllModuleClasses) == static_cast<std::size_t>(ModuleClass::unclassified) + 1);
 
 
 std::string_view module_key(ModuleClass m);    // "routed_experts"

@@ -19,6 +19,16 @@ namespace {
 constexpr const char* kConfigSource = "config.json of the model";
 constexpr const char* kManifestSource = "tensor manifest generated from config.json (quantization rules applied by name)";
 
+std::string manifest_source_text(const ModelSpec& model) {
+  switch (model.manifest_source) {
+    case ManifestSource::headers: return "the shard headers: every stored tensor's name, dtype and shape";
+    case ManifestSource::index_and_sizes:
+      return "the safetensors index and each shard's size (headers of the shards that differ from config.json)";
+    case ManifestSource::config: break;
+  }
+  return kManifestSource;
+}
+
 std::string gpu_source(const Accelerator& gpu) {
   return fmt::format("GPU catalogue entry {} ({})", gpu.id, gpu.device_total_source);
 }
@@ -29,7 +39,7 @@ void add_weight_bound_figures(Plan& plan, const ModelSpec& model, const Inventor
   auto& f = plan.figures;
   const auto& gpu = plan.gpu;
   const auto n = plan.gpu_count;
-  const std::string artifact_src = model.artifact ? model.artifact->source : kManifestSource;
+  const std::string artifact_src = model.artifact ? model.artifact->source : manifest_source_text(model);
   const auto logical = model.artifact && model.artifact->logical_parameters ? model.artifact->logical_parameters
                                                                             : inv.logical_params;
   f.push_back(exact_figure("model.logical_parameters", "logical parameters", logical, "params",
@@ -39,11 +49,13 @@ void add_weight_bound_figures(Plan& plan, const ModelSpec& model, const Inventor
                                : "sum of logical tensor elements over the manifest (quantized weights counted unpacked, "
                                  "scales excluded)",
                            artifact_src));
+  // The files' own bytes are official facts; bytes generated from config.json are derived.
+  const bool from_files = model.manifest_source != ManifestSource::config;
   f.push_back(bytes_figure("model.tensor_payload", "tensor payload (checkpoint bytes)", inv.payload_bytes,
-                           Evidence::derived,
+                           from_files ? Evidence::official : Evidence::derived,
                            fmt::format("sum over {} tensors of elements x dtype width (MXFP4: codes + scales)",
                                        with_commas(inv.tensors)),
-                           kManifestSource));
+                           manifest_source_text(model)));
   const bool has_shards = model.artifact && model.artifact->shard_bytes > 0;
   if (has_shards) {
     const auto& a = *model.artifact;
@@ -101,7 +113,7 @@ void add_weight_bound_figures(Plan& plan, const ModelSpec& model, const Inventor
                            Evidence::estimate,
                            fmt::format("ceil({} B / {} ranks) (assumes perfectly even placement)",
                                        with_commas(inv.payload_bytes), n),
-                           kManifestSource));
+                           manifest_source_text(model)));
   const auto heaviest = std::max_element(placed.begin(), placed.end(),
                                          [](const auto& a, const auto& b) { return a.total < b.total; });
   f.push_back(bytes_figure("weights.heaviest_rank", fmt::format("weights on the heaviest rank ({})", heaviest->rank),
@@ -110,7 +122,7 @@ void add_weight_bound_figures(Plan& plan, const ModelSpec& model, const Inventor
                                        "layer (each split over MoE-TP {}), PP {} stages, {} replicated in the model",
                                        heaviest->rank, plan.layout.tp, plan.layout.ep, heaviest->experts_per_moe_layer,
                                        plan.layout.moe_tp, plan.layout.pp, format_gb(replicated)),
-                           kManifestSource));
+                           manifest_source_text(model)));
 }
 
 void add_active_figures(Plan& plan, const ModelSpec& model, const Inventory& inv) {
@@ -121,7 +133,7 @@ void add_active_figures(Plan& plan, const ModelSpec& model, const Inventory& inv
                   with_commas(inv.active_trunk_params), model.moe.experts_per_token, inv.moe_layers,
                   with_commas(inv.routed_params_per_expert), with_commas(inv.active_trunk_params),
                   with_commas(inv.active_routed_params)),
-      kManifestSource));
+      manifest_source_text(model)));
 }
 
 LedgerRow row(std::string id, std::string label, Resource r, std::uint64_t bytes, Evidence e, std::string formula) {
@@ -442,6 +454,30 @@ RankLedger engine_rank_ledger(const Plan& plan, const ModelSpec& model, const Ra
   return l;
 }
 
+// No family reader knows the architecture: the generic reading guessed its
+// structure (which layers attend how, what the MLP is), so nothing computed
+// from it is a derived calculation. Figures and ledger rows computed from the
+// model become planning estimates (the GPU catalogue's and the files' own
+// figures keep their labels), and the verdict line says why.
+void mark_guessed_structure(Plan& plan) {
+  const auto guessed = [](Evidence& e) {
+    if (e == Evidence::derived) e = Evidence::estimate;
+  };
+  for (auto& f : plan.figures)
+    if (!f.id.starts_with("cluster.") && !f.id.starts_with("disk.")) guessed(f.evidence);
+  for (auto& r : plan.ranks)
+    for (auto& row : r.rows) guessed(row.evidence);
+  guessed(plan.verdict.evidence);
+  if (plan.verdict.summary.empty() || plan.verdict.summary.find("no family reader") != std::string::npos) return;
+  plan.verdict.summary += fmt::format(
+      "; planning estimate: {} has no family reader, so its structure was read as a generic decoder{}",
+      plan.model_architecture.empty() ? plan.model_name : plan.model_architecture,
+      plan.manifest_source == ManifestSource::config
+          ? " and its tensors generated from that guess (a snapshot folder, a hub id or --shard-headers all would "
+            "plan from the real tensors)"
+          : " (its tensors are the files' own)");
+}
+
 Verdict judge(const Plan& plan, bool with_summary) {
   Verdict v;
   v.fits = true;
@@ -673,6 +709,12 @@ Result<Plan> build_plan(const PlanContext& context, const Accelerator& gpu, cons
   Plan plan;
   plan.model_name = model.name;
   plan.model_family = model.family;
+  plan.family_reader = model.family_reader;
+  plan.manifest_source = model.manifest_source;
+  if (full) {
+    plan.model_architecture = model.architecture;
+    plan.files_disagree = model.files_disagree;
+  }
   if (full) plan.revision = model.artifact ? model.artifact->revision : "";
   if (full) {
     plan.gpu = gpu;
@@ -768,7 +810,10 @@ Result<Plan> build_plan(const PlanContext& context, const Accelerator& gpu, cons
   }
   plan.verdict = judge(plan, full);
   apply_engine_verdict(plan);
-  if (!full) return plan;
+  if (!full) {
+    if (!model.family_reader) mark_guessed_structure(plan);
+    return plan;
+  }
 
   if (model.artifact && model.artifact->shard_bytes > 0)
     for (auto& f : disk_figures(*model.artifact)) plan.figures.push_back(std::move(f));
@@ -791,6 +836,7 @@ Result<Plan> build_plan(const PlanContext& context, const Accelerator& gpu, cons
     for (const auto& a : plan.perf->assumptions) plan.assumptions.push_back("throughput: " + a);
   }
   plan.checklist = build_checklist(plan, model);
+  if (!model.family_reader) mark_guessed_structure(plan);
   return plan;
 }
 

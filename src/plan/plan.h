@@ -61,6 +61,10 @@ struct PlanRequest {
 struct Plan {
   std::string model_name;
   std::string model_family;
+  std::string model_architecture;       // config.json's architectures[0]
+  bool family_reader = true;            // false: the generic reading built the model (its figures are estimates)
+  ManifestSource manifest_source = ManifestSource::config;
+  std::string files_disagree;           // one line when the files and config.json disagree
   std::string revision;
   std::uint64_t checkpoint_bytes = 0;   // tensor payload
   std::uint64_t logical_params = 0;

@@ -173,6 +173,9 @@ std::string plan_header(const Plan& plan, TextStyle style) {
   std::string out;
   out += (style == TextStyle::markdown ? "# " : "") +
          fmt::format("preflight plan: {} on {} x {}\n", plan.model_name, plan.gpu_count, plan.gpu.name);
+  if (!plan.files_disagree.empty())
+    out += fmt::format("{}{}{}\n", style == TextStyle::markdown ? "\n**" : "", plan.files_disagree,
+                       style == TextStyle::markdown ? "**" : "");
   if (!plan.revision.empty()) out += fmt::format("{}revision {}\n", style == TextStyle::markdown ? "\n" : "", plan.revision);
   out += fmt::format("{}layout: TP {} x DP {} attention, EP {}, PP {}, DCP {} ({})\n",
                      style == TextStyle::markdown ? "\n" : "", plan.layout.tp, plan.layout.dp, plan.layout.ep,

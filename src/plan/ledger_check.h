@@ -1,0 +1,26 @@
+// Checks of a plan's ledgers against totals computed independently of them,
+// as bloaty checks its rows against the file's size: check_reconciles
+// (ledger.h) proves each ledger adds up to its own rows; this proves the rows
+// hold what the manifest says they should.
+//
+// Weights: summed over every rank, module by module, the weight rows must
+// equal the manifest's bytes of that module counted once per copy the layout
+// keeps: a replicated tensor once per rank of its stage, a TP-split tensor once
+// per DP group (its slices over a TP group add up to it), a routed expert once
+// (one EP group holds it, split over MoE-TP). The computation walks the
+// manifest, not the placement index, so an error in either shows. The LM head
+// is left out when an engine skips a tied one.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "model/model_spec.h"
+#include "plan/plan.h"
+
+namespace preflight {
+
+// "" when the rows agree; else what differs. Needs a full plan (rows by module).
+std::string weights_disagreement(const Plan& plan, const ModelSpec& model);
+
+}  // namespace preflight

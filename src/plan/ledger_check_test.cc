@@ -1,0 +1,45 @@
+#include "plan/ledger_check.h"
+
+#include <gtest/gtest.h>
+
+#include "model/model_catalogue.h"
+#include "support/fixtures.h"
+
+namespace preflight {
+namespace {
+
+// Every catalogue model, several layouts, both engines' ledgers: the weight
+// rows hold exactly the manifest's copies.
+TEST(LedgerCheck, WeightRowsHoldTheManifestsCopies) {
+  std::size_t checked = 0;
+  for (const auto& entry : model_catalogue()) {
+    const auto& model = testing::catalogue_model(entry.name);
+    for (std::uint64_t gpus : {1, 8, 16, 32})
+      for (auto engine : {EngineKind::generic, EngineKind::vllm}) {
+        PlanRequest request;
+        request.gpu_count = gpus;
+        request.engine.kind = engine;
+        request.perf.enabled = false;
+        const auto plan = build_plan(model, testing::catalogue_gpu("H200"), request);
+        if (!plan) continue;  // a count the model cannot be split over (said by the planner)
+        EXPECT_EQ(weights_disagreement(*plan, model), "") << entry.name << " on " << gpus << " GPUs";
+        ++checked;
+      }
+  }
+  EXPECT_GT(checked, 100u);
+}
+
+TEST(LedgerCheck, ADisagreementIsNamed) {
+  const auto& model = testing::catalogue_model("llama-3.1-8b");
+  PlanRequest request;
+  request.gpu_count = 2;
+  request.perf.enabled = false;
+  auto plan = build_plan(model, testing::catalogue_gpu("H100"), request).value_or_throw();
+  for (auto& row : plan.ranks[1].rows)
+    if (row.id == "weights.dense_mlp") row.bytes -= 1;
+  const auto why = weights_disagreement(plan, model);
+  EXPECT_NE(why.find("weights.dense_mlp: the ranks' rows sum to"), std::string::npos) << why;
+}
+
+}  // namespace
+}  // namespace preflight
