@@ -149,6 +149,8 @@ Result<LoadedModel> from_folder(const fs::path& dir, const std::optional<fs::pat
     loaded.listing = *listing;
     loaded.model.artifact = facts_from_listing(*listing, listing_origin);
     loaded.source += " + hub listing";
+    // Neither headers nor an index: the listing's counts by dtype are the files' total.
+    if (headers.empty() && !index) use_listing_totals(loaded.model, *listing);
   }
   return loaded;
 }
@@ -317,6 +319,7 @@ Result<LoadedModel> load_uploaded_model(const std::string& name, const std::stri
     loaded.listing = *parsed;
     loaded.model.artifact = facts_from_listing(*parsed, origin + " (hub listing)");
     loaded.source += " + uploaded hub listing";
+    if (index.empty()) use_listing_totals(loaded.model, *parsed);
   }
   if (!overrides_requested(overrides)) return loaded;
   auto overridden = apply_model_overrides(std::move(loaded.model), config, origin, overrides);

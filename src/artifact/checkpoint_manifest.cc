@@ -58,6 +58,13 @@ void adopt(ModelSpec& model, const Reconciliation& r, const std::vector<FileTens
       with_commas(files.tensors), manifest_source_key(source), with_commas(files.by_reader),
       model.family_reader ? model.family : "generic", with_commas(files.by_naming), with_commas(files.unclassified),
       unclassified));
+  if (files.disk_bytes != files.manifest.payload_bytes()) {
+    model.disk_payload_bytes = files.disk_bytes;
+    model.notes.push_back(fmt::format(
+        "{} unquantized tensor(s) are stored in another float dtype than their parameter's: the engine casts them on "
+        "load (--dtype auto), so the files hold {} B and GPU memory {} B",
+        files.recast, with_commas(files.disk_bytes), with_commas(files.manifest.payload_bytes())));
+  }
   model.manifest = std::move(files.manifest);
   infer_experts(model);
 }
@@ -76,6 +83,42 @@ Reconciliation use_shard_sizes(ModelSpec& model, ShardSizeCheck& check, const Sa
   adopt(model, r, r.exact() ? std::vector<FileTensor>{} : file_tensors(model.manifest, index, read),
         ManifestSource::index_and_sizes);
   return r;
+}
+
+void use_listing_totals(ModelSpec& model, const HubListing& listing) {
+  if (listing.parameters_by_dtype.empty()) return;
+  std::uint64_t files = 0;
+  for (const auto& [name, count] : listing.parameters_by_dtype) {
+    const auto dtype = dtype_from_safetensors(name);
+    if (!dtype) return;
+    files = checked_add(files, checked_mul(count, dtype_bits(*dtype) / 8, "listing bytes"), "listing bytes");
+  }
+  const auto generated = model.manifest.payload_bytes();
+  model.manifest_source = ManifestSource::listing;
+  if (files == generated) return;
+  const double pct = generated == 0 ? 0.0
+                                    : 100.0 * (static_cast<double>(files) - static_cast<double>(generated)) /
+                                          static_cast<double>(generated);
+  if (files > generated) {
+    StoredTensor rest;
+    rest.name = "(tensor bytes the hub listing counts beyond config.json's tensors)";
+    rest.shape = {files - generated};
+    rest.dtype = Dtype::U8;
+    rest.bytes_each = files - generated;
+    rest.module = ModuleClass::unclassified;
+    rest.role = ParallelRole::replicated;
+    model.manifest.tensors.push_back(std::move(rest));
+    model.files_disagree = fmt::format(
+        "the hub listing and config.json disagree: the files hold {} B of tensors, config.json generates {} B "
+        "({:+.1f}%); the {} B beyond are planned as one replicated entry on every rank",
+        with_commas(files), with_commas(generated), pct, with_commas(files - generated));
+  } else {
+    model.files_disagree = fmt::format(
+        "the hub listing and config.json disagree: the files hold {} B of tensors, config.json generates {} B "
+        "({:+.1f}%); without the headers the plan keeps config.json's tensors and may count some the files do not "
+        "have (a snapshot folder or --shard-headers all would plan from the files)",
+        with_commas(files), with_commas(generated), pct);
+  }
 }
 
 Reconciliation use_index_names(ModelSpec& model, const SafetensorsIndex& index) {

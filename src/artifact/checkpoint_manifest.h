@@ -19,6 +19,7 @@
 
 #include <vector>
 
+#include "artifact/hub_listing.h"
 #include "artifact/reconciliation.h"
 #include "artifact/safetensors_index.h"
 #include "model/model_spec.h"
@@ -33,5 +34,16 @@ Reconciliation use_shard_sizes(ModelSpec& model, ShardSizeCheck& check, const Sa
                                const std::vector<NamedHeader>& read);
 
 Reconciliation use_index_names(ModelSpec& model, const SafetensorsIndex& index);
+
+// A hub listing without headers or an index: its element counts by dtype
+// (safetensors.parameters, which count stored elements: a packed U8 byte is
+// one) give the files' exact tensor bytes. When they equal the generated
+// payload the manifest stands with an official total; when the files hold
+// more, the difference becomes an explicit replicated entry (bytes no
+// generated tensor accounts for, on every rank: the conservative choice);
+// when they hold less, the generated manifest stands and the line says the
+// plan may count tensors the files do not have. Nothing when the listing has
+// no counts, or counts of a dtype preflight does not know.
+void use_listing_totals(ModelSpec& model, const HubListing& listing);
 
 }  // namespace preflight

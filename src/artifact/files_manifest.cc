@@ -67,6 +67,8 @@ std::string expert_template(std::string_view name) {
 
 }  // namespace
 
+bool is_float_dtype(Dtype d) { return d == Dtype::F32 || d == Dtype::F16 || d == Dtype::BF16; }
+
 StorageFormat storage_format_of(std::string_view name, Dtype dtype) {
   const auto last = last_component(name);
   const bool packed = last.find("packed") != std::string_view::npos || last == "qweight" || last == "blocks" ||
@@ -121,8 +123,17 @@ FilesManifest files_manifest(const ModelSpec& model, const std::vector<FileTenso
   out.tensors = files.size();
   const auto by_name = generated_by_name(model.manifest);
 
+  // An unquantized float tensor is held in its parameter's dtype (see the header).
+  const auto as_loaded = [&](StoredTensor& t, std::optional<Dtype> parameter) {
+    const Dtype load = parameter.value_or(model.dtype);
+    if (t.format != StorageFormat::plain || !is_float_dtype(t.dtype) || !is_float_dtype(load) || t.dtype == load) return;
+    t.dtype = load;
+    t.bytes_each = checked_mul(element_count(t.shape), dtype_bits(load) / 8, t.name);
+    ++out.recast;
+  };
   // One stored tensor as a manifest entry (instances 1, or a fused expert tensor).
   const auto entry_of = [&](const FileTensor& f) {
+    out.disk_bytes = checked_add(out.disk_bytes, f.bytes, "files' bytes");
     StoredTensor t;
     t.name = f.name;
     t.dtype = f.dtype;
@@ -152,6 +163,7 @@ FilesManifest files_manifest(const ModelSpec& model, const std::vector<FileTenso
                                                                                  : logical_params_of(t.format, f.shape);
         if (e.role == ParallelRole::expert && t.instances == 1) t.first_instance = e.first_instance;
       }
+      as_loaded(t, e.format == StorageFormat::plain ? std::optional<Dtype>(e.dtype) : std::nullopt);
       return t;
     }
     const auto c = naming.classify(f.name, model);
@@ -175,6 +187,7 @@ FilesManifest files_manifest(const ModelSpec& model, const std::vector<FileTenso
       t.role = ParallelRole::replicated;  // experts in one tensor whose count the config does not confirm
     }
     t.logical_params_each = logical_params_of(t.format, t.shape);
+    as_loaded(t, std::nullopt);
     return t;
   };
 

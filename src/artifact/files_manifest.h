@@ -40,8 +40,16 @@ std::vector<FileTensor> file_tensors(const std::vector<NamedHeader>& shards);
 std::vector<FileTensor> file_tensors(const TensorManifest& generated, const SafetensorsIndex& index,
                                      const std::vector<NamedHeader>& shards_read);
 
+// The manifest is what the engine loads: an unquantized floating-point tensor
+// stored in a dtype other than its parameter's (a norm saved as F32 in a BF16
+// model) is cast on load (vLLM and SGLang copy each checkpoint tensor into a
+// parameter of the model dtype under --dtype auto): its GPU bytes are the
+// parameter's. The parameter dtype is the reader's where it generated the
+// tensor, else the model dtype. The files' own bytes stay in disk_bytes.
 struct FilesManifest {
   TensorManifest manifest;
+  std::uint64_t disk_bytes = 0;     // the stored tensors' bytes, as in the files
+  std::uint64_t recast = 0;         // tensors whose GPU dtype differs from the stored one
   std::uint64_t tensors = 0;        // stored tensors read
   std::uint64_t by_reader = 0;      // classified by the family reader's tensor of the same name
   std::uint64_t by_naming = 0;      // by the naming table
@@ -53,6 +61,9 @@ struct FilesManifest {
 // decoder layers, routed experts) the classification needs.
 FilesManifest files_manifest(const ModelSpec& model, const std::vector<FileTensor>& files,
                              const TensorNaming& naming = TensorNaming::embedded());
+
+// The dtypes an engine casts between when it loads an unquantized tensor.
+bool is_float_dtype(Dtype d);
 
 // The storage format a tensor's name and dtype say (weight_scale, qzeros,
 // g_idx, *_blocks / weight_packed, F8_E4M3, ...).

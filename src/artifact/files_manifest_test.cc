@@ -6,12 +6,14 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "artifact/checkpoint_manifest.h"
 #include "core/bytes.h"
+#include "embedded_files.h"
 #include "model/family_registry.h"
 #include "plan/ledger_check.h"
 #include "plan/plan.h"
@@ -257,7 +259,9 @@ TEST(FilesManifest, FilesThatContradictTheirConfig) {
   EXPECT_EQ(r.extra_count, 4u);
   EXPECT_TRUE(r.adds_up());
   const std::uint64_t extra = 2 * H * H + 2 * H + 2 * 3 * 1024 * 1024 + 2 * H * 1024;
-  EXPECT_EQ(model.manifest.payload_bytes(), generated + norms_before + extra);
+  // The files hold the norms in F32; vLLM casts them into their BF16 parameters on load.
+  EXPECT_EQ(model.disk_payload_bytes, generated + norms_before + extra);
+  EXPECT_EQ(model.manifest.payload_bytes(), generated + extra);
   std::map<ModuleClass, std::uint64_t> by_module;
   for (const auto& t : model.manifest.tensors) by_module[t.module] += t.bytes();
   EXPECT_EQ(by_module[ModuleClass::mtp], 2 * H * H + 2 * H);
@@ -296,6 +300,46 @@ TEST(FilesManifest, ExpertsOfAnArchitectureWithoutAReader) {
   expect_planned_as_brute_force(model, 8, LayoutOptions{2, 4, 1, 0, 1, 0});  // EP 4, MoE-TP 2
 }
 
+// A dev-set model through a snapshot of its tensors with its family switched
+// off (model_type unknown to preflight): vLLM's KV cache is planned as well as
+// with the reader (engine-truth-dev r024, r027, r025: 476,016, 1,044,688 and
+// 1,075,312 tokens logged; the reader's plans give 476,400, 1,045,664, 1,078,272).
+TEST(FilesManifest, NoReaderSnapshotPlansVllmsKvCacheAsTheReaderDoes) {
+  std::string config(embedded::embedded_file("data/models/llama-3.1-8b-instruct/config.json"));
+  const auto at = config.find("\"model_type\": \"llama\"");
+  ASSERT_NE(at, std::string::npos);
+  config.replace(at, 21, "\"model_type\": \"llama_next\"");
+  auto generic = build_model_from_config(config, "llama-next/config.json").value_or_throw();
+  ASSERT_FALSE(generic.family_reader);
+  const auto& reader = testing::catalogue_model("llama-3.1-8b-instruct");
+  use_shard_headers(generic, {shard("model.safetensors", stored(reader.manifest))});
+  EXPECT_EQ(generic.manifest.payload_bytes(), reader.manifest.payload_bytes());
+  struct Case {
+    std::uint64_t gpus;
+    LayoutOptions layout;
+    std::uint64_t logged;
+  };
+  for (const auto& c : {Case{1, {}, 476'016}, Case{2, {.tp = 2}, 1'044'688}, Case{2, {.tp = 1, .pp = 2}, 1'075'312}}) {
+    PlanRequest request;
+    request.gpu_count = c.gpus;
+    request.layout = c.layout;
+    request.workload.requested = true;
+    request.workload.context_tokens = 8192;
+    request.engine.kind = EngineKind::vllm;
+    request.engine.gpu_memory_utilization = 0.95;
+    request.engine.version = "0.19.0";
+    request.perf.enabled = false;
+    const auto& h100 = testing::catalogue_gpu("H100");
+    const auto with_reader = build_plan(reader, h100, request).value_or_throw();
+    const auto without = build_plan(generic, h100, request).value_or_throw();
+    EXPECT_EQ(without.engine->kv_cache_tokens, with_reader.engine->kv_cache_tokens) << c.gpus << " GPUs";
+    const double error = std::abs(static_cast<double>(without.engine->kv_cache_tokens) - static_cast<double>(c.logged)) /
+                         static_cast<double>(c.logged);
+    EXPECT_LT(error, 0.005) << without.engine->kv_cache_tokens << " vs logged " << c.logged;
+    EXPECT_EQ(without.engine->workers.front().weights_bytes, with_reader.engine->workers.front().weights_bytes);
+  }
+}
+
 // When the files hold exactly the generated tensors, the generated manifest
 // (identical names, dtypes and shapes) stays, and only its source changes.
 TEST(FilesManifest, ExactFilesKeepTheGeneratedManifest) {
@@ -306,6 +350,42 @@ TEST(FilesManifest, ExactFilesKeepTheGeneratedManifest) {
   EXPECT_EQ(model.manifest_source, ManifestSource::headers);
   EXPECT_TRUE(model.files_disagree.empty());
   EXPECT_EQ(model.manifest.tensors.size(), before);
+}
+
+// A saved hub listing alone: its counts by dtype are the files' total.
+TEST(FilesManifest, HubListingCountsAreTheTotal) {
+  const auto listing_of = [](std::uint64_t bf16, std::uint64_t f32) {
+    HubListing l;
+    l.parameters_by_dtype["BF16"] = bf16;
+    if (f32 > 0) l.parameters_by_dtype["F32"] = f32;
+    return l;
+  };
+  auto same = testing::catalogue_model("qwen3-0.6b");
+  const auto generated = same.manifest.payload_bytes();
+  use_listing_totals(same, listing_of(generated / 2, 0));
+  EXPECT_EQ(same.manifest_source, ManifestSource::listing);
+  EXPECT_TRUE(same.files_disagree.empty());
+  EXPECT_EQ(same.manifest.payload_bytes(), generated);
+
+  auto more = testing::catalogue_model("qwen3-0.6b");
+  use_listing_totals(more, listing_of(generated / 2, 1000));  // 4,000 B of F32 the config does not describe
+  EXPECT_EQ(more.manifest.payload_bytes(), generated + 4000);
+  EXPECT_EQ(more.manifest.tensors.back().module, ModuleClass::unclassified);
+  EXPECT_EQ(more.manifest.tensors.back().role, ParallelRole::replicated);
+  EXPECT_NE(more.files_disagree.find("the 4,000 B beyond are planned as one replicated entry"), std::string::npos)
+      << more.files_disagree;
+  expect_planned_as_brute_force(more, 2, {});
+
+  auto fewer = testing::catalogue_model("qwen3-0.6b");
+  use_listing_totals(fewer, listing_of(generated / 2 - 100, 0));
+  EXPECT_EQ(fewer.manifest.payload_bytes(), generated);
+  EXPECT_NE(fewer.files_disagree.find("may count some the files do not have"), std::string::npos);
+
+  auto unknown = testing::catalogue_model("qwen3-0.6b");
+  HubListing odd;
+  odd.parameters_by_dtype["Q4_K"] = 10;
+  use_listing_totals(unknown, odd);
+  EXPECT_EQ(unknown.manifest_source, ManifestSource::config);
 }
 
 TEST(FilesManifest, StorageFormatsByName) {

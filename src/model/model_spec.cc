@@ -8,6 +8,7 @@ std::string_view manifest_source_key(ManifestSource s) {
   switch (s) {
     case ManifestSource::headers: return "headers";
     case ManifestSource::index_and_sizes: return "index_and_sizes";
+    case ManifestSource::listing: return "listing";
     case ManifestSource::config: return "config";
   }
   return "config";

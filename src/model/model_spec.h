@@ -94,6 +94,7 @@ struct MoeDims {
 enum class ManifestSource {
   headers,          // every shard header: each stored tensor's name, dtype and shape (official)
   index_and_sizes,  // the index's names and each shard's exact bytes; headers of shards that differ (official)
+  listing,          // a hub listing's element counts by dtype: the total is the files' (official), the split config.json's
   config,           // generated from config.json by a family reader (derived) or the generic reading (estimate)
 };
 std::string_view manifest_source_key(ManifestSource s);  // "headers", "index_and_sizes", "config"
@@ -130,6 +131,9 @@ struct ModelSpec {
   bool family_reader = true;
   // One line when the files and config.json disagree (the plan uses the files); "" otherwise.
   std::string files_disagree;
+  // The files' tensor bytes when they differ from the manifest's, which holds
+  // what the engine loads (an F32-stored tensor of a BF16 model is cast); 0 when equal.
+  std::uint64_t disk_payload_bytes = 0;
   std::optional<ArtifactFacts> artifact;
 
   std::uint64_t count_layers(LayerKind kind) const;

@@ -24,6 +24,8 @@ std::string manifest_source_text(const ModelSpec& model) {
     case ManifestSource::headers: return "the shard headers: every stored tensor's name, dtype and shape";
     case ManifestSource::index_and_sizes:
       return "the safetensors index and each shard's size (headers of the shards that differ from config.json)";
+    case ManifestSource::listing:
+      return "the hub listing's element counts by dtype (safetensors.parameters); tensors generated from config.json";
     case ManifestSource::config: break;
   }
   return kManifestSource;
@@ -51,10 +53,19 @@ void add_weight_bound_figures(Plan& plan, const ModelSpec& model, const Inventor
                            artifact_src));
   // The files' own bytes are official facts; bytes generated from config.json are derived.
   const bool from_files = model.manifest_source != ManifestSource::config;
-  f.push_back(bytes_figure("model.tensor_payload", "tensor payload (checkpoint bytes)", inv.payload_bytes,
-                           from_files ? Evidence::official : Evidence::derived,
-                           fmt::format("sum over {} tensors of elements x dtype width (MXFP4: codes + scales)",
-                                       with_commas(inv.tensors)),
+  const bool cast_on_load = model.disk_payload_bytes > 0 && model.disk_payload_bytes != inv.payload_bytes;
+  if (cast_on_load)
+    f.push_back(bytes_figure("model.checkpoint_payload", "tensor payload on disk (the files)", model.disk_payload_bytes,
+                             Evidence::official, "sum of the stored tensors' bytes", manifest_source_text(model)));
+  f.push_back(bytes_figure("model.tensor_payload",
+                           cast_on_load ? "tensor payload in GPU memory (as the engine loads it)"
+                                        : "tensor payload (checkpoint bytes)",
+                           inv.payload_bytes, from_files && !cast_on_load ? Evidence::official : Evidence::derived,
+                           fmt::format("sum over {} tensors of elements x dtype width (MXFP4: codes + scales){}",
+                                       with_commas(inv.tensors),
+                                       cast_on_load ? "; unquantized tensors stored in another float dtype counted in "
+                                                      "their parameter's, as --dtype auto loads them"
+                                                    : ""),
                            manifest_source_text(model)));
   const bool has_shards = model.artifact && model.artifact->shard_bytes > 0;
   if (has_shards) {
@@ -752,7 +763,8 @@ Result<Plan> build_plan(const PlanContext& context, const Accelerator& gpu, cons
                                            with_commas(plan.workload.context_tokens), with_commas(model.max_context)));
 
   const auto& inv = context.inventory;
-  plan.checkpoint_bytes = inv.payload_bytes;
+  plan.checkpoint_bytes = model.disk_payload_bytes > 0 ? model.disk_payload_bytes : inv.payload_bytes;
+  plan.loaded_weight_bytes = inv.payload_bytes;
   plan.logical_params = model.artifact && model.artifact->logical_parameters ? model.artifact->logical_parameters
                                                                              : inv.logical_params;
   plan.active_params = inv.active_params;

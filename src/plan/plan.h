@@ -66,7 +66,8 @@ struct Plan {
   ManifestSource manifest_source = ManifestSource::config;
   std::string files_disagree;           // one line when the files and config.json disagree
   std::string revision;
-  std::uint64_t checkpoint_bytes = 0;   // tensor payload
+  std::uint64_t checkpoint_bytes = 0;   // tensor payload in the files
+  std::uint64_t loaded_weight_bytes = 0;  // tensor payload as the engine loads it (differs when it casts)
   std::uint64_t logical_params = 0;
   std::uint64_t active_params = 0;
   Accelerator gpu;

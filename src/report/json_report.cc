@@ -140,6 +140,7 @@ nlohmann::json plan_json(const Plan& plan) {
                 {"files_disagree", plan.files_disagree},
                 {"revision", plan.revision},
                 {"checkpoint_bytes", plan.checkpoint_bytes},
+                {"loaded_weight_bytes", plan.loaded_weight_bytes},
                 {"parameters", plan.logical_params},
                 {"active_parameters", plan.active_params}};
   j["cluster"] = {{"gpu", plan.gpu.id},
@@ -238,7 +239,8 @@ nlohmann::json inventory_json(const ModelSpec& model, const Inventory& inv, cons
                 {"family_reader", model.family_reader},
                 {"manifest_source", std::string(manifest_source_key(model.manifest_source))},
                 {"files_disagree", model.files_disagree},
-                {"checkpoint_bytes", inv.payload_bytes},
+                {"checkpoint_bytes", model.disk_payload_bytes > 0 ? model.disk_payload_bytes : inv.payload_bytes},
+                {"loaded_weight_bytes", inv.payload_bytes},
                 {"parameters", inv.logical_params},
                 {"active_parameters", inv.active_params},
                 {"tensors", inv.tensors}};

@@ -22,10 +22,14 @@ Like the real Hub, shard files are answered with a 302 to a second server (the
 "CDN", another port) that serves them by signed URL: it needs no token, and counts
 requests that carry one anyway (GET /stats on the hub: {"bytes_sent", "auth_leaks"}),
 since a client must not send the user's token to another host.
-Prints "listening on PORT" on its first line.
+Prints "listening on PORT" on its first line. With --write-snapshot DIR it writes
+the same repository as a local snapshot folder instead (config.json, the index and
+sparse shards: real headers, holes for the data) and exits, so a test can plan the
+same files from the Hub and from disk.
 """
 import argparse
 import json
+import os
 import re
 import struct
 import sys
@@ -182,6 +186,7 @@ def main():
     p.add_argument("--fault", default="")
     p.add_argument("--delay", type=float, default=3.0)
     p.add_argument("--depth", type=int, default=100_000)
+    p.add_argument("--write-snapshot", default="")
     a = p.parse_args()
     with open(a.config, "rb") as f:
         config = f.read()
@@ -189,6 +194,18 @@ def main():
         tensors = json.load(f)["tensors"]
     Handler.hub = Hub(a.repo, config, tensors, a.shards, a.fault, a.delay)
     Handler.hub.depth = a.depth
+    if a.write_snapshot:
+        os.makedirs(a.write_snapshot, exist_ok=True)
+        with open(os.path.join(a.write_snapshot, "config.json"), "wb") as f:
+            f.write(config)
+        if a.shards > 1:
+            with open(os.path.join(a.write_snapshot, "model.safetensors.index.json"), "wb") as f:
+                f.write(Handler.hub.index)
+        for name, (header, size) in Handler.hub.shards.items():
+            with open(os.path.join(a.write_snapshot, name), "wb") as f:
+                f.write(header)
+                f.truncate(size)  # a hole: the tensor data is never read
+        return 0
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
     cdn = ThreadingHTTPServer(("127.0.0.1", 0), Handler)

@@ -189,6 +189,37 @@ class Hub(unittest.TestCase):
                 self.assertIn("nested deeper than 512 levels", err)
                 self.assertEqual(err.count("\n"), 0, err)
 
+    def test_hub_and_local_snapshot_plan_the_same_files(self):
+        # Issue 14: files that contradict their config (shard 2's first tensor stored as F32) are
+        # planned from the files, the same bytes whether read from the Hub (every header, or the
+        # index and each shard's length) or from a local snapshot of the same files.
+        snapshot = os.path.join(self.cache(), "snapshot")
+        config = os.path.join(ROOT, "data", "models", "qwen3-0.6b", "config.json")
+        subprocess.run([sys.executable, os.path.join(HERE, "fake_hub.py"), "--repo", REPO, "--config", config,
+                        "--tensors", self.tensors, "--shards", "3", "--fault", "altered", "--write-snapshot", snapshot],
+                       check=True)
+        args = ["--gpus", "2xH100", "--context", "8192", "--engine", "vllm", "--format", "json"]
+        local = subprocess.run([BINARY, "plan", snapshot, *args], capture_output=True, text=True)
+        self.assertIn(local.returncode, (0, 1), local.stderr)
+        local = json.loads(local.stdout)
+        self.assertEqual(local["model"]["manifest_source"], "headers")
+        self.assertIn("the files and config.json disagree", local["model"]["files_disagree"])
+        # On disk the F32 tensor is 2 MiB larger; vLLM casts it into its BF16 parameter on load.
+        self.assertEqual(local["model"]["checkpoint_bytes"], self.embedded["model"]["checkpoint_bytes"] + 2 * 1024 * 1024)
+        self.assertEqual(local["model"]["loaded_weight_bytes"], self.embedded["model"]["checkpoint_bytes"])
+        weights = lambda plan: [[(r["id"], r["bytes"]) for r in rank["rows"] if r["resource"] == "weights"]
+                                for rank in plan["ranks"]]
+        for mode, source in (("all", "headers"), ("lengths", "index_and_sizes")):
+            with self.subTest(mode=mode):
+                code, out, err = self.fetch(fault="altered", args=("plan", f"{REPO}@{COMMIT}", *args, "--shard-headers", mode))
+                self.assertIn(code, (0, 1), err)
+                hub = json.loads(out)
+                self.assertEqual(hub["model"]["manifest_source"], source)
+                self.assertEqual(hub["model"]["checkpoint_bytes"], local["model"]["checkpoint_bytes"])
+                self.assertEqual(hub["model"]["loaded_weight_bytes"], local["model"]["loaded_weight_bytes"])
+                self.assertEqual(weights(hub), weights(local))
+                self.assertEqual(hub["engine"]["kv_cache_tokens"], local["engine"]["kv_cache_tokens"])
+
     def test_shard_header_modes_agree_on_a_small_model(self):
         results = {}
         for mode in ("auto", "all", "lengths"):
