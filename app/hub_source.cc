@@ -284,18 +284,13 @@ std::optional<Error> check_has_config(const HubListing& hub, const HubReference&
                                         hub.siblings.size() > names.size() ? ", ..." : "")};
 }
 
-// What was read of the checkpoint's shards and how it reconciles.
-struct CheckpointRead {
-  std::optional<Reconciliation> reconciliation;
-  std::vector<std::string> notes;
-  bool index_read = false;
-};
-
 // The shards' metadata, in the mode --shard-headers asks for (auto: every header
 // when they are estimated within the budget, else the index and each length),
-// reconciled with the manifest generated from config.json.
-Result<CheckpointRead> read_checkpoint(Context& c, const HubListing& hub, ModelSpec& model, HubTransfer& transfer) {
-  const TensorManifest& manifest = model.manifest;  // generated from config.json until the files are read
+// into `files`, then the library's loading stage finishes `loaded` (generated
+// from config.json) with them: the files' manifest, the overrides.
+std::optional<Error> read_checkpoint(Context& c, const HubListing& hub, LoadedModel& loaded, ModelFiles& files,
+                                     const ModelOverrides& overrides, HubTransfer& transfer) {
+  const TensorManifest& manifest = loaded.model.manifest;  // generated from config.json until the files are read
   std::vector<const HubFile*> shards;
   const HubFile* index_file = nullptr;
   for (const auto& f : hub.siblings) {
@@ -338,9 +333,8 @@ Result<CheckpointRead> read_checkpoint(Context& c, const HubListing& hub, ModelS
     return Error{"model.safetensors.index.json", "weight_map",
                  fmt::format("names shard '{}', which the listing of {}@{} does not have", selection.absent.front(),
                              c.ref.repo_id, hub.sha)};
-  CheckpointRead out;
-  out.index_read = index.has_value();
-  if (auto note = selection.ignored_note()) out.notes.push_back(*note);
+  if (auto note = selection.ignored_note()) loaded.model.notes.push_back(*note);
+  files.index = std::move(index);
   std::vector<const HubFile*> checkpoint;
   for (const auto& name : selection.shards)
     for (const auto* f : shards)
@@ -351,16 +345,16 @@ Result<CheckpointRead> read_checkpoint(Context& c, const HubListing& hub, ModelS
     auto named = fetch_each<NamedHeader>(c, checkpoint, "shard headers", shard_header);
     if (!named) return named.error();
     transfer.shard_headers_read = named->size();
-    if (!named->empty())
-      out.reconciliation = use_shard_headers(model, *named);
-    else if (index)
-      out.reconciliation = use_index_names(model, *index);
-  } else {
+    files.headers = std::move(named).value();
+    transfer.shard_bytes = c.http.bytes_received() - before;
+    return finish_loading(loaded, files, overrides);
+  }
+  {
     // Each shard's length (8 bytes), then whole headers only where the bytes differ.
     auto sizes = fetch_each<ShardSize>(c, checkpoint, "shard header lengths", shard_length);
     if (!sizes) return sizes.error();
     transfer.shard_lengths_read = sizes->size();
-    ShardSizeCheck check(manifest, *index, std::move(sizes).value());
+    ShardSizeCheck check(manifest, *files.index, std::move(sizes).value());
     std::vector<const HubFile*> differing;
     for (const auto& name : check.shards_needing_headers())
       for (const auto* f : checkpoint)
@@ -368,10 +362,10 @@ Result<CheckpointRead> read_checkpoint(Context& c, const HubListing& hub, ModelS
     auto named = fetch_each<NamedHeader>(c, differing, "shard headers", shard_header);
     if (!named) return named.error();
     transfer.shard_headers_read = named->size();
-    out.reconciliation = use_shard_sizes(model, check, *index, *named);
+    files.headers = std::move(named).value();
+    transfer.shard_bytes = c.http.bytes_received() - before;
+    return finish_loading(loaded, files, overrides, &check);  // while `check` and the manifest it refers to live
   }
-  transfer.shard_bytes = c.http.bytes_received() - before;
-  return out;
 }
 
 }  // namespace
@@ -413,35 +407,30 @@ Result<LoadedModel> load_hub_model(const HubReference& ref, const HubFetchOption
   auto config = file(c, "config.json");
   if (!config) return config.error();
   const auto origin = fmt::format("{}@{} config.json", ref.repo_id, hub.sha.substr(0, 12));
-  auto model = load_config_model(*config, origin);
-  if (!model) return model.error();
-  LoadedModel loaded{std::move(model).value(), std::nullopt, hub, "", std::nullopt};
-  loaded.model.name = ref.repo_id;
-  loaded.model.artifact = facts_from_listing(hub, "");
-  loaded.model.artifact->source = fmt::format("hub listing of {} at commit {} ({})", ref.repo_id, hub.sha, c.settings.endpoint);
+  ModelFiles files;
+  files.name = ref.repo_id;
+  files.config = std::move(config).value();
+  files.config_origin = origin;
+  files.artifact = facts_from_listing(hub, "");
+  files.artifact->source = fmt::format("hub listing of {} at commit {} ({})", ref.repo_id, hub.sha, c.settings.endpoint);
+  files.listing = hub;
+  auto loaded = generated_model(files, overrides);
+  if (!loaded) return loaded.error();
 
   HubTransfer transfer;
   transfer.listing_bytes = after_listing;
   transfer.config_bytes = c.http.bytes_received() - after_listing;
-  auto read = read_checkpoint(c, hub, loaded.model, transfer);
-  if (!read) return read.error();
-  loaded.reconciliation = std::move(read->reconciliation);
-  for (auto& n : read->notes) loaded.model.notes.push_back(std::move(n));
+  if (auto e = read_checkpoint(c, hub, loaded.value(), files, overrides, transfer)) return *e;
   transfer.requests = c.http.requests();
-  loaded.source = fmt::format("hub {}@{}: listing + config.json + {}{}; {} B in {} request(s){}", ref.repo_id, hub.sha,
-                              read->index_read ? "index + " : "",
+  loaded.value().source = fmt::format("hub {}@{}: listing + config.json + {}{}; {} B in {} request(s){}", ref.repo_id, hub.sha,
+                              files.index ? "index + " : "",
                               transfer.shard_headers == "all"
                                   ? fmt::format("{} shard header(s)", transfer.shard_headers_read)
                                   : fmt::format("{} shard header length(s) + {} differing shard header(s)",
                                                 transfer.shard_lengths_read, transfer.shard_headers_read),
                               with_commas(c.http.bytes_received()), c.http.requests(),
                               c.settings.offline ? " (offline: cache only)" : "");
-  loaded.hub_transfer = transfer;
-  if (overrides_requested(overrides)) {
-    auto overridden = apply_model_overrides(std::move(loaded.model), *config, origin, overrides);
-    if (!overridden) return overridden.error();
-    loaded.model = std::move(overridden).value();
-  }
+  loaded.value().hub_transfer = transfer;
   return loaded;
 }
 

@@ -62,14 +62,24 @@ Result<ModelSpec> load_config_model(std::string_view config_json, std::string_vi
   return build_model_from_config(config_json, origin);
 }
 
-Result<ModelSpec> load_catalogue_model(std::string_view name, std::string_view origin) {
+Result<const CatalogueModel*> find_catalogue_model(std::string_view name, std::string_view origin) {
   const auto key = to_lower(name);
   std::vector<std::string> names;
   for (const auto& entry : model_catalogue()) {
     names.push_back(entry.name);
-    const bool hit = entry.name == key ||
-                     std::find(entry.aliases.begin(), entry.aliases.end(), key) != entry.aliases.end();
-    if (!hit) continue;
+    if (entry.name == key || std::find(entry.aliases.begin(), entry.aliases.end(), key) != entry.aliases.end())
+      return &entry;
+  }
+  for (const auto& entry : model_catalogue())
+    for (const auto& a : entry.aliases) names.push_back(a);
+  return Error{std::string(origin), "", unknown_name_message("model", name, names, "preflight models")};
+}
+
+Result<ModelSpec> load_catalogue_model(std::string_view name, std::string_view origin) {
+  auto found = find_catalogue_model(name, origin);
+  if (!found) return found.error();
+  {
+    const auto& entry = **found;
     const auto config = embedded::embedded_file(entry.config_path);
     if (config.empty()) return Error{std::string(origin), "", fmt::format("{}: embedded {} is missing", entry.name, entry.config_path)};
     auto spec = load_config_model(config, fmt::format("{} ({})", entry.name, entry.config_path));
@@ -83,9 +93,6 @@ Result<ModelSpec> load_catalogue_model(std::string_view name, std::string_view o
     }
     return m;
   }
-  for (const auto& entry : model_catalogue())
-    for (const auto& a : entry.aliases) names.push_back(a);
-  return Error{std::string(origin), "", unknown_name_message("model", name, names, "preflight models")};
 }
 
 }  // namespace preflight

@@ -33,6 +33,10 @@ inline constexpr std::string_view kDefaultModel = "kimi-k3";
 const std::vector<CatalogueModel>& model_catalogue();
 Result<std::vector<CatalogueModel>> parse_model_catalogue(std::string_view json_text, std::string_view origin);
 
+// Looks a name up (case-insensitive, aliases too); an unknown name gets a
+// did-you-mean suggestion naming `origin`.
+Result<const CatalogueModel*> find_catalogue_model(std::string_view name, std::string_view origin);
+
 // Looks a name up (case-insensitive, aliases too) and builds the model.
 // Unknown names get a did-you-mean suggestion naming `origin`.
 Result<ModelSpec> load_catalogue_model(std::string_view name, std::string_view origin);
