@@ -15,7 +15,9 @@
 #include "core/bytes.h"
 #include "embedded_files.h"
 #include "model/family_registry.h"
+#include "model/inventory.h"
 #include "plan/ledger_check.h"
+#include "report/reconstruction.h"
 #include "plan/plan.h"
 #include "support/fixtures.h"
 
@@ -208,6 +210,15 @@ TEST(FilesManifest, Phi2WithoutAReaderIsPlannedFromItsHeader) {
   EXPECT_EQ(find_figure(plan.figures, "model.tensor_payload")->exact, 5'559'367'680u);
   EXPECT_NE(plan.verdict.summary.find("PhiForCausalLM has no family reader"), std::string::npos) << plan.verdict.summary;
   EXPECT_EQ(plan.files_disagree, model.files_disagree);
+
+  // inspect's reconstruction follows the same labels.
+  for (const auto& f : two_precision_reconstruction(model, build_inventory(model))) {
+    if (f.id == "reconstruction.total" || f.id == "reconstruction.unquantized_bytes") {
+      EXPECT_EQ(f.evidence, Evidence::official) << f.id;
+    } else {
+      EXPECT_NE(f.evidence, Evidence::derived) << f.id;
+    }
+  }
 }
 
 // Gemma (v1: no reader) ties its head by class default; the config omits the

@@ -14,6 +14,19 @@ std::string_view manifest_source_key(ManifestSource s) {
   return "config";
 }
 
+std::string manifest_source_text(const ModelSpec& model) {
+  switch (model.manifest_source) {
+    case ManifestSource::headers: return "the shard headers: every stored tensor's name, dtype and shape";
+    case ManifestSource::index_and_sizes:
+      return "the safetensors index and each shard's size (headers of the shards that differ from config.json)";
+    case ManifestSource::listing:
+      return "the hub listing's element counts by dtype (safetensors.parameters); tensors generated from config.json";
+    case ManifestSource::config: break;
+  }
+  return model.family_reader ? "tensor manifest generated from config.json (quantization rules applied by name)"
+                             : "tensor manifest guessed from config.json by the generic decoder reading (no family reader)";
+}
+
 std::string_view layer_kind_key(LayerKind k) {
   switch (k) {
     case LayerKind::full_attention: return "full_attention";

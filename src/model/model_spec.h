@@ -99,6 +99,10 @@ enum class ManifestSource {
 };
 std::string_view manifest_source_key(ManifestSource s);  // "headers", "index_and_sizes", "config"
 
+struct ModelSpec;
+// Where the manifest's tensors come from, as a figure's source line.
+std::string manifest_source_text(const ModelSpec& model);
+
 struct ModelSpec {
   std::string name;          // catalogue name or file path
   std::string family;        // "kimi_k3"

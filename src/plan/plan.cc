@@ -17,19 +17,6 @@ namespace preflight {
 namespace {
 
 constexpr const char* kConfigSource = "config.json of the model";
-constexpr const char* kManifestSource = "tensor manifest generated from config.json (quantization rules applied by name)";
-
-std::string manifest_source_text(const ModelSpec& model) {
-  switch (model.manifest_source) {
-    case ManifestSource::headers: return "the shard headers: every stored tensor's name, dtype and shape";
-    case ManifestSource::index_and_sizes:
-      return "the safetensors index and each shard's size (headers of the shards that differ from config.json)";
-    case ManifestSource::listing:
-      return "the hub listing's element counts by dtype (safetensors.parameters); tensors generated from config.json";
-    case ManifestSource::config: break;
-  }
-  return kManifestSource;
-}
 
 std::string gpu_source(const Accelerator& gpu) {
   return fmt::format("GPU catalogue entry {} ({})", gpu.id, gpu.device_total_source);

@@ -8,7 +8,13 @@ namespace preflight {
 
 std::vector<Figure> two_precision_reconstruction(const ModelSpec& model, const Inventory& inv) {
   std::vector<Figure> out;
-  const std::string src = "tensor manifest generated from config.json";
+  const std::string src = manifest_source_text(model);
+  // Labels follow the source: the files' bytes are official facts (unless the
+  // engine's cast on load changed them), config + a reader derived, a generic
+  // reading's structure a planning estimate.
+  const bool cast = model.disk_payload_bytes > 0 && model.disk_payload_bytes != inv.payload_bytes;
+  const Evidence structure = model.family_reader ? Evidence::derived : Evidence::estimate;
+  const Evidence bytes = model.manifest_source != ManifestSource::config && !cast ? Evidence::official : structure;
   std::uint64_t group_size = 0, bits = 0, scale_bits = 0;
   if (!model.quantization.groups.empty()) {
     const auto& g = model.quantization.groups.front();
@@ -26,7 +32,7 @@ std::vector<Figure> two_precision_reconstruction(const ModelSpec& model, const I
     out.push_back(bytes_figure(
         "reconstruction.quantized_bytes",
         fmt::format("{} quantized parameters at {:.2f} bits", with_commas(inv.quantized_params), effective),
-        inv.quantized_bytes, Evidence::derived,
+        inv.quantized_bytes, bytes,
         fmt::format("{} x {} / 8 = codes {} + scales {}", with_commas(inv.quantized_params), effective,
                     with_commas(inv.quantized_params * bits / 8),
                     with_commas(inv.quantized_bytes - inv.quantized_params * bits / 8)),
@@ -34,10 +40,10 @@ std::vector<Figure> two_precision_reconstruction(const ModelSpec& model, const I
   }
   out.push_back(bytes_figure("reconstruction.unquantized_bytes",
                              fmt::format("{} parameters kept at 16/32 bits", with_commas(inv.unquantized_params)),
-                             inv.unquantized_bytes, Evidence::derived,
+                             inv.unquantized_bytes, bytes,
                              "BF16 elements x 2 B + F32 elements x 4 B (the ignore list and non-Linear tensors)", src));
   out.push_back(bytes_figure("reconstruction.total",
-                             "checkpoint payload = quantized + unquantized", inv.payload_bytes, Evidence::derived,
+                             "checkpoint payload = quantized + unquantized", inv.payload_bytes, bytes,
                              fmt::format("{} + {}", with_commas(inv.quantized_bytes), with_commas(inv.unquantized_bytes)),
                              src));
   if (model.artifact && inv.quantized_params > 0 && group_size > 0) {
@@ -60,7 +66,7 @@ std::vector<Figure> two_precision_reconstruction(const ModelSpec& model, const I
                                  model.artifact->source));
   }
   out.push_back(exact_figure(
-      "reconstruction.active", "active parameters per token", inv.active_params, "params", Evidence::derived,
+      "reconstruction.active", "active parameters per token", inv.active_params, "params", structure,
       fmt::format("{} always-on (every text tensor but the input embedding, routed experts and MTP layers) + "
                   "{} routed ({} of {} experts x {} layers x {} params)",
                   with_commas(inv.active_trunk_params), with_commas(inv.active_routed_params),

@@ -289,6 +289,12 @@ std::string render_inventory(const ModelSpec& model, const Inventory& inv, const
   if (model.count_layers(LayerKind::kda) > 0)
     out += fmt::format(": {} KDA + {} MLA", model.count_layers(LayerKind::kda), model.count_layers(LayerKind::mla));
   out += "\n";
+  if (!model.files_disagree.empty()) out += model.files_disagree + "\n";
+  out += fmt::format("tensors from: {}\n", manifest_source_text(model));
+  if (!model.family_reader)
+    out += fmt::format("{} has no family reader: its structure was read as a generic decoder, and figures computed from "
+                       "it are planning estimates\n",
+                       model.architecture.empty() ? model.name : model.architecture);
   if (model.artifact)
     out += fmt::format("artifact: {}@{}, {} shards, {} B (official fact, {})\n", model.artifact->hub_id,
                        model.artifact->revision, model.artifact->shard_count, with_commas(model.artifact->shard_bytes),
@@ -314,16 +320,17 @@ std::string render_inventory(const ModelSpec& model, const Inventory& inv, const
   figure_lines(out, two_precision_reconstruction(model, inv), "", style, true);
   out += heading(style, 2, "Cache per token and state per sequence (whole model, TP 1)");
   for (const auto& r : token_cache_per_rank(model, 2, 1))
-    out += fmt::format("  {:<18} {} B/token BF16, {} B FP8{}: {} (derived)\n", layer_kind_key(r.kind),
+    out += fmt::format("  {:<18} {} B/token BF16, {} B FP8{}: {} ({})\n", layer_kind_key(r.kind),
                        with_commas(r.bytes_per_token), with_commas(r.bytes_per_token / 2),
-                       r.token_cap > 0 ? fmt::format(", capped at {} tokens", r.token_cap) : "", r.formula);
+                       r.token_cap > 0 ? fmt::format(", capped at {} tokens", r.token_cap) : "", r.formula,
+                       model.family_reader ? "derived" : "estimate");
   const auto bf16 = recurrent_state_per_rank(model, 1, 2);
   const auto fp32 = recurrent_state_per_rank(model, 1, 4);
   for (std::size_t i = 0; i < fp32.size(); ++i)
     out += fmt::format("  {:<18} {} B ({}) per sequence with FP32 recurrent state, {} B with BF16; of which "
-                       "short-conv {} B (derived)\n",
+                       "short-conv {} B ({})\n",
                        layer_kind_key(fp32[i].kind), with_commas(fp32[i].bytes), format_mib(fp32[i].bytes),
-                       with_commas(bf16[i].bytes), with_commas(fp32[i].conv_bytes));
+                       with_commas(bf16[i].bytes), with_commas(fp32[i].conv_bytes), model.family_reader ? "derived" : "estimate");
   if (!model.notes.empty()) {
     out += heading(style, 2, "Reader notes");
     for (const auto& n : model.notes) out += fmt::format("- {}\n", n);
