@@ -122,6 +122,11 @@ FilesManifest files_manifest(const ModelSpec& model, const std::vector<FileTenso
   FilesManifest out;
   out.tensors = files.size();
   const auto by_name = generated_by_name(model.manifest);
+  // The decoder's numbered stack, so a second stack (a vision encoder's) is not read as decoder layers.
+  std::vector<std::string> names;
+  names.reserve(files.size());
+  for (const auto& f : files) names.push_back(f.name);
+  const auto decoder = naming.decoder_stack(names, model.layers.size());
 
   // An unquantized float tensor is held in its parameter's dtype (see the header).
   const auto as_loaded = [&](StoredTensor& t, std::optional<Dtype> parameter) {
@@ -166,7 +171,7 @@ FilesManifest files_manifest(const ModelSpec& model, const std::vector<FileTenso
       as_loaded(t, e.format == StorageFormat::plain ? std::optional<Dtype>(e.dtype) : std::nullopt);
       return t;
     }
-    const auto c = naming.classify(f.name, model);
+    const auto c = naming.classify(f.name, model, decoder);
     if (c.module == ModuleClass::unclassified) {
       ++out.unclassified;
       if (out.unclassified_names.size() < 10) out.unclassified_names.push_back(f.name);

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
+#include <set>
 #include <stdexcept>
 
 #include "core/json_read.h"
@@ -132,7 +134,44 @@ const TensorNaming& TensorNaming::embedded() {
   return naming;
 }
 
-TensorClass TensorNaming::classify(std::string_view name, const ModelSpec& model) const {
+std::optional<std::pair<std::string, std::uint64_t>> TensorNaming::stack_of(std::string_view name) const {
+  std::size_t start = 0;
+  while (start < name.size()) {
+    const auto dot = name.find('.', start);
+    if (dot == std::string_view::npos) break;
+    const auto part = name.substr(start, dot - start);
+    const auto next_end = name.find('.', dot + 1);
+    const auto next = name.substr(dot + 1, (next_end == std::string_view::npos ? name.size() : next_end) - dot - 1);
+    if (in(containers_, part))
+      if (auto n = number(next)) return std::make_pair(std::string(name.substr(0, dot)), *n);
+    start = dot + 1;
+  }
+  return std::nullopt;
+}
+
+std::string TensorNaming::decoder_stack(const std::vector<std::string>& names, std::uint64_t decoder_layers) const {
+  std::map<std::string, std::pair<std::set<std::uint64_t>, std::uint64_t>> stacks;  // indices, tensors
+  for (const auto& n : names)
+    if (auto s = stack_of(n)) {
+      auto& entry = stacks[s->first];
+      entry.first.insert(s->second);
+      ++entry.second;
+    }
+  std::string best;
+  std::uint64_t best_beyond = UINT64_MAX, best_tensors = 0;
+  for (const auto& [prefix, entry] : stacks) {
+    const auto layers = entry.first.size();
+    const std::uint64_t beyond = layers >= decoder_layers ? layers - decoder_layers : UINT64_MAX - 1;
+    if (beyond < best_beyond || (beyond == best_beyond && entry.second > best_tensors)) {
+      best = prefix;
+      best_beyond = beyond;
+      best_tensors = entry.second;
+    }
+  }
+  return best;
+}
+
+TensorClass TensorNaming::classify(std::string_view name, const ModelSpec& model, std::string_view decoder_stack) const {
   TensorClass out;
   const auto parts = components(name);
   // The decoder layer and the expert index.
@@ -163,6 +202,14 @@ TensorClass TensorNaming::classify(std::string_view name, const ModelSpec& model
     out.text = rule.text;
     break;
   }
+  // A numbered stack other than the decoder's is an encoder's (a vision or audio tower).
+  if (out.text && !decoder_stack.empty() && out.module != ModuleClass::mtp && out.module != ModuleClass::projector)
+    if (const auto stack = stack_of(name); stack && stack->first != decoder_stack) {
+      out.module = ModuleClass::vision_tower;
+      out.role = ParallelRole::replicated;
+      out.text = false;
+      out.rule = "encoder stack (not the decoder's " + std::string(decoder_stack) + ")";
+    }
   if (!out.text) out.layer = kNoLayer;  // a vision tower's layers are not decoder layers
   // Layers past the config's decoder layers are multi-token-prediction layers;
   // an MTP block numbered on its own (mtp.layers.0) lives after the decoder too.

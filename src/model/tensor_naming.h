@@ -55,7 +55,19 @@ class TensorNaming {
   static Result<TensorNaming> parse(std::string_view json_text, std::string_view origin);
   static const TensorNaming& embedded();
 
-  TensorClass classify(std::string_view name, const ModelSpec& model) const;
+  // `decoder_stack` (see decoder_stack below): a tensor in a numbered stack
+  // other than the decoder's (vpm.encoder.layers.N, model.sam_model.blocks.N)
+  // belongs to an encoder (a vision or audio tower), never to a decoder layer.
+  TensorClass classify(std::string_view name, const ModelSpec& model, std::string_view decoder_stack = "") const;
+
+  // The numbered stack a name sits in: the name up to its layer container
+  // ("model.layers" of "model.layers.3.mlp.up_proj.weight") and the index; none outside one.
+  std::optional<std::pair<std::string, std::uint64_t>> stack_of(std::string_view name) const;
+
+  // Which stack of these names is the decoder: the one with as many layers as
+  // the config (or the fewest beyond, for MTP layers numbered on), else the
+  // largest. "" when no name sits in a stack.
+  std::string decoder_stack(const std::vector<std::string>& names, std::uint64_t decoder_layers) const;
 
  private:
   std::vector<std::string> containers_;

@@ -108,6 +108,42 @@ TEST(TensorNaming, ConventionsOfTheServedArchitectures) {
   }
 }
 
+// Found by classifying indexes gathered from public snapshots (MiniCPM-V 2.6,
+// DeepSeek-OCR2, MiMo-7B, GraniteMoE 3.1, a MiniCPM-V fine-tune): a second
+// numbered stack is an encoder, not decoder layers; MTP blocks, fused
+// GraniteMoE experts and custom projectors by name.
+TEST(TensorNaming, EncoderStacksAndNamesFoundInTheWild) {
+  auto model = four_layers();
+  const auto& naming = TensorNaming::embedded();
+  const std::vector<std::string> names = {
+      "model.layers.0.self_attn.q_proj.weight", "model.layers.1.self_attn.q_proj.weight",
+      "model.layers.2.self_attn.q_proj.weight", "model.layers.3.self_attn.q_proj.weight",
+      "vpm.encoder.layers.0.self_attn.q_proj.weight", "vpm.encoder.layers.1.self_attn.q_proj.weight",
+      "vpm.encoder.layers.2.self_attn.q_proj.weight", "vpm.encoder.layers.3.self_attn.q_proj.weight",
+      "vpm.encoder.layers.4.self_attn.q_proj.weight", "model.sam_model.blocks.0.attn.qkv.weight"};
+  const auto decoder = naming.decoder_stack(names, model.layers.size());
+  EXPECT_EQ(decoder, "model.layers");
+  const auto vpm = naming.classify("vpm.encoder.layers.0.self_attn.q_proj.weight", model, decoder);
+  EXPECT_EQ(vpm.module, ModuleClass::vision_tower);
+  EXPECT_EQ(vpm.role, ParallelRole::replicated);
+  EXPECT_EQ(vpm.layer, kNoLayer);
+  EXPECT_FALSE(vpm.text);
+  EXPECT_EQ(naming.classify("model.qwen2_model.model.model.layers.3.mlp.up_proj.weight", model, decoder).module,
+            ModuleClass::vision_tower);
+  EXPECT_EQ(naming.classify("model.layers.2.self_attn.q_proj.weight", model, decoder).module, ModuleClass::kda_attention);
+  EXPECT_EQ(naming.classify("vpm.embeddings.patch_embedding.weight", model, decoder).module, ModuleClass::vision_tower);
+  EXPECT_EQ(naming.classify("model.mtp_layers.0.input_proj.weight", model, decoder).module, ModuleClass::mtp);
+  EXPECT_EQ(naming.classify("model.mtp_layers.0.self_attn.q_proj.weight", model, decoder).module, ModuleClass::mtp);
+  const auto granite = naming.classify("model.layers.0.block_sparse_moe.input_linear.weight", model, decoder);
+  EXPECT_EQ(granite.module, ModuleClass::routed_experts);
+  EXPECT_TRUE(granite.fused_experts);
+  EXPECT_EQ(naming.classify("model.layers.0.block_sparse_moe.router.layer.weight", model, decoder).module, ModuleClass::router);
+  EXPECT_EQ(naming.classify("gene_projector.proj.0.weight", model, decoder).module, ModuleClass::projector);
+  EXPECT_EQ(naming.stack_of("model.layers.12.mlp.up_proj.weight")->first, "model.layers");
+  EXPECT_EQ(naming.stack_of("model.layers.12.mlp.up_proj.weight")->second, 12u);
+  EXPECT_FALSE(naming.stack_of("model.norm.weight").has_value());
+}
+
 TEST(TensorNaming, BadTablesAreOneLineErrors) {
   struct Case {
     const char* json;
