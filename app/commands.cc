@@ -35,6 +35,8 @@ int print_plan(const Options& o, Io& io, bool explain) {
   }
   if (const auto why = weights_disagreement(*plan, loaded.model); !why.empty())
     throw std::logic_error("weight rows disagree with the manifest: " + why);
+  if (const auto why = kv_disagreement(*plan, loaded.model); !why.empty())
+    throw std::logic_error("KV rows disagree with the cache per token: " + why);
   if (o.format == "json") {
     auto j = plan_json(*plan);
     // How the files read compare with config.json (the plan's manifest is the files' when they were read).

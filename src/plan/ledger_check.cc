@@ -5,6 +5,8 @@
 #include <map>
 
 #include "core/bytes.h"
+#include "model/request_state.h"
+#include "plan/workload.h"
 
 namespace preflight {
 
@@ -30,6 +32,36 @@ std::string weights_disagreement(const Plan& plan, const ModelSpec& model) {
       return fmt::format("{}: the ranks' rows sum to {} B, the manifest's copies to {} B", id, with_commas(got),
                          with_commas(bytes));
   }
+  return "";
+}
+
+std::string kv_disagreement(const Plan& plan, const ModelSpec& model) {
+  if (!plan.engine || plan.engine->kind != EngineKind::vllm || plan.layout.pp != 1 || plan.layout.dcp != 1 ||
+      plan.workload.spec_tokens > 0 || !plan.draft_name.empty())
+    return "";
+  for (auto kind : model.layers)
+    if (kind != LayerKind::full_attention && kind != LayerKind::mla) return "";
+  // DeepSeek-V3.2's DSA cache (fp8_ds_mla latents, indexer keys) is vLLM's own
+  // layout, which the config-level per-token figure does not describe.
+  if (model.mla.index_head_dim > 0) return "";
+  const auto kv_bytes = kv_dtype_bytes(plan.workload.kv_dtype);
+  std::uint64_t per_token = 0;
+  for (const auto& row : token_cache_per_rank(model, kv_bytes, plan.layout.tp))
+    per_token = checked_add(per_token, row.bytes_per_token, "KV bytes per token");
+  const auto& e = *plan.engine;
+  const auto block = std::max<std::uint64_t>(e.block_size, 1);
+  const auto per_request = checked_mul(checked_mul(ceil_div(e.max_model_len, block), block, "KV tokens"), per_token,
+                                       "KV bytes");
+  // Requests are spread over the DP attention groups; a rank holds its group's.
+  const auto requests = ceil_div(plan.workload.concurrency, std::max<std::uint64_t>(plan.layout.dp, 1));
+  const auto expected = checked_mul(per_request, requests, "KV bytes");
+  for (const auto& rank : plan.ranks)
+    for (const auto& row : rank.rows)
+      if (row.id == "kv.cache" && row.bytes != expected)
+        return fmt::format("rank {}: the KV row holds {} B, {} request(s) x ceil({} / {}) x {} tokens x {} B per token "
+                           "make {} B",
+                           rank.rank, with_commas(row.bytes), requests, e.max_model_len, block, block,
+                           with_commas(per_token), with_commas(expected));
   return "";
 }
 

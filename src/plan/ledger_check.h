@@ -23,4 +23,14 @@ namespace preflight {
 // "" when the rows agree; else what differs. Needs a full plan (rows by module).
 std::string weights_disagreement(const Plan& plan, const ModelSpec& model);
 
+// KV cache: in a vLLM plan of one pipeline stage whose cache layers all grow
+// with the context (full attention, MLA; no sliding window, chunk or
+// recurrent state; no DCP or speculation; not DeepSeek-V3.2's own DSA layout),
+// each rank's KV row must be its DP group's requests x the blocks of
+// max_model_len x block_size tokens x the model's
+// cache bytes per token on one rank, computed from the config by
+// request_state.h, not by the engine layer. "" when they agree or the plan is
+// not of that kind.
+std::string kv_disagreement(const Plan& plan, const ModelSpec& model);
+
 }  // namespace preflight

@@ -29,6 +29,33 @@ TEST(LedgerCheck, WeightRowsHoldTheManifestsCopies) {
   EXPECT_GT(checked, 100u);
 }
 
+// vLLM plans of every catalogue model whose cache grows with the context:
+// the KV rows equal the config's bytes per token x the blocks of max_model_len.
+TEST(LedgerCheck, KvRowsAreTheBlocksOfTheRequests) {
+  std::size_t checked = 0;
+  for (const auto& entry : model_catalogue()) {
+    const auto& model = testing::catalogue_model(entry.name);
+    for (std::uint64_t gpus : {1, 8})
+      for (const char* kv : {"auto", "fp8"}) {
+        PlanRequest request;
+        request.gpu_count = gpus;
+        request.engine.kind = EngineKind::vllm;
+        request.workload.requested = true;
+        request.workload.context_tokens = 8192;
+        request.workload.concurrency = 3;
+        request.workload.kv_dtype = kv;
+        request.perf.enabled = false;
+        const auto plan = build_plan(model, testing::catalogue_gpu("H200"), request);
+        if (!plan) continue;
+        EXPECT_EQ(kv_disagreement(*plan, model), "") << entry.name << " on " << gpus << " GPUs, KV " << kv;
+        bool has_kv_row = false;
+        for (const auto& row : plan->ranks.front().rows) has_kv_row = has_kv_row || row.id == "kv.cache";
+        if (has_kv_row) ++checked;
+      }
+  }
+  EXPECT_GT(checked, 40u);
+}
+
 TEST(LedgerCheck, ADisagreementIsNamed) {
   const auto& model = testing::catalogue_model("llama-3.1-8b");
   PlanRequest request;
