@@ -15,7 +15,6 @@
 #include <sstream>
 #include <thread>
 
-#include "artifact/checkpoint_manifest.h"
 #include "artifact/reconciliation.h"
 #include "artifact/safetensors_header.h"
 #include "artifact/safetensors_index.h"

@@ -102,17 +102,14 @@ std::vector<FileTensor> file_tensors(const TensorManifest& generated, const Safe
     read_files.insert(s.file);
     for (const auto& t : s.header.tensors) read.emplace(t.name, &t);
   }
-  const auto by_name = generated_by_name(generated);
   std::vector<FileTensor> out;
   out.reserve(index.weight_map.size());
-  for (const auto& [name, file] : index.weight_map) {
-    if (read_files.count(file) > 0) continue;  // taken from its header below, in offset order
-    const auto g = by_name.find(name);
-    if (g == by_name.end()) continue;  // a verified shard holds only generated names
-    const auto& e = *g->second.entry;
-    const bool templated = is_expert_template(e);
-    out.push_back(FileTensor{name, e.dtype, templated ? e.shape : stored_shape(e), templated ? e.bytes_each : e.bytes()});
-  }
+  // A shard whose bytes matched holds the generated tensors the index places there.
+  for_each_concrete_tensor(generated, [&](const ConcreteTensor& t) {
+    const auto at = index.weight_map.find(t.name);
+    if (at == index.weight_map.end() || read_files.count(at->second) > 0) return;  // not stored, or read below
+    out.push_back(FileTensor{t.name, t.dtype, t.shape, t.bytes});
+  });
   for (const auto& s : shards_read)
     for (const auto& t : s.header.tensors) out.push_back(FileTensor{t.name, t.dtype, t.shape, t.bytes()});
   return out;
@@ -123,7 +120,7 @@ FilesManifest files_manifest(const ModelSpec& model, const std::vector<FileTenso
   out.tensors = files.size();
   const auto by_name = generated_by_name(model.manifest);
   // The decoder's numbered stack, so a second stack (a vision encoder's) is not read as decoder layers.
-  std::vector<std::string> names;
+  std::vector<std::string_view> names;
   names.reserve(files.size());
   for (const auto& f : files) names.push_back(f.name);
   const auto decoder = naming.decoder_stack(names, model.layers.size());

@@ -36,7 +36,7 @@ std::vector<FileTensor> file_tensors(const std::vector<NamedHeader>& shards);
 // The tensors of an index read with each shard's size (the lengths mode):
 // a shard whose bytes matched the generated tensors the index places there
 // holds exactly those (names and bytes agree; shapes are the generated ones),
-// a shard read in full holds its header's tensors. Names in `index` order.
+// a shard read in full holds its header's tensors (in the generated order, then the headers').
 std::vector<FileTensor> file_tensors(const TensorManifest& generated, const SafetensorsIndex& index,
                                      const std::vector<NamedHeader>& shards_read);
 

@@ -149,7 +149,7 @@ std::optional<std::pair<std::string, std::uint64_t>> TensorNaming::stack_of(std:
   return std::nullopt;
 }
 
-std::string TensorNaming::decoder_stack(const std::vector<std::string>& names, std::uint64_t decoder_layers) const {
+std::string TensorNaming::decoder_stack(const std::vector<std::string_view>& names, std::uint64_t decoder_layers) const {
   std::map<std::string, std::pair<std::set<std::uint64_t>, std::uint64_t>> stacks;  // indices, tensors
   for (const auto& n : names)
     if (auto s = stack_of(n)) {

@@ -67,7 +67,7 @@ class TensorNaming {
   // Which stack of these names is the decoder: the one with as many layers as
   // the config (or the fewest beyond, for MTP layers numbered on), else the
   // largest. "" when no name sits in a stack.
-  std::string decoder_stack(const std::vector<std::string>& names, std::uint64_t decoder_layers) const;
+  std::string decoder_stack(const std::vector<std::string_view>& names, std::uint64_t decoder_layers) const;
 
  private:
   std::vector<std::string> containers_;

@@ -46,7 +46,7 @@ TEST(NamingCorpus, EveryGatheredIndexClassifies) {
       continue;
     }
     auto index = parse_safetensors_index(read(entry.path() / "model.safetensors.index.json"), name).value_or_throw();
-    std::vector<std::string> all;
+    std::vector<std::string_view> all;
     for (const auto& [n, file] : index.weight_map) all.push_back(n);
     const auto& naming = TensorNaming::embedded();
     const auto decoder = naming.decoder_stack(all, model->layers.size());

@@ -115,7 +115,7 @@ TEST(TensorNaming, ConventionsOfTheServedArchitectures) {
 TEST(TensorNaming, EncoderStacksAndNamesFoundInTheWild) {
   auto model = four_layers();
   const auto& naming = TensorNaming::embedded();
-  const std::vector<std::string> names = {
+  const std::vector<std::string_view> names = {
       "model.layers.0.self_attn.q_proj.weight", "model.layers.1.self_attn.q_proj.weight",
       "model.layers.2.self_attn.q_proj.weight", "model.layers.3.self_attn.q_proj.weight",
       "vpm.encoder.layers.0.self_attn.q_proj.weight", "vpm.encoder.layers.1.self_attn.q_proj.weight",
