@@ -5,6 +5,8 @@
 #include "model/families/families.h"
 #include "core/json_read.h"
 #include "model/json_fields.h"
+#include "model/arch/architecture.h"
+#include "model/out_of_scope.h"
 
 namespace preflight {
 
@@ -14,8 +16,6 @@ const std::vector<FamilyRow>& family_registry() {
       {"kimi_linear", {"kimi_linear"}, build_kimi_linear, "Kimi-Linear: KDA + MLA, MoE"},
       {"deepseek", {"deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2"}, build_deepseek,
        "DeepSeek-V2/V3, Kimi K2: MLA, MoE with shared experts, MTP layers"},
-      {"dense_decoder", {"llama", "mistral", "qwen2", "qwen3"}, build_dense_decoder,
-       "Llama, Mistral, Qwen2, Qwen3: dense GQA decoders"},
       {"moe_decoder", {"mixtral", "qwen2_moe", "qwen3_moe"}, build_moe_decoder, "Mixtral, Qwen2-MoE, Qwen3-MoE"},
       {"gemma", {"gemma2", "gemma3", "gemma3_text"}, build_gemma, "Gemma 2/3: sliding-window pattern, tied embeddings"},
       {"qwen3_next", {"qwen3_next"}, build_qwen3_next, "Qwen3-Next: Gated DeltaNet + gated attention"},
@@ -26,36 +26,78 @@ const std::vector<FamilyRow>& family_registry() {
   return kRows;
 }
 
+namespace {
+
+// A family reader's model, named by its row.
+Result<ModelSpec> from_row(const FamilyRow& row, const nlohmann::json& doc, std::string_view origin) {
+  auto m = row.build(doc, origin);
+  if (m) m.value().family = std::string(row.family);
+  return m;
+}
+
+const FamilyRow* row_for(std::string_view model_type) {
+  if (model_type.empty()) return nullptr;
+  for (const auto& row : family_registry())
+    for (auto t : row.model_types)
+      if (t == model_type) return &row;
+  return nullptr;
+}
+
+std::string string_at(const nlohmann::json& node, const char* key) {
+  auto it = node.find(key);
+  return it != node.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+}  // namespace
+
 Result<ModelSpec> build_model_from_config(std::string_view config_json, std::string_view origin) {
   // config.json is read as transformers reads it (Python's json: a repeated key keeps its last value).
   auto parsed = parse_json(config_json, origin, "", DuplicateKeys::last_wins);
   if (!parsed) return parsed.error();
   const nlohmann::json& doc = *parsed;
   if (!doc.is_object()) return Error{std::string(origin), "", "expected a JSON object at the top level"};
-  std::string model_type;
-  if (doc.contains("model_type") && doc["model_type"].is_string()) model_type = doc["model_type"].get<std::string>();
-  for (const auto& row : family_registry())
-    for (auto t : row.model_types)
-      if (t == model_type) {
-        auto m = row.build(doc, origin);
-        if (m) m.value().family = std::string(row.family);
-        return m;
-      }
-  if (doc.contains("text_config") && doc["text_config"].is_object()) {
-    const auto& text = doc["text_config"];
-    const std::string inner = text.value("model_type", "");
-    for (const auto& row : family_registry())
-      for (auto t : row.model_types)
-        if (t == inner) {
-          auto m = row.build(doc, origin);
-          if (m) m.value().family = std::string(row.family);
-          return m;
-        }
+  const std::string model_type = string_at(doc, "model_type");
+  std::string architecture;
+  if (auto it = doc.find("architectures"); it != doc.end() && it->is_array() && !it->empty() && (*it)[0].is_string())
+    architecture = (*it)[0].get<std::string>();
+  const auto& table = arch::ArchitectureTable::embedded();
+
+  // The architecture's own reader: a C++ family, else a description (data/architectures/).
+  if (const auto* row = row_for(model_type)) return from_row(*row, doc, origin);
+  if (const auto* d = table.for_config(model_type, architecture); d && !d->component)
+    return arch::build_described(table, *d, doc, origin);
+  // A wrapper nobody describes: its language model's reader (the vision tower is then missing, said in the notes).
+  if (auto text = doc.find("text_config"); text != doc.end() && text->is_object()) {
+    const std::string inner = string_at(*text, "model_type");
+    Result<ModelSpec> m = Error{};
+    bool found = false;
+    if (const auto* row = row_for(inner)) {
+      m = from_row(*row, doc, origin);
+      found = true;
+    } else if (const auto* d = table.for_config(inner, ""); d && !d->component) {
+      m = arch::build_described(table, *d, doc, origin);
+      found = true;
+    }
+    if (found) {
+      if (m && model_type != inner && !model_type.empty())
+        m.value().notes.push_back(fmt::format(
+            "model_type '{}' is read through its language model '{}': modules outside text_config (a vision tower, "
+            "a projector) are not counted",
+            model_type, inner));
+      return m;
+    }
   }
-  // Unknown architecture: the generic decoder reading, said out loud.
-  auto m = build_dense_decoder(doc, origin);
+  if (auto why = out_of_scope_reason(doc, model_type))
+    return Error{std::string(origin), "/model_type", *why};
+  // Unknown architecture: the generic decoder reading (the Llama description), said out loud.
+  const auto* generic = table.by_name("llama");
+  if (!generic) return Error{std::string(origin), "", "the embedded architecture table has no llama description"};
+  auto m = arch::build_described(table, *generic, doc, origin);
   if (m) {
     m.value().family = "generic_decoder";
+    if (auto w = doc.find("sliding_window"); w != doc.end() && !w->is_null() && !doc.contains("layer_types"))
+      m.value().notes.push_back("sliding_window is set but the generic reader cannot tell which layers use it: "
+                                "every layer is counted as full attention");
     m.value().family_reader = false;
     m.value().notes.push_back(fmt::format(
         "model_type '{}' is not a known family: read as a generic dense decoder (embedding, attention, MLP, head); "

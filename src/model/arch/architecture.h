@@ -1,0 +1,111 @@
+// Architectures as data (data/architectures/*.json): one engine builds a
+// ModelSpec for every described architecture from its config.json.
+//
+// A description holds
+//   model_types / architectures  what it reads (config `model_type`, or `architectures[0]`)
+//   extends                      a description it refines (let, spec, defaults merged by key;
+//                                tensors, parts replaced when given; notes, checks appended)
+//   fields                       config fields type-checked first ([key, kind], in order)
+//   let                          named expressions over the config (expression.h), evaluated lazily
+//   spec                         the planner's numbers: hidden_size, vocab_size, max_context,
+//                                layers, layer_kind (per layer i), gqa.*, moe.*, mla.*, mamba.*,
+//                                gdn.*, mtp_layers
+//   tensors                      rules: a tensor {name, shape, module, role, linear?, dtype?,
+//                                experts?, when?} or a group {for, from, to, prefix, tensors,
+//                                when?, module?}; names substitute {var} ({E}: the expert index)
+//   parts                        other descriptions composed in: {use, config, rename, prefix,
+//                                module}: the language model of a wrapper (use "text": the
+//                                description of text_config's model_type), a vision tower
+//   checks, notes                [condition, field, message] refusals and [condition, text] notes
+// C++ families (families/*.cc) remain for what this cannot express.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/result.h"
+#include "model/arch/expression.h"
+#include "model/model_spec.h"
+
+namespace preflight::arch {
+
+struct TensorRule {
+  // A tensor (children empty) or a group (loop or condition over children).
+  std::string name;                     // template: "{prefix}q_proj.weight"; {E} stays for experts
+  std::vector<Expression> shape;
+  std::optional<ModuleClass> module;
+  std::optional<ParallelRole> role;
+  std::optional<bool> linear;           // default: a 2-D weight outside the embedding
+  std::optional<Expression> dtype;      // a torch dtype name; default: the model dtype
+  std::optional<Expression> experts;    // instances ({E} in the name)
+  std::optional<Expression> when;
+  bool group = false;
+  std::string loop_var;                 // "" for a condition-only group
+  std::optional<Expression> from, to;   // loop range [from, to)
+  bool layer_loop = false;              // loop_var numbers decoder layers (tensor.layer = value)
+  std::string prefix;                   // prepended to children's names (templated)
+  std::optional<ModuleClass> force_module;  // every child tensor's module (MTP, vision)
+  std::vector<TensorRule> children;
+};
+
+struct PartRule {
+  std::string use;                      // a description name, or "text" (text_config's model_type)
+  std::string config;                   // the part's config object ("text_config", "vision_config", "" = root)
+  std::vector<std::pair<std::string, std::string>> rename;  // name prefix replacements
+  std::string prefix;                   // prepended to every name after renaming
+  std::optional<ModuleClass> module;    // forced module (vision_tower)
+  bool text = true;                     // the part is the language model (its spec is the model's)
+  std::optional<Expression> when;
+};
+
+struct Description {
+  std::string name;
+  std::string summary;
+  std::string source;
+  std::vector<std::string> model_types;
+  std::vector<std::string> architectures;
+  bool component = false;               // only used as a part (vision towers)
+  std::string text_default;             // description for "use": "text" when text_config has no model_type
+  // Config fields checked before anything is built, in order: [key, kind] with kind
+  // positive | positive? | count? | flag? | layers (positive, at most 4,096) | list? | object?
+  // ("?": may be absent or null), so a bad value gets the reader's usual one-line error.
+  std::vector<std::pair<std::string, std::string>> fields;
+  std::map<std::string, Expression> let;
+  std::map<std::string, Expression> spec;
+  std::vector<TensorRule> tensors;
+  std::vector<PartRule> parts;
+  struct Check { Expression ok; std::string field; std::string message; };
+  struct Note { Expression when; std::string text; };
+  std::vector<Check> checks;
+  std::vector<Note> notes;
+};
+
+// Every description, resolved (extends applied), by name.
+class ArchitectureTable {
+ public:
+  // Parses a set of description documents (name -> JSON text); errors name the file.
+  static Result<ArchitectureTable> parse(const std::vector<std::pair<std::string, std::string>>& files);
+  // The table built from the embedded data/architectures/*.json.
+  static const ArchitectureTable& embedded();
+
+  const Description* by_name(std::string_view name) const;
+  // The description for a config: its model_type, else architectures[0].
+  const Description* for_config(std::string_view model_type, std::string_view architecture) const;
+  const std::vector<Description>& all() const { return descriptions_; }
+
+ private:
+  std::vector<Description> descriptions_;
+};
+
+// Builds the model a description describes from a parsed config.json (the
+// manifest with the config's quantization applied, via finish_model).
+Result<ModelSpec> build_described(const ArchitectureTable& table, const Description& d, const nlohmann::json& root,
+                                  std::string_view origin);
+
+}  // namespace preflight::arch

@@ -1,0 +1,306 @@
+// Reading data/architectures/*.json into Descriptions (architecture.h):
+// `extends` is resolved at the JSON level, then every expression is parsed once.
+#include <fmt/format.h>
+
+#include <set>
+#include <stdexcept>
+
+#include "core/json_read.h"
+#include "embedded_files.h"
+#include "model/arch/architecture.h"
+
+namespace preflight::arch {
+
+namespace {
+
+std::optional<ModuleClass> module_named(std::string_view key) {
+  for (auto m : kAllModuleClasses)
+    if (module_key(m) == key) return m;
+  return std::nullopt;
+}
+
+std::optional<ParallelRole> role_named(std::string_view key) {
+  for (auto r : {ParallelRole::column, ParallelRole::row, ParallelRole::vocab, ParallelRole::replicated,
+                 ParallelRole::expert})
+    if (parallel_role_key(r) == key) return r;
+  return std::nullopt;
+}
+
+class Reader {
+ public:
+  explicit Reader(std::string origin) : origin_(std::move(origin)) {}
+
+  Error error(const std::string& where, std::string message) const { return Error{origin_, where, std::move(message)}; }
+
+  Result<Expression> expression(const nlohmann::json& v, const std::string& where) const {
+    if (v.is_number() || v.is_boolean()) return Expression::parse(v.dump(), origin_, where);
+    if (!v.is_string()) return error(where, fmt::format("expected an expression string, got {}", show(v)));
+    return Expression::parse(v.get<std::string>(), origin_, where);
+  }
+
+  Result<std::string> text(const nlohmann::json& node, const char* key, const std::string& where) const {
+    if (!node.contains(key)) return std::string();
+    if (!node[key].is_string()) return error(where + "/" + key, "expected a string");
+    return node[key].get<std::string>();
+  }
+
+  Result<std::optional<ModuleClass>> module(const nlohmann::json& node, const char* key, const std::string& where) const {
+    auto t = text(node, key, where);
+    if (!t) return t.error();
+    if (t->empty()) return std::optional<ModuleClass>{};
+    auto m = module_named(*t);
+    if (!m) return error(where + "/" + key, fmt::format("unknown module \"{}\"", *t));
+    return m;
+  }
+
+  Result<TensorRule> rule(const nlohmann::json& node, const std::string& where) const {
+    if (!node.is_object()) return error(where, "expected an object");
+    TensorRule r;
+    if (node.contains("when")) {
+      auto w = expression(node["when"], where + "/when");
+      if (!w) return w.error();
+      r.when = *w;
+    }
+    if (node.contains("tensors")) {
+      r.group = true;
+      auto var = text(node, "for", where);
+      if (!var) return var.error();
+      r.loop_var = *var;
+      if (!r.loop_var.empty()) {
+        for (const char* k : {"from", "to"}) {
+          auto e = expression(node.value(k, nlohmann::json(k[0] == 'f' ? "0" : "")), where + "/" + k);
+          if (!e) return e.error();
+          (k[0] == 'f' ? r.from : r.to) = *e;
+        }
+        r.layer_loop = node.value("layer", r.loop_var == "i");
+      }
+      auto prefix = text(node, "prefix", where);
+      if (!prefix) return prefix.error();
+      r.prefix = *prefix;
+      auto m = module(node, "module", where);
+      if (!m) return m.error();
+      r.force_module = *m;
+      if (!node["tensors"].is_array()) return error(where + "/tensors", "expected a list");
+      for (std::size_t i = 0; i < node["tensors"].size(); ++i) {
+        auto c = rule(node["tensors"][i], fmt::format("{}/tensors/{}", where, i));
+        if (!c) return c.error();
+        r.children.push_back(std::move(c).value());
+      }
+      return r;
+    }
+    auto name = text(node, "name", where);
+    if (!name) return name.error();
+    if (name->empty()) return error(where, "a tensor needs a name (or a group its tensors)");
+    r.name = *name;
+    if (!node.contains("shape") || !node["shape"].is_array()) return error(where + "/shape", "expected a list");
+    for (std::size_t i = 0; i < node["shape"].size(); ++i) {
+      auto e = expression(node["shape"][i], fmt::format("{}/shape/{}", where, i));
+      if (!e) return e.error();
+      r.shape.push_back(*e);
+    }
+    auto m = module(node, "module", where);
+    if (!m) return m.error();
+    r.module = *m;
+    auto role = text(node, "role", where);
+    if (!role) return role.error();
+    if (!role->empty()) {
+      r.role = role_named(*role);
+      if (!r.role) return error(where + "/role", fmt::format("unknown role \"{}\"", *role));
+    }
+    if (node.contains("linear")) {
+      if (!node["linear"].is_boolean()) return error(where + "/linear", "expected true or false");
+      r.linear = node["linear"].get<bool>();
+    }
+    for (const char* k : {"dtype", "experts"}) {
+      if (!node.contains(k)) continue;
+      auto e = expression(node[k], where + "/" + k);
+      if (!e) return e.error();
+      (k[0] == 'd' ? r.dtype : r.experts) = *e;
+    }
+    return r;
+  }
+
+  Result<Description> description(const nlohmann::json& doc) const {
+    Description d;
+    d.name = doc.value("name", "");
+    d.summary = doc.value("summary", "");
+    d.source = doc.value("source", "");
+    d.component = doc.value("component", false);
+    d.text_default = doc.value("text_default", "");
+    for (const char* k : {"model_types", "architectures"})
+      if (doc.contains(k))
+        for (const auto& v : doc[k]) {
+          if (!v.is_string()) return error(std::string("/") + k, "expected strings");
+          (k[0] == 'm' ? d.model_types : d.architectures).push_back(v.get<std::string>());
+        }
+    if (doc.contains("fields")) {
+      static const std::set<std::string> kKinds = {"positive", "positive?", "count?", "flag?", "layers", "list?", "object?"};
+      for (std::size_t i = 0; i < doc["fields"].size(); ++i) {
+        const auto& f = doc["fields"][i];
+        if (!f.is_array() || f.size() != 2 || !f[0].is_string() || !f[1].is_string() || !kKinds.count(f[1].get<std::string>()))
+          return error(fmt::format("/fields/{}", i), "expected [key, kind] with a known kind");
+        d.fields.emplace_back(f[0].get<std::string>(), f[1].get<std::string>());
+      }
+    }
+    for (const char* k : {"let", "spec"}) {
+      if (!doc.contains(k)) continue;
+      if (!doc[k].is_object()) return error(std::string("/") + k, "expected an object");
+      for (const auto& [key, v] : doc[k].items()) {
+        auto e = expression(v, fmt::format("/{}/{}", k, key));
+        if (!e) return e.error();
+        (k[0] == 'l' ? d.let : d.spec).emplace(key, *e);
+      }
+    }
+    if (doc.contains("tensors")) {
+      for (std::size_t i = 0; i < doc["tensors"].size(); ++i) {
+        auto r = rule(doc["tensors"][i], fmt::format("/tensors/{}", i));
+        if (!r) return r.error();
+        d.tensors.push_back(std::move(r).value());
+      }
+    }
+    if (doc.contains("parts")) {
+      for (std::size_t i = 0; i < doc["parts"].size(); ++i) {
+        const auto& p = doc["parts"][i];
+        const std::string where = fmt::format("/parts/{}", i);
+        PartRule part;
+        part.use = p.value("use", "");
+        part.config = p.value("config", "");
+        part.prefix = p.value("prefix", "");
+        part.text = p.value("text", part.use == "text");
+        if (p.contains("rename"))
+          for (const auto& pair : p["rename"]) {
+            if (!pair.is_array() || pair.size() != 2 || !pair[0].is_string() || !pair[1].is_string())
+              return error(where + "/rename", "expected [from, to] pairs");
+            part.rename.emplace_back(pair[0].get<std::string>(), pair[1].get<std::string>());
+          }
+        auto m = module(p, "module", where);
+        if (!m) return m.error();
+        part.module = *m;
+        if (p.contains("when")) {
+          auto w = expression(p["when"], where + "/when");
+          if (!w) return w.error();
+          part.when = *w;
+        }
+        d.parts.push_back(std::move(part));
+      }
+    }
+    if (doc.contains("checks"))
+      for (std::size_t i = 0; i < doc["checks"].size(); ++i) {
+        const auto& c = doc["checks"][i];
+        const std::string where = fmt::format("/checks/{}", i);
+        if (!c.is_array() || c.size() != 3 || !c[1].is_string() || !c[2].is_string())
+          return error(where, "expected [condition, field, message]");
+        auto e = expression(c[0], where);
+        if (!e) return e.error();
+        d.checks.push_back({*e, c[1].get<std::string>(), c[2].get<std::string>()});
+      }
+    if (doc.contains("notes"))
+      for (std::size_t i = 0; i < doc["notes"].size(); ++i) {
+        const auto& c = doc["notes"][i];
+        const std::string where = fmt::format("/notes/{}", i);
+        if (!c.is_array() || c.size() != 2 || !c[1].is_string()) return error(where, "expected [condition, text]");
+        auto e = expression(c[0], where);
+        if (!e) return e.error();
+        d.notes.push_back({*e, c[1].get<std::string>()});
+      }
+    return d;
+  }
+
+ private:
+  std::string origin_;
+};
+
+// `extends`: the parent's document with the child's keys laid over it.
+Result<nlohmann::json> resolve(const std::string& name, const std::map<std::string, nlohmann::json>& docs,
+                               const std::map<std::string, std::string>& origin_of, int depth) {
+  const auto& doc = docs.at(name);
+  if (!doc.contains("extends")) return doc;
+  if (depth > 8) return Error{origin_of.at(name), "/extends", "extends chain is longer than 8 (a cycle?)"};
+  const auto parent_name = doc["extends"].is_string() ? doc["extends"].get<std::string>() : "";
+  if (!docs.count(parent_name))
+    return Error{origin_of.at(name), "/extends", fmt::format("no description named \"{}\"", parent_name)};
+  auto parent = resolve(parent_name, docs, origin_of, depth + 1);
+  if (!parent) return parent;
+  nlohmann::json out = *parent;
+  out.erase("model_types");
+  out.erase("architectures");
+  out.erase("component");
+  for (const auto& [key, v] : doc.items()) {
+    if (key == "extends") continue;
+    if ((key == "let" || key == "spec") && out.contains(key)) {
+      for (const auto& [k, e] : v.items()) out[key][k] = e;
+    } else if ((key == "notes" || key == "checks" || key == "fields") && out.contains(key)) {
+      for (const auto& e : v) out[key].push_back(e);
+    } else {
+      out[key] = v;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<ArchitectureTable> ArchitectureTable::parse(const std::vector<std::pair<std::string, std::string>>& files) {
+  std::map<std::string, nlohmann::json> docs;
+  std::map<std::string, std::string> origin_of;
+  for (const auto& [origin, content] : files) {
+    auto parsed = parse_json(content, origin, "", DuplicateKeys::reject);
+    if (!parsed) return parsed.error();
+    if (!parsed.value().is_object() || !parsed.value().contains("name") || !parsed.value()["name"].is_string())
+      return Error{origin, "/name", "a description needs a name"};
+    const auto name = parsed.value()["name"].get<std::string>();
+    if (docs.count(name)) return Error{origin, "/name", fmt::format("\"{}\" is described twice", name)};
+    origin_of[name] = origin;
+    docs.emplace(name, std::move(parsed).value());
+  }
+  ArchitectureTable table;
+  for (const auto& [name, doc] : docs) {
+    auto resolved = resolve(name, docs, origin_of, 0);
+    if (!resolved) return resolved.error();
+    Reader reader(origin_of.at(name));
+    auto d = reader.description(*resolved);
+    if (!d) return d.error();
+    table.descriptions_.push_back(std::move(d).value());
+  }
+  // Model types are claimed once.
+  std::map<std::string, std::string> claimed;
+  for (const auto& d : table.descriptions_)
+    for (const auto& t : d.model_types) {
+      if (claimed.count(t))
+        return Error{origin_of.at(d.name), "/model_types",
+                     fmt::format("model_type \"{}\" is claimed by \"{}\" and \"{}\"", t, claimed[t], d.name)};
+      claimed[t] = d.name;
+    }
+  return table;
+}
+
+const ArchitectureTable& ArchitectureTable::embedded() {
+  static const ArchitectureTable table = [] {
+    std::vector<std::pair<std::string, std::string>> files;
+    for (auto path : preflight::embedded::embedded_paths())
+      if (path.starts_with("data/architectures/"))
+        files.emplace_back(std::string(path) + " (embedded)", std::string(preflight::embedded::embedded_file(path)));
+    auto parsed = parse(files);
+    if (!parsed) throw std::logic_error("the embedded architecture table is invalid: " + parsed.error().to_string());
+    return std::move(parsed).value();
+  }();
+  return table;
+}
+
+const Description* ArchitectureTable::by_name(std::string_view name) const {
+  for (const auto& d : descriptions_)
+    if (d.name == name) return &d;
+  return nullptr;
+}
+
+const Description* ArchitectureTable::for_config(std::string_view model_type, std::string_view architecture) const {
+  for (const auto& d : descriptions_)
+    for (const auto& t : d.model_types)
+      if (!model_type.empty() && t == model_type) return &d;
+  for (const auto& d : descriptions_)
+    for (const auto& a : d.architectures)
+      if (!architecture.empty() && a == architecture) return &d;
+  return nullptr;
+}
+
+}  // namespace preflight::arch

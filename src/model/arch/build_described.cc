@@ -1,0 +1,422 @@
+// The engine behind data/architectures/*.json: a description and a config.json
+// become a ModelSpec (spec numbers, layer kinds, logical tensors), then
+// finish_model applies the config's quantization by tensor name.
+#include <fmt/format.h>
+
+#include <functional>
+#include <set>
+
+#include "core/bytes.h"
+#include "core/json_read.h"
+#include "model/arch/architecture.h"
+#include "model/family_common.h"
+
+namespace preflight::arch {
+
+namespace {
+
+constexpr std::uint64_t kMaxLoop = 65'536;        // no real stack has more layers, experts or blocks
+constexpr std::size_t kMaxTensors = 2'000'000;    // logical tensors of one model (K3 has ~500k)
+constexpr int kMaxPartDepth = 4;
+
+// What one description (or part) contributes.
+struct Built {
+  ModelSpec spec;
+  std::vector<LogicalTensor> tensors;
+};
+
+class Builder {
+ public:
+  Builder(const ArchitectureTable& table, const Description& d, const nlohmann::json& root, const nlohmann::json& node,
+          std::string node_pointer, std::string origin, Dtype dtype, int depth)
+      : table_(table), d_(d), root_(root), node_(node), node_pointer_(std::move(node_pointer)),
+        origin_(std::move(origin)), dtype_(dtype), depth_(depth) {
+    scope_.text = &node_;
+    scope_.root = &root_;
+    scope_.text_pointer = node_pointer_;
+    scope_.config_origin = origin_;
+    scope_.variable = [this](std::string_view name) { return variable(name); };
+  }
+
+  Result<Built> build() {
+    Built out;
+    out.spec.dtype = dtype_;
+    if (auto e = check_fields()) return *e;
+    for (const auto& part : d_.parts) {
+      if (part.when) {
+        auto w = truth(*part.when);
+        if (!w) return w.error();
+        if (!*w) continue;
+      }
+      auto p = build_part(part);
+      if (!p) return p.error();
+      if (part.text) out.spec = std::move(p->spec);
+      for (auto& t : p->tensors) out.tensors.push_back(std::move(t));
+    }
+    for (const auto& c : d_.checks) {
+      auto ok = truth(c.ok);
+      if (!ok) return ok.error();
+      if (!*ok) {
+        auto message = fill(c.message, true);
+        if (!message) return message.error();
+        return Error{origin_, node_pointer_ + "/" + c.field, *message};
+      }
+    }
+    if (!d_.spec.empty()) {
+      if (auto e = apply_spec(out.spec)) return *e;
+    }
+    for (const auto& n : d_.notes) {
+      auto w = truth(n.when);
+      if (!w) return w.error();
+      if (!*w) continue;
+      auto text = fill(n.text, true);
+      if (!text) return text.error();
+      out.spec.notes.push_back(*text);
+    }
+    for (const auto& r : d_.tensors)
+      if (auto e = emit(r, "", kNoLayer, std::nullopt, out.tensors)) return *e;
+    return out;
+  }
+
+ private:
+  // --- declared fields -----------------------------------------------------
+  std::optional<Error> check_fields() {
+    const JsonFields node(node_, origin_, node_pointer_);
+    for (const auto& [key, kind] : d_.fields) {
+      const bool optional = kind.ends_with("?");
+      if (optional && !node.has(key)) continue;
+      if (kind == "positive" || kind == "positive?") {
+        if (auto v = node.positive_integer(key); !v) return v.error();
+      } else if (kind == "layers") {
+        auto v = node.positive_integer(key);
+        if (!v) return v.error();
+        if (*v > 4096) return node.error(key, fmt::format("{} layers is implausible", *v));
+      } else if (kind == "count?") {
+        if (auto v = node.non_negative_integer(key); !v) return v.error();
+      } else if (kind == "flag?") {
+        if (auto v = read_flag(node, key); !v) return v.error();
+      } else if (kind == "list?") {
+        if (!node.node()[key].is_array()) return node.error(key, fmt::format("expected a list, got {}", show(node.node()[key])));
+      } else if (kind == "object?") {
+        if (auto v = node.object(key); !v) return v.error();
+      }
+    }
+    return std::nullopt;
+  }
+
+  // --- variables -----------------------------------------------------------
+  std::optional<Result<Value>> variable(std::string_view name) {
+    const std::string key(name);
+    if (auto it = loop_.find(key); it != loop_.end()) {
+      ++loop_reads_;
+      return Result<Value>(it->second);
+    }
+    if (auto it = cache_.find(key); it != cache_.end()) return Result<Value>(it->second);
+    auto def = d_.let.find(key);
+    if (def == d_.let.end()) {
+      if (key == "dtype_bytes") return Result<Value>(Value::of(static_cast<double>(dtype_bits(dtype_)) / 8));
+      return std::nullopt;
+    }
+    if (evaluating_.count(key))
+      return Result<Value>(Error{origin_, "", fmt::format("architecture {}: '{}' is defined in terms of itself", d_.name, key)});
+    evaluating_.insert(key);
+    const auto reads_before = loop_reads_;
+    auto v = Evaluator::evaluate(def->second, scope_);
+    evaluating_.erase(key);
+    // A value that read a loop variable changes with it: never cached.
+    if (v && loop_reads_ == reads_before) cache_.emplace(key, *v);
+    return v;
+  }
+
+  Result<Value> eval(const Expression& e) { return Evaluator::evaluate(e, scope_); }
+  Result<bool> truth(const Expression& e) {
+    auto v = eval(e);
+    if (!v) return v.error();
+    return as_bool(*v, origin_, e.text());
+  }
+  Result<std::uint64_t> dimension(const Expression& e) {
+    auto v = eval(e);
+    if (!v) return v.error();
+    return as_dimension(*v, origin_, e.text());
+  }
+
+  // "{name}" in a template becomes the variable's value; "{E}" stays (expert index).
+  // In messages and notes (`human`), "{expression}" is evaluated and whole numbers
+  // of five digits or more get thousands separators.
+  Result<std::string> fill(const std::string& tmpl, bool human = false) {
+    std::string out;
+    std::size_t pos = 0;
+    while (pos < tmpl.size()) {
+      const auto open = tmpl.find('{', pos);
+      if (open == std::string::npos) {
+        out += tmpl.substr(pos);
+        break;
+      }
+      const auto close = tmpl.find('}', open);
+      if (close == std::string::npos) return Error{origin_, "", fmt::format("unclosed '{{' in \"{}\"", tmpl)};
+      out += tmpl.substr(pos, open - pos);
+      const auto key = tmpl.substr(open + 1, close - open - 1);
+      if (key == "E") {
+        out += "{E}";
+      } else if (human) {
+        auto e = Expression::parse(key, origin_, "");
+        if (!e) return e.error();
+        auto v = eval(*e);
+        if (!v) return v.error();
+        if (v->json.is_number() && v->json.get<double>() >= 10000 && v->json.get<double>() < 1e18)
+          out += with_commas(static_cast<std::uint64_t>(v->json.get<double>()));
+        else if (v->json.is_string() || v->json.is_number()) {
+          auto s = as_string(*v, origin_, key);
+          if (!s) return s.error();
+          out += *s;
+        } else {
+          out += show(v->json);
+        }
+      } else {
+        auto v = variable(key);
+        if (!v) return Error{origin_, "", fmt::format("architecture {}: unknown name '{}' in \"{}\"", d_.name, key, tmpl)};
+        if (!*v) return v->error();
+        auto s = as_string(v->value(), origin_, key);
+        if (!s) return s.error();
+        out += *s;
+      }
+      pos = close + 1;
+    }
+    return out;
+  }
+
+  // --- spec ----------------------------------------------------------------
+  std::optional<Error> apply_spec(ModelSpec& m) {
+    using Field = std::pair<std::string_view, std::uint64_t*>;
+    const Field fields[] = {
+        {"hidden_size", &m.hidden_size},        {"vocab_size", &m.vocab_size},
+        {"max_context", &m.max_context},        {"mtp_layers", &m.mtp_layers},
+        {"gqa.heads", &m.gqa.heads},            {"gqa.kv_heads", &m.gqa.kv_heads},
+        {"gqa.head_dim", &m.gqa.head_dim},      {"gqa.v_head_dim", &m.gqa.v_head_dim},
+        {"gqa.sliding_window", &m.gqa.sliding_window}, {"gqa.attention_chunk", &m.gqa.attention_chunk},
+        {"moe.routed_experts", &m.moe.routed_experts}, {"moe.experts_per_token", &m.moe.experts_per_token},
+        {"moe.shared_experts", &m.moe.shared_experts}, {"moe.moe_intermediate", &m.moe.moe_intermediate},
+        {"moe.first_dense_layers", &m.moe.first_dense_layers}, {"moe.dense_intermediate", &m.moe.dense_intermediate},
+        {"mla.heads", &m.mla.heads},            {"mla.q_lora_rank", &m.mla.q_lora_rank},
+        {"mla.kv_lora_rank", &m.mla.kv_lora_rank}, {"mla.qk_nope_head_dim", &m.mla.qk_nope_head_dim},
+        {"mla.qk_rope_head_dim", &m.mla.qk_rope_head_dim}, {"mla.v_head_dim", &m.mla.v_head_dim},
+        {"mamba.heads", &m.mamba.heads},        {"mamba.head_dim", &m.mamba.head_dim},
+        {"mamba.state_size", &m.mamba.state_size}, {"mamba.groups", &m.mamba.groups},
+        {"mamba.conv_kernel", &m.mamba.conv_kernel},
+        {"gdn.k_heads", &m.gdn.k_heads},        {"gdn.v_heads", &m.gdn.v_heads},
+        {"gdn.k_head_dim", &m.gdn.k_head_dim},  {"gdn.v_head_dim", &m.gdn.v_head_dim},
+        {"gdn.conv_kernel", &m.gdn.conv_kernel},
+    };
+    for (const auto& [key, expr] : d_.spec) {
+      if (key == "layers" || key == "layer_kind") continue;
+      bool known = false;
+      for (const auto& [name, out] : fields)
+        if (name == key) {
+          auto v = dimension(expr);
+          if (!v) return v.error();
+          *out = *v;
+          known = true;
+        }
+      if (!known) return Error{origin_, "", fmt::format("architecture {}: unknown spec field \"{}\"", d_.name, key)};
+    }
+    if (auto it = d_.spec.find("layers"); it != d_.spec.end()) {
+      auto n = dimension(it->second);
+      if (!n) return n.error();
+      if (*n > 4096) return Error{origin_, node_pointer_, fmt::format("{} layers is implausible", *n)};
+      m.layers.assign(*n, LayerKind::full_attention);
+      if (auto kind = d_.spec.find("layer_kind"); kind != d_.spec.end()) {
+        for (std::uint64_t i = 0; i < *n; ++i) {
+          loop_["i"] = Value::of(static_cast<double>(i));
+          auto v = eval(kind->second);
+          loop_.erase("i");
+          if (!v) return v.error();
+          auto s = as_string(*v, origin_, kind->second.text());
+          if (!s) return s.error();
+          bool found = false;
+          for (auto k : {LayerKind::full_attention, LayerKind::sliding_attention, LayerKind::chunked_attention,
+                         LayerKind::mla, LayerKind::kda, LayerKind::gated_deltanet, LayerKind::mamba2})
+            if (layer_kind_key(k) == *s) {
+              m.layers[i] = k;
+              found = true;
+            }
+          if (!found)
+            return Error{origin_, v->pointer.empty() ? node_pointer_ : v->pointer,
+                         fmt::format("unknown layer type \"{}\" (expected full_attention, sliding_attention, "
+                                     "chunked_attention, mla, kda, gated_deltanet or mamba2)",
+                                     *s)};
+        }
+      }
+      // A window only matters where a layer slides; sliding layers need one.
+      if (m.count_layers(LayerKind::sliding_attention) == 0) m.gqa.sliding_window = 0;
+      else if (m.gqa.sliding_window == 0)
+        return Error{origin_, node_pointer_ + "/sliding_window", "sliding layers need a positive sliding_window"};
+    }
+    return std::nullopt;
+  }
+
+  // --- tensors -------------------------------------------------------------
+  std::optional<Error> emit(const TensorRule& r, const std::string& prefix, int layer,
+                            std::optional<ModuleClass> forced, std::vector<LogicalTensor>& out) {
+    if (r.when) {
+      auto w = truth(*r.when);
+      if (!w) return w.error();
+      if (!*w) return std::nullopt;
+    }
+    if (r.group) {
+      const auto module = r.force_module ? r.force_module : forced;
+      if (r.loop_var.empty()) {
+        auto p = fill(r.prefix);
+        if (!p) return p.error();
+        for (const auto& c : r.children)
+          if (auto e = emit(c, prefix + *p, layer, module, out)) return e;
+        return std::nullopt;
+      }
+      auto from = dimension(*r.from);
+      if (!from) return from.error();
+      auto to = dimension(*r.to);
+      if (!to) return to.error();
+      if (*to > *from && *to - *from > kMaxLoop)
+        return Error{origin_, node_pointer_, fmt::format("a {}-long stack ({}) is implausible", *to - *from, r.to->text())};
+      const auto saved = loop_.find(r.loop_var) != loop_.end() ? std::optional<Value>(loop_[r.loop_var]) : std::nullopt;
+      for (std::uint64_t v = *from; v < *to; ++v) {
+        loop_[r.loop_var] = Value::of(static_cast<double>(v));
+        auto named = fill(r.prefix);
+        if (!named) return named.error();
+        const int at = r.layer_loop ? static_cast<int>(v) : layer;
+        for (const auto& c : r.children)
+          if (auto e = emit(c, prefix + *named, at, module, out)) return e;
+      }
+      if (saved) loop_[r.loop_var] = *saved;
+      else loop_.erase(r.loop_var);
+      return std::nullopt;
+    }
+    if (out.size() >= kMaxTensors) return Error{origin_, node_pointer_, "more than 2,000,000 tensors is implausible"};
+    auto name = fill(r.name);
+    if (!name) return name.error();
+    LogicalTensor t;
+    t.name = prefix + *name;
+    for (const auto& e : r.shape) {
+      auto v = dimension(e);
+      if (!v) return v.error();
+      t.shape.push_back(*v);
+    }
+    t.module = forced ? *forced : r.module.value_or(ModuleClass::unclassified);
+    if (!forced && !r.module)
+      return Error{origin_, "", fmt::format("architecture {}: tensor \"{}\" has no module", d_.name, t.name)};
+    t.role = r.role.value_or(ParallelRole::replicated);
+    t.linear_weight = r.linear.value_or(t.shape.size() == 2 && t.module != ModuleClass::embedding);
+    t.dtype = dtype_;
+    if (r.dtype) {
+      auto v = eval(*r.dtype);
+      if (!v) return v.error();
+      auto s = as_string(*v, origin_, r.dtype->text());
+      if (!s) return s.error();
+      auto d = dtype_from_torch(*s);
+      if (!d) return Error{origin_, v->pointer, fmt::format("unknown dtype \"{}\"", *s)};
+      t.dtype = *d;
+    }
+    if (r.experts) {
+      auto n = dimension(*r.experts);
+      if (!n) return n.error();
+      if (*n == 0) return std::nullopt;  // no experts: nothing stored
+      if (*n > kMaxLoop) return Error{origin_, node_pointer_, fmt::format("{} experts is implausible", *n)};
+      t.instances = static_cast<std::uint32_t>(*n);
+    }
+    t.layer = layer;
+    t.text = t.module != ModuleClass::vision_tower && t.module != ModuleClass::projector;
+    for (auto d : t.shape)
+      if (d == 0) return std::nullopt;  // a zero-width tensor is not stored
+    out.push_back(std::move(t));
+    return std::nullopt;
+  }
+
+  // --- parts ---------------------------------------------------------------
+  Result<Built> build_part(const PartRule& part) {
+    if (depth_ >= kMaxPartDepth) return Error{origin_, "", "architecture parts nest too deeply"};
+    const nlohmann::json* node = &root_;
+    std::string pointer;
+    if (!part.config.empty()) {
+      auto it = root_.find(part.config);
+      if (it == root_.end() || !it->is_object())
+        return Error{origin_, "/" + part.config, fmt::format("missing object (the {} of a {} model)", part.use, d_.name)};
+      node = &*it;
+      pointer = "/" + part.config;
+    }
+    const Description* sub = nullptr;
+    if (part.use == "text") {
+      std::string type = d_.text_default;
+      if (auto t = node->find("model_type"); t != node->end() && t->is_string()) type = t->get<std::string>();
+      sub = table_.for_config(type, "");
+      if (!sub) return Error{origin_, pointer + "/model_type",
+                             fmt::format("no architecture description reads the language model \"{}\"", type)};
+    } else {
+      sub = table_.by_name(part.use);
+      if (!sub) return Error{origin_, "", fmt::format("architecture {}: no part named \"{}\"", d_.name, part.use)};
+    }
+    Builder inner(table_, *sub, root_, *node, pointer, origin_, dtype_, depth_ + 1);
+    auto built = inner.build();
+    if (!built) return built;
+    Built out = std::move(built).value();
+    for (auto& t : out.tensors) {
+      for (const auto& [from, to] : part.rename)
+        if (t.name.starts_with(from)) {
+          t.name = to + t.name.substr(from.size());
+          break;
+        }
+      t.name = part.prefix + t.name;
+      if (part.module) t.module = *part.module;
+      if (!part.text) {
+        t.text = false;
+        t.layer = kNoLayer;
+      }
+    }
+    return out;
+  }
+
+  const ArchitectureTable& table_;
+  const Description& d_;
+  const nlohmann::json& root_;
+  const nlohmann::json& node_;
+  std::string node_pointer_;
+  std::string origin_;
+  Dtype dtype_;
+  int depth_;
+  Scope scope_;
+  std::map<std::string, Value> cache_;
+  std::map<std::string, Value> loop_;
+  std::set<std::string> evaluating_;
+  std::uint64_t loop_reads_ = 0;
+};
+
+}  // namespace
+
+Result<ModelSpec> build_described(const ArchitectureTable& table, const Description& d, const nlohmann::json& root,
+                                  std::string_view origin) {
+  JsonFields root_fields(root, std::string(origin));
+  auto text = text_fields(root_fields);
+  if (!text) return text.error();
+  auto dtype = read_model_dtype(*text, root_fields);
+  if (!dtype) return dtype.error();
+  auto architecture = read_architecture(root_fields);
+  if (!architecture) return architecture.error();
+  // The description's own expressions see the language-model config as $, unless
+  // it composes parts (a wrapper), which read their own sub-configs.
+  const bool wrapper = !d.parts.empty();
+  const nlohmann::json& node = wrapper ? root : text->node();
+  std::string pointer;
+  if (!wrapper && &text->node() != &root)
+    for (const char* key : {"text_config", "llm_config", "language_config"})
+      if (root.contains(key) && &root[key] == &text->node()) pointer = std::string("/") + key;
+  Builder builder(table, d, root, node, pointer, std::string(origin), *dtype, 0);
+  auto built = builder.build();
+  if (!built) return built.error();
+  ModelSpec m = std::move(built->spec);
+  m.family = d.name;
+  m.origin = std::string(origin);
+  m.architecture = *architecture;
+  m.dtype = *dtype;
+  if (m.layers.empty()) return Error{std::string(origin), pointer, fmt::format("architecture {}: no decoder layers", d.name)};
+  return finish_model(std::move(m), std::move(built->tensors), *text, root_fields);
+}
+
+}  // namespace preflight::arch
