@@ -172,8 +172,30 @@ std::vector<FileTensor> phi2_tensors() {
   return t;
 }
 
+// phi has a description now (data/architectures/phi.json): from the config alone
+// it generates exactly the tensors of the header above.
+TEST(FilesManifest, Phi2DescriptionGeneratesTheHeadersTensors) {
+  const auto model = build_model_from_config(kPhi2Config, "phi-2/config.json").value_or_throw();
+  ASSERT_TRUE(model.family_reader);
+  std::uint64_t files = 0, count = 0;
+  for (const auto& t : phi2_tensors()) {
+    files += t.bytes;
+    ++count;
+  }
+  EXPECT_EQ(model.manifest.payload_bytes(), files);
+  EXPECT_EQ(model.manifest.tensor_count(), count);
+}
+
+// The same checkpoint under a model_type nothing describes: the generic reading.
+std::string unknown_type(std::string config, const std::string& from, const std::string& to) {
+  for (auto at = config.find(from); at != std::string::npos; at = config.find(from, at + to.size()))
+    config.replace(at, from.size(), to);
+  return config;
+}
+
 TEST(FilesManifest, Phi2WithoutAReaderIsPlannedFromItsHeader) {
-  auto model = build_model_from_config(kPhi2Config, "phi-2/config.json").value_or_throw();
+  auto model = build_model_from_config(unknown_type(kPhi2Config, "\"phi\"", "\"phi_custom\""), "phi-2/config.json")
+                   .value_or_throw();
   model.name = "phi-2";
   ASSERT_FALSE(model.family_reader);
   EXPECT_EQ(model.manifest.payload_bytes(), 7'235'507'200u);  // the guess
@@ -221,11 +243,12 @@ TEST(FilesManifest, Phi2WithoutAReaderIsPlannedFromItsHeader) {
   }
 }
 
-// Gemma (v1: no reader) ties its head by class default; the config omits the
+// A Gemma-like model without a reader ties its head by class default; the config omits the
 // key and the files store no lm_head. The generic reading adds a head of
 // vocab x hidden; the files do not have it, so neither does the plan.
 TEST(FilesManifest, AnUntiedGuessGetsNoHeadTheFilesDoNotHave) {
-  const std::string config = R"({"architectures": ["GemmaForCausalLM"], "model_type": "gemma", "hidden_size": 2048,
+  // model_type renamed: Gemma itself is described now (and ties its head by default).
+  const std::string config = R"({"architectures": ["GemmaCustomForCausalLM"], "model_type": "gemma_custom", "hidden_size": 2048,
     "intermediate_size": 16384, "num_attention_heads": 8, "num_key_value_heads": 1, "head_dim": 256,
     "num_hidden_layers": 18, "vocab_size": 256000, "max_position_embeddings": 8192, "torch_dtype": "bfloat16"})";
   auto model = build_model_from_config(config, "gemma/config.json").value_or_throw();

@@ -176,7 +176,7 @@ TEST(SafetensorsBadInput, EachProblemIsOneLocatedLine) {
   const std::string sized = R"({"w":{"dtype":"F32","shape":[2,2],"data_offsets":[0,16]}})";
   const std::string n = std::to_string(sized.size());
   const std::uint64_t sized_file = 8 + sized.size() + 16;
-  const std::string supported = "BOOL, U8, I8, F8_E5M2, F8_E4M3, I16, F16, BF16, I32, F32, F64, I64";
+  const std::string supported = "BOOL, U8, I8, F8_E5M2, F8_E4M3, I16, U16, F16, BF16, I32, U32, F32, F64, I64, U64";
 
   const std::vector<BadShard> cases = {
       {"empty file", "", 0, "s.safetensors: header length: expected 8 bytes (a little-endian u64), got 0"},

@@ -29,8 +29,8 @@ TEST(KimiK3ConfigErrors, EachBadFieldIsNamed) {
       {"/text_config/linear_attn_config/full_attn_layers", "[]",
        "config.json: /text_config/linear_attn_config/kda_layers: layer 4 (1-indexed) is in neither kda_layers nor "
        "full_attn_layers"},
-      {"/text_config/quantization_config/quant_method", "\"bitsandbytes\"",
-       "config.json: /text_config/quantization_config/quant_method: quantization method 'bitsandbytes' is not supported "
+      {"/text_config/quantization_config/quant_method", "\"hqq\"",
+       "config.json: /text_config/quantization_config/quant_method: quantization method 'hqq' is not supported "
        "yet"},
       {"/text_config/quantization_config/ignore/0", "\"re:(\"",
        "config.json: /text_config/quantization_config/ignore/0: invalid regular expression 're:('"},

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "core/bytes.h"
+#include "core/text.h"
 
 namespace preflight {
 
@@ -531,6 +532,93 @@ Result<QuantizationScheme> parse_gptq(const JsonFields& q, QuantizationScheme sc
   return scheme;
 }
 
+// MLX: `bits` and `group_size` with no quant_method; module paths may override.
+Result<QuantizationScheme> parse_mlx(const JsonFields& q, QuantizationScheme scheme) {
+  scheme.method = "mlx";
+  auto group_of = [&](const JsonFields& node, std::string name) -> Result<QuantGroup> {
+    QuantGroup g;
+    g.name = std::move(name);
+    g.pointer = node.pointer_to("bits");
+    g.format = "mlx";
+    g.kind = QuantFormat::mlx_affine;
+    g.type = "int";
+    auto bits = node.positive_integer("bits");
+    if (!bits) return bits.error();
+    if (*bits != 2 && *bits != 3 && *bits != 4 && *bits != 5 && *bits != 6 && *bits != 8)
+      return node.error("bits", fmt::format("MLX stores 2, 3, 4, 5, 6 or 8-bit weights, got {}", *bits));
+    g.num_bits = *bits;
+    auto gs = node.positive_integer("group_size");
+    if (!gs) return gs.error();
+    g.group_size = *gs;
+    auto mode = node.string_or("mode", "affine");
+    if (!mode) return mode.error();
+    if (*mode != "affine")
+      return node.error("mode", fmt::format("MLX quantization mode '{}' is not supported yet (affine is)", *mode));
+    return g;
+  };
+  auto main = group_of(q, "mlx");
+  if (!main) return main.error();
+  // Per-module overrides come first so the exact name wins (Decider takes the first group whose target matches).
+  for (const auto& [key, value] : q.node().items()) {
+    if (key == "bits" || key == "group_size" || key == "mode" || key == "quant_method") continue;
+    if (value.is_boolean() && !value.get<bool>()) {
+      auto p = compile_ct_pattern(key, scheme.origin, q.pointer_to(key));
+      if (!p) return p.error();
+      scheme.ignore.push_back(std::move(p).value());
+    } else if (value.is_object()) {
+      JsonFields node(value, scheme.origin, q.pointer_to(key));
+      auto g = group_of(node, key);
+      if (!g) return g.error();
+      auto p = compile_ct_pattern(key, scheme.origin, q.pointer_to(key));
+      if (!p) return p.error();
+      g.value().targets.push_back(std::move(p).value());
+      scheme.groups.push_back(std::move(g).value());
+    }
+  }
+  scheme.groups.push_back(std::move(main).value());
+  return scheme;
+}
+
+// bitsandbytes 4-bit or 8-bit, as transformers saves it.
+Result<QuantizationScheme> parse_bnb(const JsonFields& q, QuantizationScheme scheme) {
+  QuantGroup g;
+  g.pointer = scheme.pointer;
+  g.type = "int";
+  auto four = read_bool(q, "load_in_4bit", false);
+  if (!four) return four.error();
+  auto eight = read_bool(q, "load_in_8bit", false);
+  if (!eight) return eight.error();
+  if (*four == *eight)
+    return q.error("load_in_4bit", "exactly one of load_in_4bit and load_in_8bit must be true");
+  if (*four) {
+    g.name = g.format = "bnb-4bit";
+    g.kind = QuantFormat::bnb_4bit;
+    g.num_bits = 4;
+    g.group_size = 64;
+    auto type = q.string_or("bnb_4bit_quant_type", "fp4");
+    if (!type) return type.error();
+    if (*type != "nf4" && *type != "fp4")
+      return q.error("bnb_4bit_quant_type", fmt::format("expected nf4 or fp4, got {}", echo(*type)));
+    g.bnb_type = *type;
+    auto dq = read_bool(q, "bnb_4bit_use_double_quant", false);
+    if (!dq) return dq.error();
+    g.double_quant = *dq;
+    auto storage = q.string_or("bnb_4bit_quant_storage", "uint8");
+    if (!storage) return storage.error();
+    if (*storage != "uint8")
+      return q.error("bnb_4bit_quant_storage", fmt::format("storage {} is not supported yet (uint8 is)", echo(*storage)));
+  } else {
+    g.name = g.format = "bnb-8bit";
+    g.kind = QuantFormat::bnb_8bit;
+    g.num_bits = 8;
+  }
+  scheme.groups.push_back(std::move(g));
+  auto skip = read_not_convert(q, {"llm_int8_skip_modules"});
+  if (!skip) return skip.error();
+  scheme.ignore = std::move(skip).value();
+  return scheme;
+}
+
 // ---------------------------------------------------------------------------
 // Decisions
 
@@ -539,8 +627,12 @@ bool is_ct(const QuantizationScheme& s) { return s.method == "compressed-tensors
 // What the HF quantizers convert before any modules_to_not_convert entry.
 bool eligible(const QuantizationScheme& s, const LogicalTensor& t) {
   if (is_ct(s)) return true;
+  if (s.method == "mlx")  // nn.Linear and nn.Embedding with to_quantized, if group_size divides the input
+    return (t.linear_weight || t.module == ModuleClass::embedding) && t.shape.size() == 2 && !s.groups.empty() &&
+           t.shape[1] % s.groups.back().group_size == 0;
   if (!t.linear_weight) return false;
   if (s.method == "mxfp4") return t.module == ModuleClass::routed_experts;  // only GptOssExperts are replaced
+  if (s.method == "mlx") return true;  // Linear and Embedding, the head included (decided with the group size)
   if (t.module == ModuleClass::lm_head) return false;                      // the output embedding is kept
   if (s.method == "awq" || s.method == "gptq") return t.text && t.module != ModuleClass::mtp;
   return true;  // fp8: every nn.Linear
@@ -564,6 +656,15 @@ class Decider {
       const std::size_t here = slot++;
       // A class name in `ignore` ("Linear") would ignore everything; names and regexes only.
       if (!(p.kind == NamePattern::Kind::exact && p.text == "Linear") && test(p, here, module)) return nullptr;
+    }
+    if (s_.method == "mlx") {  // a module-path override, else the model-wide setting (the last group)
+      for (const auto& g : s_.groups) {
+        for (const auto& p : g.targets) {
+          const std::size_t here = slot++;
+          if (test(p, here, module)) return &g;
+        }
+      }
+      return &s_.groups.back();
     }
     if (!is_ct(s_)) return s_.groups.empty() ? nullptr : &s_.groups.front();
     // compressed-tensors: the most specific target wins (exact name, then regex, then class).
@@ -761,6 +862,37 @@ Result<std::vector<StoredTensor>> quantized_tensors(const LogicalTensor& t, cons
       e.add(base + ".scales", {in / group, out}, Dtype::F16, StorageFormat::weight_scale, 0);
       break;
     }
+    case QuantFormat::mlx_affine: {
+      if (in * g.num_bits % 32 != 0)
+        return fail(fmt::format("the input dimension {} does not fill whole U32 words of {}-bit values", in, g.num_bits));
+      e.add(base + ".weight", {out, in * g.num_bits / 32}, Dtype::U32, StorageFormat::int_packed, params);
+      e.add(base + ".scales", {out, ceil_div(in, g.group_size)}, t.dtype, StorageFormat::weight_scale, 0);
+      e.add(base + ".biases", {out, ceil_div(in, g.group_size)}, t.dtype, StorageFormat::zero_point, 0);
+      break;
+    }
+    case QuantFormat::bnb_4bit: {
+      const auto blocks = ceil_div(params, 64);
+      e.add(name, {ceil_div(params, 2), 1}, Dtype::U8, StorageFormat::int_packed, params);
+      e.add(name + ".absmax", {blocks}, g.double_quant ? Dtype::U8 : Dtype::F32, StorageFormat::weight_scale, 0);
+      if (g.double_quant) {
+        e.add(name + ".nested_absmax", {ceil_div(blocks, 256)}, Dtype::F32, StorageFormat::weight_scale, 0);
+        e.add(name + ".nested_quant_map", {256}, Dtype::F32, StorageFormat::quant_metadata, 0);
+      }
+      e.add(name + ".quant_map", {16}, Dtype::F32, StorageFormat::quant_metadata, 0);
+      // QuantState.as_dict(packed=True): json.dumps of the non-tensor fields, as U8.
+      // nested_offset is a float whose repr length varies; 20 characters is typical.
+      std::string state = fmt::format(R"({{"quant_type": "{}", "blocksize": 64, "dtype": "{}", "shape": [{}, {}])",
+                                      g.bnb_type, dtype_torch_name(t.dtype), out, in);
+      if (g.double_quant) state += R"(, "nested_blocksize": 256, "nested_dtype": "float32", "nested_offset": 0.0123456789012345678)";
+      state += "}";
+      e.add(name + ".quant_state.bitsandbytes__" + g.bnb_type, {state.size()}, Dtype::U8, StorageFormat::quant_metadata, 0);
+      break;
+    }
+    case QuantFormat::bnb_8bit:
+      e.add(name, {out, in}, Dtype::I8, StorageFormat::int8, params);
+      e.add(base + ".SCB", {out}, Dtype::F32, StorageFormat::weight_scale, 0);
+      e.add(base + ".weight_format", {}, Dtype::U8, StorageFormat::quant_metadata, 0);
+      break;
     case QuantFormat::gptq: {
       const auto group = g.group_size == 0 ? in : g.group_size;
       if (in * g.num_bits % 32 != 0)
@@ -833,9 +965,15 @@ Result<QuantizationScheme> parse_quantization(const JsonFields& container) {
   QuantizationScheme scheme;
   scheme.origin = container.origin();
   scheme.pointer = container.pointer_to("quantization_config");
-  if (!container.has("quantization_config")) return scheme;
-  auto q = container.object("quantization_config");
+  // MLX writes `quantization` (and, in newer versions, the same object as quantization_config).
+  const char* key = container.has("quantization_config") ? "quantization_config"
+                    : container.has("quantization")      ? "quantization"
+                                                         : nullptr;
+  if (!key) return scheme;
+  scheme.pointer = container.pointer_to(key);
+  auto q = container.object(key);
   if (!q) return q.error();
+  if (!q->has("quant_method") && q->has("bits") && q->has("group_size")) return parse_mlx(*q, std::move(scheme));
   auto method = q->string("quant_method");
   if (!method) return method.error();
   scheme.method = *method;
@@ -844,6 +982,7 @@ Result<QuantizationScheme> parse_quantization(const JsonFields& container) {
   if (*method == "mxfp4") return parse_mxfp4(*q, std::move(scheme));
   if (*method == "awq") return parse_awq(*q, std::move(scheme));
   if (*method == "gptq") return parse_gptq(*q, std::move(scheme));
+  if (*method == "bitsandbytes") return parse_bnb(*q, std::move(scheme));
   return q->error("quant_method", fmt::format("quantization method '{}' is not supported yet", *method));
 }
 

@@ -45,6 +45,20 @@
 //   gptq (AutoGPTQ / GPTQModel QuantLinear): qweight I32 [in*bits/32, out], qzeros
 //       I32 [ceil(in/group), out*bits/32], scales F16 [ceil(in/group), out],
 //       g_idx I32 [in] (written whether or not desc_act is set).
+//   mlx (mlx-lm `quantize_model`; the config's `quantization` / `quantization_config`
+//       holds bits, group_size and mode "affine", no quant_method): every nn.Linear
+//       and nn.Embedding whose input dimension group_size divides, the LM head
+//       included, becomes `weight` U32 [out, in*bits/32] + `scales` and `biases`
+//       [out, in/group_size] in the model dtype. Entries keyed by a module path
+//       override it: false keeps the module unquantized, {bits, group_size} re-sizes it.
+//   bitsandbytes (transformers integrations/bitsandbytes.py; bitsandbytes
+//       Params4bit / Int8Params): every nn.Linear except the LM head and
+//       llm_int8_skip_modules (substring match). 4-bit: `weight` U8 [out*in/2, 1],
+//       `weight.absmax` F32 [ceil(out*in/64)] (U8 with double quantization, plus
+//       `weight.nested_absmax` F32 [ceil(blocks/256)] and `weight.nested_quant_map`
+//       F32 [256]), `weight.quant_map` F32 [16] and
+//       `weight.quant_state.bitsandbytes__<type>` U8 [the packed JSON's length].
+//       8-bit: `weight` I8 [out, in], `SCB` F32 [out], `weight_format` U8 [].
 //   For fp8, mxfp4, awq and gptq the LM head is never converted (transformers
 //   keeps the output embedding out of every quantizer), and awq/gptq convert only
 //   the language model's decoder layers (their producers walk those layers only).
@@ -121,6 +135,9 @@ enum class QuantFormat {
   gpt_oss_mxfp4,   // quant_method mxfp4 (gpt-oss *_blocks / *_scales)
   awq_gemm,        // quant_method awq, version gemm
   gptq,            // quant_method gptq
+  mlx_affine,      // MLX (mlx-lm): `quantization` {bits, group_size}, no quant_method
+  bnb_4bit,        // quant_method bitsandbytes, load_in_4bit (nf4 / fp4)
+  bnb_8bit,        // quant_method bitsandbytes, load_in_8bit (LLM.int8)
 };
 
 // compressed-tensors strategy of the weight scales (fp8 block-wise reads as block).
@@ -146,6 +163,9 @@ struct QuantGroup {
   enum class Input { none, static_scale, fp4_global } input = Input::none;
   bool input_symmetric = true;
   bool input_per_token = false;      // static token strategy: [1, 1]
+  bool double_quant = false;         // bitsandbytes bnb_4bit_use_double_quant
+  std::string bnb_type;              // "nf4" | "fp4"
+  std::string bnb_dtype;             // the compute dtype's name in the packed quant_state ("float16")
 };
 
 struct QuantizationScheme {

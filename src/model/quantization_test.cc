@@ -492,8 +492,8 @@ TEST(QuantConfigErrors, EachBadFieldIsNamedOnOneLine) {
            extra + "}}}";
   };
   const std::pair<std::string, std::string> cases[] = {
-      {R"({"quant_method": "bitsandbytes"})",
-       "config.json: /quantization_config/quant_method: quantization method 'bitsandbytes' is not supported yet"},
+      {R"({"quant_method": "hqq"})",
+       "config.json: /quantization_config/quant_method: quantization method 'hqq' is not supported yet"},
       {R"({"bits": 4})", "config.json: /quantization_config/quant_method: missing string"},
       {R"({"quant_method": 4})", "config.json: /quantization_config/quant_method: expected a string, got 4"},
       {R"([1])", "config.json: /quantization_config: expected an object, got [1]"},

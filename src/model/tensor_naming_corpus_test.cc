@@ -29,12 +29,13 @@ TEST(NamingCorpus, EveryGatheredIndexClassifies) {
   // Names that are no standard module: a reward model's head, DeepSeek-OCR2's
   // query embeddings and view separator, a single-cell gene Q-Former.
   const std::map<std::string, std::uint64_t> allowed_unclassified = {
-      {"oasst-pythia-rm", 2}, {"deepseek-ocr2", 3}, {"scicore-omics-minicpmv", 11}};
+      {"oasst-pythia-rm", 2}, {"deepseek-ocr2", 3}, {"scicore-omics-minicpmv", 11},
+      // Molmo's OLMo-1 block names (att_proj, ff_proj, attn_out, ff_out) with their bitsandbytes
+      // quant-state entries: no naming rule and no Molmo description yet (issue 15).
+      {"molmo-7b-d-nf4", 490}};
   // Pairs whose config no reader accepts yet (issue 15), each with the field it stops at.
   const std::map<std::string, std::string> unread = {
-      {"bloom-176b", "/hidden_size"},          {"falcon-180b-chat", "/intermediate_size"},
-      {"kimi2-pcl", "/kv_lora_rank"},          {"molmo-7b-d-nf4", "bitsandbytes"},
-      {"qwen3.5-18b-reap-a3b", "/intermediate_size"}};
+      {"kimi2-pcl", "/kv_lora_rank"}, {"qwen3.5-18b-reap-a3b", "/intermediate_size"}};
   std::uint64_t pairs = 0, names = 0, unclassified = 0;
   for (const auto& entry : std::filesystem::directory_iterator(root)) {
     if (!entry.is_directory()) continue;
@@ -60,9 +61,9 @@ TEST(NamingCorpus, EveryGatheredIndexClassifies) {
     names += all.size();
     unclassified += here;
   }
-  EXPECT_EQ(pairs, 15u);
-  EXPECT_EQ(names, 13'030u);
-  EXPECT_EQ(unclassified, 16u);
+  EXPECT_EQ(pairs, 18u);
+  EXPECT_EQ(names, 15'440u);
+  EXPECT_EQ(unclassified, 506u);
 }
 
 }  // namespace

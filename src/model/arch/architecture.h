@@ -61,6 +61,7 @@ struct PartRule {
   std::string prefix;                   // prepended to every name after renaming
   std::optional<ModuleClass> module;    // forced module (vision_tower)
   bool text = true;                     // the part is the language model (its spec is the model's)
+  nlohmann::json defaults;              // class defaults for keys the part's config leaves out (LlamaConfig's, CLIPVisionConfig's)
   std::optional<Expression> when;
 };
 

@@ -167,6 +167,10 @@ class Reader {
         part.config = p.value("config", "");
         part.prefix = p.value("prefix", "");
         part.text = p.value("text", part.use == "text");
+        if (p.contains("defaults")) {
+          if (!p["defaults"].is_object()) return error(where + "/defaults", "expected an object");
+          part.defaults = p["defaults"];
+        }
         if (p.contains("rename"))
           for (const auto& pair : p["rename"]) {
             if (!pair.is_array() || pair.size() != 2 || !pair[0].is_string() || !pair[1].is_string())

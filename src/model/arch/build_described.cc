@@ -342,6 +342,14 @@ class Builder {
       node = &*it;
       pointer = "/" + part.config;
     }
+    // Class defaults fill what the part's config leaves out (a copy: the config is never changed).
+    nlohmann::json with_defaults;
+    if (part.defaults.is_object() && !part.defaults.empty()) {
+      with_defaults = *node;
+      for (const auto& [k, v] : part.defaults.items())
+        if (!with_defaults.contains(k) || with_defaults[k].is_null()) with_defaults[k] = v;
+      node = &with_defaults;
+    }
     const Description* sub = nullptr;
     if (part.use == "text") {
       std::string type = d_.text_default;

@@ -1,0 +1,104 @@
+// The description language (expression.h), table-driven: values, precedence,
+// absent fields and their errors.
+#include <gtest/gtest.h>
+
+#include "model/arch/architecture.h"
+#include "model/arch/expression.h"
+#include "model/family_registry.h"
+
+namespace preflight::arch {
+namespace {
+
+const nlohmann::json kRoot = nlohmann::json::parse(R"({
+  "hidden_size": 4096, "tie_word_embeddings": true, "layer_types": ["sliding_attention", "full_attention"],
+  "text_config": {"num_attention_heads": 32, "head_dim": null, "vision": {"depth": 3}}})");
+
+Result<Value> eval(const std::string& text, double i = 0) {
+  auto e = Expression::parse(text, "test", "/x");
+  if (!e) return e.error();
+  Scope scope;
+  scope.root = &kRoot;
+  scope.text = &kRoot["text_config"];
+  scope.text_pointer = "/text_config";
+  scope.config_origin = "config.json";
+  scope.variable = [i](std::string_view name) -> std::optional<Result<Value>> {
+    if (name == "i") return Result<Value>(Value::of(i));
+    return std::nullopt;
+  };
+  return Evaluator::evaluate(*e, scope);
+}
+
+TEST(ArchExpression, Values) {
+  struct Case { const char* text; nlohmann::json want; };
+  const Case cases[] = {
+      {"1 + 2 * 3", 7},
+      {"(1 + 2) * 3", 9},
+      {"7 // 2", 3},
+      {"7 / 2", 3.5},
+      {"-7 % 3", 2},                                   // Python's modulo
+      {"$hidden_size // $num_attention_heads", 128},   // $ falls back to the root
+      {"$head_dim ?? 4096 // 32", 128},                // null reads as absent; ?? binds loosest
+      {"@text_config.vision.depth", 3},
+      {"$vision.depth * 2", 6},
+      {"has($head_dim)", false},
+      {"$tie_word_embeddings && 1 < 2", true},
+      {"@layer_types[i] == 'full_attention' ? 'full' : 'local'", "local"},
+      {"len(@layer_types)", 2},
+      {"contains([1, 2, 3], 2)", true},
+      {"ceil_div(10, 4) + round_up(10, 4) + min(3, 4) + max(3, 4)", 3 + 12 + 3 + 4},
+  };
+  for (const auto& c : cases) {
+    auto v = eval(c.text);
+    ASSERT_TRUE(v.ok()) << c.text << ": " << v.error().to_string();
+    if (c.want.is_number()) EXPECT_DOUBLE_EQ(v->json.get<double>(), c.want.get<double>()) << c.text;
+    else EXPECT_EQ(v->json, c.want) << c.text;
+  }
+  EXPECT_EQ(eval("@layer_types[i]", 1)->json, "full_attention");
+}
+
+TEST(ArchExpression, ErrorsNameTheFieldOrTheText) {
+  struct Case { const char* text; const char* error; };
+  const Case cases[] = {
+      {"$vocab_size * 2", "config.json: /text_config/vocab_size: missing field"},
+      {"@layer_types[5]", "config.json: /layer_types: has 2 entries; entry 5 is needed"},
+      {"1 // 0", "config.json: division by zero in \"1 // 0\""},
+      {"width", "config.json: architecture description: unknown name 'width' in \"width\""},
+      {"1 +", "test: /x: unexpected end at offset 3 of expression \"1 +\""},
+      {"frob(1)", "test: /x: unknown function frob() at offset 7 of expression \"frob(1)\""},
+  };
+  for (const auto& c : cases) {
+    auto v = eval(c.text);
+    ASSERT_FALSE(v.ok()) << c.text;
+    EXPECT_EQ(v.error().to_string(), c.error);
+  }
+}
+
+TEST(ArchTable, EveryEmbeddedDescriptionParsesAndClaimsItsTypesOnce) {
+  const auto& table = ArchitectureTable::embedded();
+  EXPECT_GE(table.all().size(), 30u);
+  EXPECT_EQ(table.for_config("phi3", "")->name, "phi3");
+  EXPECT_EQ(table.for_config("", "QWenLMHeadModel")->name, "qwen");
+  EXPECT_TRUE(table.by_name("clip_vision")->component);
+  // A description that extends an unknown one, or claims a type twice, is refused with its file.
+  auto bad = ArchitectureTable::parse({{"a.json", R"({"name": "a", "extends": "nothing"})"}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().to_string(), "a.json: /extends: no description named \"nothing\"");
+  auto twice = ArchitectureTable::parse({{"a.json", R"({"name": "a", "model_types": ["x"]})"},
+                                         {"b.json", R"({"name": "b", "model_types": ["x"]})"}});
+  ASSERT_FALSE(twice.ok());
+  EXPECT_NE(twice.error().message.find("claimed by"), std::string::npos);
+}
+
+TEST(ArchOutOfScope, EncodersGetOneLine) {
+  auto bert = build_model_from_config(R"({"model_type": "bert", "hidden_size": 768})", "config.json");
+  ASSERT_FALSE(bert.ok());
+  EXPECT_EQ(bert.error().to_string(),
+            "config.json: /model_type: model_type 'bert' is an encoder-only model: preflight sizes decoder LLMs and "
+            "vision-language models for serving");
+  auto t5 = build_model_from_config(R"({"model_type": "my_t5", "is_encoder_decoder": true})", "config.json");
+  ASSERT_FALSE(t5.ok());
+  EXPECT_NE(t5.error().message.find("encoder-decoder"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace preflight::arch
