@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 #include <cctype>
 #include <string_view>
 
@@ -528,6 +529,7 @@ Result<QuantizationScheme> parse_gptq(const JsonFields& q, QuantizationScheme sc
   auto ignore = read_not_convert(q, {"modules_to_not_convert"});
   if (!ignore) return ignore.error();
   scheme.ignore = std::move(ignore).value();
+  g.bias_always = q.has("model_file_base_name") && !q.has("meta");
   scheme.groups.push_back(std::move(g));
   return scheme;
 }
@@ -989,6 +991,14 @@ Result<QuantizationScheme> parse_quantization(const JsonFields& container) {
 Result<TensorManifest> apply_quantization(const std::vector<LogicalTensor>& logical,
                                           const QuantizationScheme& scheme) {
   TensorManifest manifest;
+  // AutoGPTQ biases: which modules already have one.
+  std::set<std::string> biases;
+  for (const auto& g : scheme.groups)
+    if (g.bias_always) {
+      for (const auto& t : logical)
+        if (t.name.ends_with(".bias")) biases.insert(t.name);
+      break;
+    }
   const bool sensitive = any_index_sensitive(scheme);
   Decider decider(scheme);
 
@@ -1015,6 +1025,12 @@ Result<TensorManifest> apply_quantization(const std::vector<LogicalTensor>& logi
       auto stored = quantized_tensors(t, *run_group, name, count, run_start, scheme.origin);
       if (!stored) return stored.error();
       for (auto& s : *stored) manifest.tensors.push_back(std::move(s));
+      if (run_group->bias_always && !biases.count(module_name_of(name) + ".bias")) {
+        LogicalTensor bias = t;
+        bias.shape = {t.shape.front()};
+        bias.dtype = Dtype::F16;
+        manifest.tensors.push_back(plain_tensor(bias, module_name_of(name) + ".bias", count, run_start));
+      }
       return std::nullopt;
     };
     for (std::uint32_t i = 0; i < passes; ++i) {

@@ -44,7 +44,10 @@
 //       qzeros I32 [in/group, out*bits/32] (always written), scales F16 [in/group, out].
 //   gptq (AutoGPTQ / GPTQModel QuantLinear): qweight I32 [in*bits/32, out], qzeros
 //       I32 [ceil(in/group), out*bits/32], scales F16 [ceil(in/group), out],
-//       g_idx I32 [in] (written whether or not desc_act is set).
+//       g_idx I32 [in] (written whether or not desc_act is set). AutoGPTQ (a
+//       quantize_config with model_file_base_name and no `meta`, which GPTQModel
+//       writes) builds every QuantLinear with bias=True: a module without a bias
+//       still stores `bias` F16 [out] (Qwen-7B-Chat-Int4: c_proj, w1, w2).
 //   mlx (mlx-lm `quantize_model`; the config's `quantization` / `quantization_config`
 //       holds bits, group_size and mode "affine", no quant_method): every nn.Linear
 //       and nn.Embedding whose input dimension group_size divides, the LM head
@@ -164,6 +167,7 @@ struct QuantGroup {
   bool input_symmetric = true;
   bool input_per_token = false;      // static token strategy: [1, 1]
   bool double_quant = false;         // bitsandbytes bnb_4bit_use_double_quant
+  bool bias_always = false;          // AutoGPTQ: every QuantLinear stores a bias, even where the model has none
   std::string bnb_type;              // "nf4" | "fp4"
   std::string bnb_dtype;             // the compute dtype's name in the packed quant_state ("float16")
 };

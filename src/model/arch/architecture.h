@@ -60,7 +60,7 @@ struct PartRule {
   std::vector<std::pair<std::string, std::string>> rename;  // name prefix replacements
   std::string prefix;                   // prepended to every name after renaming
   std::optional<ModuleClass> module;    // forced module (vision_tower)
-  bool text = true;                     // the part is the language model (its spec is the model's)
+  std::optional<bool> text;             // the part is the language model (its spec is the model's); default: not a component
   nlohmann::json defaults;              // class defaults for keys the part's config leaves out (LlamaConfig's, CLIPVisionConfig's)
   std::optional<Expression> when;
 };

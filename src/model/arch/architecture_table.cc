@@ -166,7 +166,10 @@ class Reader {
         part.use = p.value("use", "");
         part.config = p.value("config", "");
         part.prefix = p.value("prefix", "");
-        part.text = p.value("text", part.use == "text");
+        if (p.contains("text")) {
+          if (!p["text"].is_boolean()) return error(where + "/text", "expected true or false");
+          part.text = p["text"].get<bool>();
+        }
         if (p.contains("defaults")) {
           if (!p["defaults"].is_object()) return error(where + "/defaults", "expected an object");
           part.defaults = p["defaults"];
@@ -233,7 +236,18 @@ Result<nlohmann::json> resolve(const std::string& name, const std::map<std::stri
     if (key == "extends") continue;
     if ((key == "let" || key == "spec") && out.contains(key)) {
       for (const auto& [k, e] : v.items()) out[key][k] = e;
-    } else if ((key == "notes" || key == "checks" || key == "fields") && out.contains(key)) {
+    } else if (key == "fields" && out.contains(key)) {
+      // A field the child declares again takes the child's kind (it may relax "positive" to "positive?").
+      for (const auto& f : v) {
+        bool replaced = false;
+        for (auto& mine : out[key])
+          if (mine.is_array() && f.is_array() && !mine.empty() && !f.empty() && mine[0] == f[0]) {
+            mine = f;
+            replaced = true;
+          }
+        if (!replaced) out[key].push_back(f);
+      }
+    } else if ((key == "notes" || key == "checks") && out.contains(key)) {
       for (const auto& e : v) out[key].push_back(e);
     } else {
       out[key] = v;

@@ -48,9 +48,10 @@ class Builder {
         if (!w) return w.error();
         if (!*w) continue;
       }
-      auto p = build_part(part);
+      bool text = false;
+      auto p = build_part(part, text);
       if (!p) return p.error();
-      if (part.text) out.spec = std::move(p->spec);
+      if (text) out.spec = std::move(p->spec);
       for (auto& t : p->tensors) out.tensors.push_back(std::move(t));
     }
     for (const auto& c : d_.checks) {
@@ -331,7 +332,7 @@ class Builder {
   }
 
   // --- parts ---------------------------------------------------------------
-  Result<Built> build_part(const PartRule& part) {
+  Result<Built> build_part(const PartRule& part, bool& text) {
     if (depth_ >= kMaxPartDepth) return Error{origin_, "", "architecture parts nest too deeply"};
     const nlohmann::json* node = &root_;
     std::string pointer;
@@ -361,6 +362,7 @@ class Builder {
       sub = table_.by_name(part.use);
       if (!sub) return Error{origin_, "", fmt::format("architecture {}: no part named \"{}\"", d_.name, part.use)};
     }
+    text = part.text.value_or(!sub->component);
     Builder inner(table_, *sub, root_, *node, pointer, origin_, dtype_, depth_ + 1);
     auto built = inner.build();
     if (!built) return built;
@@ -373,7 +375,7 @@ class Builder {
         }
       t.name = part.prefix + t.name;
       if (part.module) t.module = *part.module;
-      if (!part.text) {
+      if (!text) {
         t.text = false;
         t.layer = kNoLayer;
       }
