@@ -405,7 +405,9 @@ Result<ModelSpec> build_described(const ArchitectureTable& table, const Descript
   JsonFields root_fields(root, std::string(origin));
   auto text = text_fields(root_fields);
   if (!text) return text.error();
-  auto dtype = read_model_dtype(*text, root_fields);
+  // A composite model is saved in the dtype its root config names; the sub-configs
+  // keep the dtype their parts were trained in (InternVL: llm_config bfloat16, files F32).
+  auto dtype = read_model_dtype(d.parts.empty() ? *text : root_fields, root_fields);
   if (!dtype) return dtype.error();
   auto architecture = read_architecture(root_fields);
   if (!architecture) return architecture.error();
