@@ -581,6 +581,53 @@ Result<QuantizationScheme> parse_mlx(const JsonFields& q, QuantizationScheme sch
   return scheme;
 }
 
+// ModelOpt: quant_algo NVFP4 / FP8, exclude_modules as fnmatch wildcards.
+Result<QuantizationScheme> parse_modelopt(const JsonFields& q, QuantizationScheme scheme) {
+  QuantGroup g;
+  g.pointer = scheme.pointer;
+  auto algo = q.string("quant_algo");
+  if (!algo) return algo.error();
+  if (*algo == "NVFP4") {
+    g.name = g.format = "modelopt-nvfp4";
+    g.kind = QuantFormat::modelopt_nvfp4;
+    g.num_bits = 4;
+    g.type = "float";
+    auto gs = q.positive_integer_or("group_size", 16);
+    if (!gs) return gs.error();
+    g.group_size = *gs;
+  } else if (*algo == "FP8") {
+    g.name = g.format = "modelopt-fp8";
+    g.kind = QuantFormat::modelopt_fp8;
+    g.num_bits = 8;
+    g.type = "float";
+  } else {
+    return q.error("quant_algo", fmt::format("ModelOpt algorithm {} is not supported yet (NVFP4 and FP8 are)", echo(*algo)));
+  }
+  scheme.groups.push_back(std::move(g));
+  if (q.has("exclude_modules")) {
+    auto list = q.string_list("exclude_modules");
+    if (!list) return list.error();
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      // fnmatch: '*' any run, '?' one character, the rest literal, the whole name.
+      std::string re = "re:";
+      for (char c : (*list)[i]) {
+        if (c == '*') re += ".*";
+        else if (c == '?') re += ".";
+        else if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') re += c;
+        else re += std::string("\\") + c;
+      }
+      re += "$";
+      auto p = compile_ct_pattern(re, scheme.origin, fmt::format("{}/{}", q.pointer_to("exclude_modules"), i));
+      if (!p) return p.error();
+      scheme.ignore.push_back(std::move(p).value());
+    }
+  }
+  auto kv = q.string_or("kv_cache_quant_algo", "");
+  if (!kv) return kv.error();
+  scheme.kv_scales_on_projections = *kv == "FP8";
+  return scheme;
+}
+
 // bitsandbytes 4-bit or 8-bit, as transformers saves it.
 Result<QuantizationScheme> parse_bnb(const JsonFields& q, QuantizationScheme scheme) {
   QuantGroup g;
@@ -890,6 +937,17 @@ Result<std::vector<StoredTensor>> quantized_tensors(const LogicalTensor& t, cons
       e.add(name + ".quant_state.bitsandbytes__" + g.bnb_type, {state.size()}, Dtype::U8, StorageFormat::quant_metadata, 0);
       break;
     }
+    case QuantFormat::modelopt_nvfp4:
+      e.add(name, {out, ceil_div(in, 2)}, Dtype::U8, StorageFormat::nvfp4_packed, params);
+      e.add(base + ".weight_scale", {out, ceil_div(in, g.group_size)}, Dtype::F8_E4M3, StorageFormat::weight_scale, 0);
+      e.add(base + ".weight_scale_2", {}, Dtype::F32, StorageFormat::weight_scale, 0);
+      e.add(base + ".input_scale", {}, Dtype::F32, StorageFormat::activation_scale, 0);
+      break;
+    case QuantFormat::modelopt_fp8:
+      e.add(name, {out, in}, Dtype::F8_E4M3, StorageFormat::fp8, params);
+      e.add(base + ".weight_scale", {}, Dtype::F32, StorageFormat::weight_scale, 0);
+      e.add(base + ".input_scale", {}, Dtype::F32, StorageFormat::activation_scale, 0);
+      break;
     case QuantFormat::bnb_8bit:
       e.add(name, {out, in}, Dtype::I8, StorageFormat::int8, params);
       e.add(base + ".SCB", {out}, Dtype::F32, StorageFormat::weight_scale, 0);
@@ -985,6 +1043,7 @@ Result<QuantizationScheme> parse_quantization(const JsonFields& container) {
   if (*method == "awq") return parse_awq(*q, std::move(scheme));
   if (*method == "gptq") return parse_gptq(*q, std::move(scheme));
   if (*method == "bitsandbytes") return parse_bnb(*q, std::move(scheme));
+  if (*method == "modelopt") return parse_modelopt(*q, std::move(scheme));
   return q->error("quant_method", fmt::format("quantization method '{}' is not supported yet", *method));
 }
 
@@ -1043,6 +1102,21 @@ Result<TensorManifest> apply_quantization(const std::vector<LogicalTensor>& logi
     }
     if (auto e = flush(passes)) return *e;
     if (scheme.kv_cache_scales) add_kv_scales(manifest, t);
+    // ModelOpt keeps the KV-cache scales on the projections themselves.
+    if (scheme.kv_scales_on_projections && t.name.ends_with("k_proj.weight")) {
+      const std::string base = module_name_of(t.name);
+      LogicalTensor scale = t;
+      scale.shape = {};
+      scale.dtype = Dtype::F32;
+      auto k = plain_tensor(scale, base + ".k_scale", t.instances, 0);
+      k.format = StorageFormat::activation_scale;
+      k.logical_params_each = 0;
+      manifest.tensors.push_back(k);
+      auto v = plain_tensor(scale, base.substr(0, base.size() - 6) + "v_proj.v_scale", t.instances, 0);
+      v.format = StorageFormat::activation_scale;
+      v.logical_params_each = 0;
+      manifest.tensors.push_back(v);
+    }
   }
   return manifest;
 }

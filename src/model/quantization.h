@@ -62,6 +62,12 @@
 //       F32 [256]), `weight.quant_map` F32 [16] and
 //       `weight.quant_state.bitsandbytes__<type>` U8 [the packed JSON's length].
 //       8-bit: `weight` I8 [out, in], `SCB` F32 [out], `weight_format` U8 [].
+//   modelopt (NVIDIA TensorRT Model Optimizer's Hugging Face export; quant_algo
+//       NVFP4 or FP8, exclude_modules as shell-style wildcards): every nn.Linear not
+//       excluded. NVFP4: `weight` U8 [out, in/2] + `weight_scale` F8_E4M3
+//       [out, in/group_size] + `weight_scale_2` F32 [] + `input_scale` F32 [].
+//       FP8: `weight` F8_E4M3 [out, in] + `weight_scale` F32 [] + `input_scale` F32 [].
+//       kv_cache_quant_algo FP8 adds `k_proj.k_scale` and `v_proj.v_scale` F32 [].
 //   For fp8, mxfp4, awq and gptq the LM head is never converted (transformers
 //   keeps the output embedding out of every quantizer), and awq/gptq convert only
 //   the language model's decoder layers (their producers walk those layers only).
@@ -141,6 +147,8 @@ enum class QuantFormat {
   mlx_affine,      // MLX (mlx-lm): `quantization` {bits, group_size}, no quant_method
   bnb_4bit,        // quant_method bitsandbytes, load_in_4bit (nf4 / fp4)
   bnb_8bit,        // quant_method bitsandbytes, load_in_8bit (LLM.int8)
+  modelopt_nvfp4,  // quant_method modelopt, quant_algo NVFP4 (TensorRT Model Optimizer export)
+  modelopt_fp8,    // quant_method modelopt, quant_algo FP8 (per-tensor)
 };
 
 // compressed-tensors strategy of the weight scales (fp8 block-wise reads as block).
@@ -178,6 +186,7 @@ struct QuantizationScheme {
   std::vector<QuantGroup> groups;
   std::vector<NamePattern> ignore;   // ignore (compressed-tensors) or modules_to_not_convert
   bool kv_cache_scales = false;      // compressed-tensors kv_cache_scheme stores k_scale / v_scale
+  bool kv_scales_on_projections = false;  // ModelOpt: k_proj.k_scale / v_proj.v_scale (F32 [])
   std::string origin;                // file the scheme came from
   std::string pointer;               // JSON pointer of quantization_config
   std::vector<std::string> notes;    // what the reader assumed (for ModelSpec::notes)

@@ -285,6 +285,73 @@ std::vector<FormatCase> format_cases() {
                     {kL0 + "self_attn.q_proj.qzeros", "[41, 512]", "I32", 83'968, 0},
                     {kL0 + "self_attn.q_proj.scales", "[41, 4096]", "F16", 335'872, 0},
                     {kL0 + "self_attn.q_proj.g_idx", "[4096]", "I32", 16'384, 0}}});
+  // AutoGPTQ (model_file_base_name, no meta): a bias on every QuantLinear (Qwen-7B-Chat-Int4's c_proj).
+  cases.push_back({"gptq from AutoGPTQ stores a bias everywhere",
+                   R"({"quant_method": "gptq", "bits": 4, "group_size": 128, "model_file_base_name": "model"})",
+                   {tensor(kL0 + "self_attn.o_proj.weight", {4096, 4096}, Dtype::BF16)},
+                   {{kL0 + "self_attn.o_proj.qweight", "[512, 4096]", "I32", 8'388'608, 16'777'216},
+                    {kL0 + "self_attn.o_proj.qzeros", "[32, 512]", "I32", 65'536, 0},
+                    {kL0 + "self_attn.o_proj.scales", "[32, 4096]", "F16", 262'144, 0},
+                    {kL0 + "self_attn.o_proj.g_idx", "[4096]", "I32", 16'384, 0},
+                    {kL0 + "self_attn.o_proj.bias", "[4096]", "F16", 8'192, 4'096}}});
+  // MLX (mlx-lm): U32 words of bits-wide values, scales and biases per group in the model dtype.
+  cases.push_back({"mlx 4-bit group 64",
+                   R"({"group_size": 64, "bits": 4})",
+                   {tensor(kL0 + "self_attn.q_proj.weight", {4096, 4096}),
+                    tensor("model.embed_tokens.weight", {1000, 4096}, Dtype::BF16, false, MC::embedding, PR::vocab),
+                    tensor(kL0 + "input_layernorm.weight", {4096}, Dtype::BF16, false, MC::norms)},
+                   {{kL0 + "self_attn.q_proj.weight", "[4096, 512]", "U32", 8'388'608, 16'777'216},
+                    {kL0 + "self_attn.q_proj.scales", "[4096, 64]", "BF16", 524'288, 0},
+                    {kL0 + "self_attn.q_proj.biases", "[4096, 64]", "BF16", 524'288, 0},
+                    {"model.embed_tokens.weight", "[1000, 512]", "U32", 2'048'000, 4'096'000},
+                    {"model.embed_tokens.scales", "[1000, 64]", "BF16", 128'000, 0},
+                    {"model.embed_tokens.biases", "[1000, 64]", "BF16", 128'000, 0},
+                    {kL0 + "input_layernorm.weight", "[4096]", "BF16", 8'192, 4'096}}});
+  cases.push_back({"mlx per-module override: 8-bit for one projection, another kept",
+                   R"({"group_size": 64, "bits": 4, "model.layers.0.self_attn.q_proj": {"group_size": 32, "bits": 8},
+                       "model.layers.0.self_attn.k_proj": false})",
+                   {tensor(kL0 + "self_attn.q_proj.weight", {4096, 4096}),
+                    tensor(kL0 + "self_attn.k_proj.weight", {1024, 4096})},
+                   {{kL0 + "self_attn.q_proj.weight", "[4096, 1024]", "U32", 16'777'216, 16'777'216},
+                    {kL0 + "self_attn.q_proj.scales", "[4096, 128]", "BF16", 1'048'576, 0},
+                    {kL0 + "self_attn.q_proj.biases", "[4096, 128]", "BF16", 1'048'576, 0},
+                    {kL0 + "self_attn.k_proj.weight", "[1024, 4096]", "BF16", 8'388'608, 4'194'304}}});
+  // bitsandbytes: 4-bit NF4 with double quantization; LLM.int8.
+  cases.push_back({"bitsandbytes nf4, double quant",
+                   R"({"quant_method": "bitsandbytes", "load_in_4bit": true, "bnb_4bit_quant_type": "nf4",
+                       "bnb_4bit_use_double_quant": true})",
+                   {tensor(kL0 + "self_attn.q_proj.weight", {4096, 4096}, Dtype::F16)},
+                   {{kL0 + "self_attn.q_proj.weight", "[8388608, 1]", "U8", 8'388'608, 16'777'216},
+                    {kL0 + "self_attn.q_proj.weight.absmax", "[262144]", "U8", 262'144, 0},
+                    {kL0 + "self_attn.q_proj.weight.nested_absmax", "[1024]", "F32", 4'096, 0},
+                    {kL0 + "self_attn.q_proj.weight.nested_quant_map", "[256]", "F32", 1'024, 0},
+                    {kL0 + "self_attn.q_proj.weight.quant_map", "[16]", "F32", 64, 0},
+                    {kL0 + "self_attn.q_proj.weight.quant_state.bitsandbytes__nf4", "[173]", "U8", 173, 0}}});
+  cases.push_back({"bitsandbytes 8-bit",
+                   R"({"quant_method": "bitsandbytes", "load_in_8bit": true})",
+                   {tensor(kL0 + "self_attn.q_proj.weight", {4096, 4096}, Dtype::F16)},
+                   {{kL0 + "self_attn.q_proj.weight", "[4096, 4096]", "I8", 16'777'216, 16'777'216},
+                    {kL0 + "self_attn.q_proj.SCB", "[4096]", "F32", 16'384, 0},
+                    {kL0 + "self_attn.q_proj.weight_format", "[]", "U8", 1, 0}}});
+  // ModelOpt NVFP4 with an FP8 KV cache; an excluded module by wildcard.
+  cases.push_back({"modelopt nvfp4",
+                   R"({"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16, "kv_cache_quant_algo": "FP8",
+                       "exclude_modules": ["lm_head", "model.layers.*.self_attn.v_proj"]})",
+                   {tensor(kL0 + "self_attn.k_proj.weight", {1024, 4096}),
+                    tensor(kL0 + "self_attn.v_proj.weight", {1024, 4096})},
+                   {{kL0 + "self_attn.k_proj.weight", "[1024, 2048]", "U8", 2'097'152, 4'194'304},
+                    {kL0 + "self_attn.k_proj.weight_scale", "[1024, 256]", "F8_E4M3", 262'144, 0},
+                    {kL0 + "self_attn.k_proj.weight_scale_2", "[]", "F32", 4, 0},
+                    {kL0 + "self_attn.k_proj.input_scale", "[]", "F32", 4, 0},
+                    {kL0 + "self_attn.k_proj.k_scale", "[]", "F32", 4, 0},
+                    {kL0 + "self_attn.v_proj.v_scale", "[]", "F32", 4, 0},
+                    {kL0 + "self_attn.v_proj.weight", "[1024, 4096]", "BF16", 8'388'608, 4'194'304}}});
+  cases.push_back({"modelopt fp8",
+                   R"({"quant_method": "modelopt", "quant_algo": "FP8"})",
+                   {tensor(kL0 + "self_attn.q_proj.weight", {4096, 4096})},
+                   {{kL0 + "self_attn.q_proj.weight", "[4096, 4096]", "F8_E4M3", 16'777'216, 16'777'216},
+                    {kL0 + "self_attn.q_proj.weight_scale", "[]", "F32", 4, 0},
+                    {kL0 + "self_attn.q_proj.input_scale", "[]", "F32", 4, 0}}});
   return cases;
 }
 
