@@ -13,7 +13,7 @@ namespace preflight {
 
 namespace {
 
-// Routers the families mark as nn.Linear (moe_decoder.cc): Mixtral's
+// Routers the descriptions mark as nn.Linear (data/architectures/mixtral.json, qwen2_moe.json): Mixtral's
 // block_sparse_moe.gate, Qwen2/3-MoE's mlp.gate and the shared expert's
 // one-output gate. End-anchored so that mlp.gate_proj is not matched.
 constexpr std::array<std::string_view, 3> kRouterRegexes{

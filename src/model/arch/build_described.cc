@@ -157,7 +157,7 @@ class Builder {
       if (close == std::string::npos) return Error{origin_, "", fmt::format("unclosed '{{' in \"{}\"", tmpl)};
       out += tmpl.substr(pos, open - pos);
       const auto key = tmpl.substr(open + 1, close - open - 1);
-      if (key == "E") {
+      if (key == "E" && !human) {
         out += "{E}";
       } else if (human) {
         auto e = Expression::parse(key, origin_, "");
@@ -209,7 +209,7 @@ class Builder {
         {"gdn.conv_kernel", &m.gdn.conv_kernel},
     };
     for (const auto& [key, expr] : d_.spec) {
-      if (key == "layers" || key == "layer_kind") continue;
+      if (key == "layers" || key == "layer_kind" || key == "moe_layer") continue;
       bool known = false;
       for (const auto& [name, out] : fields)
         if (name == key) {
@@ -246,6 +246,31 @@ class Builder {
                                      "chunked_attention, mla, kda, gated_deltanet or mamba2)",
                                      *s)};
         }
+      }
+      // moe_layer (per layer): the leading dense layers are the planner's
+      // first_dense_layers; dense layers after a sparse one are said.
+      if (auto moe = d_.spec.find("moe_layer"); moe != d_.spec.end()) {
+        std::uint64_t leading = 0, sparse = 0;
+        bool seen_sparse = false, dense_after = false;
+        for (std::uint64_t i = 0; i < *n; ++i) {
+          loop_["i"] = Value::of(static_cast<double>(i));
+          auto v = truth(moe->second);
+          loop_.erase("i");
+          if (!v) return v.error();
+          if (*v) {
+            seen_sparse = true;
+            ++sparse;
+          } else if (!seen_sparse) {
+            ++leading;
+          } else {
+            dense_after = true;
+          }
+        }
+        m.moe.first_dense_layers = leading;
+        if (dense_after)
+          m.notes.push_back("some dense layers follow sparse ones: the manifest has them, first_dense_layers counts "
+                            "only the leading ones");
+        if (sparse == 0) m.notes.push_back("no layer is sparse: every layer is a dense MLP");
       }
       // A window only matters where a layer slides; sliding layers need one.
       if (m.count_layers(LayerKind::sliding_attention) == 0) m.gqa.sliding_window = 0;

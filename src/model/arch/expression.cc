@@ -278,7 +278,7 @@ class Parser {
       }
       static const std::pair<std::string_view, std::size_t> kArity[] = {
           {"has", 1}, {"len", 1}, {"min", 2}, {"max", 2}, {"ceil_div", 2}, {"round_up", 2},
-          {"contains", 2}, {"int", 1}, {"floor", 1}};
+          {"contains", 2}, {"int", 1}, {"floor", 1}, {"max_of", 1}};
       for (const auto& [fn, arity] : kArity)
         if (fn == id) {
           if (args.size() != arity) return fail(fmt::format("{}() takes {} arguments", id, arity));
@@ -496,6 +496,17 @@ class Eval {
         if (item == x->json || (item.is_number() && x->json.is_number() && item.get<double>() == x->json.get<double>()))
           return Value::of(true);
       return Value::of(false);
+    }
+    if (fn == "max_of") {  // the largest number of a list (0 for an empty one)
+      auto list = present(*n.args[0]);
+      if (!list) return list;
+      if (!list->json.is_array()) return mistyped(*list, "a list");
+      double best = 0;
+      for (const auto& item : list->json) {
+        if (!item.is_number()) return mistyped(Value::of(item, list->pointer), "a list of numbers");
+        best = std::max(best, item.get<double>());
+      }
+      return Value::of(best);
     }
     auto a = number(*n.args[0]);
     if (!a) return a.error();
