@@ -59,4 +59,17 @@ std::string_view parallel_role_key(ParallelRole r) {
   return "?";
 }
 
+std::optional<ModuleClass> module_from_key(std::string_view key) {
+  for (auto m : kAllModuleClasses)
+    if (module_key(m) == key) return m;
+  return std::nullopt;
+}
+
+std::optional<ParallelRole> parallel_role_from_key(std::string_view key) {
+  for (auto r : {ParallelRole::column, ParallelRole::row, ParallelRole::vocab, ParallelRole::replicated,
+                 ParallelRole::expert})
+    if (parallel_role_key(r) == key) return r;
+  return std::nullopt;
+}
+
 }  // namespace preflight

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <iterator>
+#include <optional>
 
 #include <string_view>
 
@@ -41,6 +42,7 @@ static_assert(std::size(kAllModuleClasses) == static_cast<std::size_t>(ModuleCla
 
 
 std::string_view module_key(ModuleClass m);    // "routed_experts"
+std::optional<ModuleClass> module_from_key(std::string_view key);  // the inverse of module_key
 std::string_view module_label(ModuleClass m);  // "routed experts"
 
 // How a tensor is divided over ranks (placement reads this; the family sets it).
@@ -53,5 +55,6 @@ enum class ParallelRole {
 };
 
 std::string_view parallel_role_key(ParallelRole r);
+std::optional<ParallelRole> parallel_role_from_key(std::string_view key);  // the inverse of parallel_role_key
 
 }  // namespace preflight

@@ -54,18 +54,6 @@ Result<std::vector<std::string>> string_list(const nlohmann::json& node, const c
   return out;
 }
 
-std::optional<ModuleClass> module_of(std::string_view key) {
-  for (auto m : kAllModuleClasses)
-    if (module_key(m) == key) return m;
-  return std::nullopt;
-}
-
-std::optional<ParallelRole> role_of(std::string_view key) {
-  for (auto r : {ParallelRole::column, ParallelRole::row, ParallelRole::vocab, ParallelRole::replicated,
-                 ParallelRole::expert})
-    if (parallel_role_key(r) == key) return r;
-  return std::nullopt;
-}
 
 }  // namespace
 
@@ -111,12 +99,12 @@ Result<TensorNaming> TensorNaming::parse(std::string_view json_text, std::string
     const std::string module = r.value("module", "");
     if (module == "attention") {
       rule.attention = true;
-    } else if (auto m = module_of(module)) {
+    } else if (auto m = module_from_key(module)) {
       rule.module = *m;
     } else {
       return Error{std::string(origin), pointer + "/module", "unknown module class " + quote(module)};
     }
-    const auto role = role_of(r.value("role", ""));
+    const auto role = parallel_role_from_key(r.value("role", ""));
     if (!role) return Error{std::string(origin), pointer + "/role", "unknown role " + quote(r.value("role", ""))};
     rule.role = *role;
     rule.text = r.value("text", true);

@@ -13,18 +13,6 @@ namespace preflight::arch {
 
 namespace {
 
-std::optional<ModuleClass> module_named(std::string_view key) {
-  for (auto m : kAllModuleClasses)
-    if (module_key(m) == key) return m;
-  return std::nullopt;
-}
-
-std::optional<ParallelRole> role_named(std::string_view key) {
-  for (auto r : {ParallelRole::column, ParallelRole::row, ParallelRole::vocab, ParallelRole::replicated,
-                 ParallelRole::expert})
-    if (parallel_role_key(r) == key) return r;
-  return std::nullopt;
-}
 
 class Reader {
  public:
@@ -48,7 +36,7 @@ class Reader {
     auto t = text(node, key, where);
     if (!t) return t.error();
     if (t->empty()) return std::optional<ModuleClass>{};
-    auto m = module_named(*t);
+    auto m = module_from_key(*t);
     if (!m) return error(where + "/" + key, fmt::format("unknown module \"{}\"", *t));
     return m;
   }
@@ -104,7 +92,7 @@ class Reader {
     auto role = text(node, "role", where);
     if (!role) return role.error();
     if (!role->empty()) {
-      r.role = role_named(*role);
+      r.role = parallel_role_from_key(*role);
       if (!r.role) return error(where + "/role", fmt::format("unknown role \"{}\"", *role));
     }
     if (node.contains("linear")) {

@@ -1,0 +1,1 @@
+plan data/bert-config.json --gpus 8xH100
