@@ -1,0 +1,84 @@
+// Descriptions the gathered corpus has no pair for, checked against the
+// headline parameter counts their model cards publish (rounded figures, so the
+// check is loose: within 1.5%). It catches a missing expert stack, a doubled
+// projection or a head counted twice; exact bytes need a real index, and each
+// of these architectures gets an exact test once one is gathered.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "model/family_registry.h"
+
+namespace preflight {
+namespace {
+
+struct Card {
+  const char* model;    // the model card
+  const char* config;   // its published dimensions
+  double params;        // the card's headline parameter count
+  const char* family;   // the description that must read it
+};
+
+const Card kCards[] = {
+    {"mosaicml/mpt-7b (6.7B)",
+     R"({"model_type": "mpt", "d_model": 4096, "n_layers": 32, "n_heads": 32, "expansion_ratio": 4,
+         "vocab_size": 50432, "max_seq_len": 2048, "no_bias": true})",
+     6.7e9, "mpt"},
+    {"allenai/OLMoE-1B-7B-0924 (6.9B)",
+     R"({"model_type": "olmoe", "hidden_size": 2048, "num_hidden_layers": 16, "num_attention_heads": 16,
+         "num_key_value_heads": 16, "intermediate_size": 1024, "num_experts": 64, "num_experts_per_tok": 8,
+         "vocab_size": 50304, "max_position_embeddings": 4096, "tie_word_embeddings": false})",
+     6.9e9, "olmoe"},
+    {"CohereForAI/c4ai-command-r-v01 (35B)",
+     R"({"model_type": "cohere", "hidden_size": 8192, "num_hidden_layers": 40, "num_attention_heads": 64,
+         "num_key_value_heads": 64, "intermediate_size": 22528, "vocab_size": 256000,
+         "max_position_embeddings": 131072, "use_qk_norm": false})",
+     35e9, "cohere"},
+    {"bigcode/starcoder2-15b (16B)",
+     R"({"model_type": "starcoder2", "hidden_size": 6144, "num_hidden_layers": 40, "num_attention_heads": 48,
+         "num_key_value_heads": 4, "intermediate_size": 24576, "vocab_size": 49152, "use_bias": true,
+         "max_position_embeddings": 16384, "tie_word_embeddings": false})",
+     16e9, "starcoder2"},
+    {"bigcode/starcoder (15.5B)",
+     R"({"model_type": "gpt_bigcode", "n_embd": 6144, "n_layer": 40, "n_head": 48, "n_inner": 24576,
+         "vocab_size": 49152, "n_positions": 8192, "multi_query": true})",
+     15.5e9, "gpt_bigcode"},
+    {"meta-llama/Llama-4-Scout-17B-16E (109B)",
+     R"({"model_type": "llama4", "torch_dtype": "bfloat16",
+         "text_config": {"model_type": "llama4_text", "hidden_size": 5120, "intermediate_size": 8192,
+           "intermediate_size_mlp": 16384, "num_hidden_layers": 48, "num_attention_heads": 40, "num_key_value_heads": 8,
+           "head_dim": 128, "vocab_size": 202048, "num_local_experts": 16, "num_experts_per_tok": 1,
+           "interleave_moe_layer_step": 1, "attention_chunk_size": 8192, "max_position_embeddings": 10485760},
+         "vision_config": {"hidden_size": 1408, "intermediate_size": 5632, "num_hidden_layers": 34, "image_size": 336,
+           "patch_size": 14, "projector_input_dim": 4096, "projector_output_dim": 4096, "vision_output_dim": 4096}})",
+     109e9, "llama4"},
+    {"mistralai/Mistral-Small-3.1-24B-Instruct-2503 (24B)",
+     R"({"model_type": "mistral3", "text_config": {"model_type": "mistral", "hidden_size": 5120,
+           "intermediate_size": 32768, "num_hidden_layers": 40, "num_attention_heads": 32, "num_key_value_heads": 8,
+           "head_dim": 128, "vocab_size": 131072, "max_position_embeddings": 131072},
+         "vision_config": {"model_type": "pixtral", "hidden_size": 1024, "intermediate_size": 4096,
+           "num_hidden_layers": 24, "num_attention_heads": 16, "head_dim": 64, "patch_size": 14, "image_size": 1540}})",
+     24e9, "mistral3"},
+};
+
+TEST(UncorpusedDescriptions, ParameterCountsNearTheModelCards) {
+  for (const auto& c : kCards) {
+    SCOPED_TRACE(c.model);
+    const auto m = build_model_from_config(c.config, "config.json").value_or_throw();
+    EXPECT_EQ(m.family, c.family);
+    EXPECT_TRUE(m.family_reader);
+    const double params = static_cast<double>(m.manifest.logical_params());
+    EXPECT_LT(std::fabs(params - c.params) / c.params, 0.015) << params;
+  }
+}
+
+TEST(UncorpusedDescriptions, Llama4LayersAreChunkedExceptTheNoPeOnes) {
+  const auto m = build_model_from_config(kCards[5].config, "config.json").value_or_throw();
+  EXPECT_EQ(m.count_layers(LayerKind::chunked_attention), 36u);  // every 4th layer (NoPE) is global
+  EXPECT_EQ(m.count_layers(LayerKind::full_attention), 12u);
+  EXPECT_EQ(m.gqa.attention_chunk, 8192u);
+  EXPECT_EQ(m.moe.routed_experts, 16u);
+}
+
+}  // namespace
+}  // namespace preflight
