@@ -42,8 +42,10 @@ class Parser {
 
  private:
   Error fail(std::string_view what) const {
+    // The expression is quoted whole when short, cut otherwise (errors stay one bounded line).
+    const std::string shown = s_.size() <= 120 ? std::string(s_) : std::string(s_.substr(0, 117)) + "...";
     return Error{std::string(origin_), std::string(where_),
-                 fmt::format("{} at offset {} of expression \"{}\"", what, pos_, std::string(s_))};
+                 fmt::format("{} at offset {} of expression \"{}\"", what, pos_, shown)};
   }
   void skip() {
     while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_]))) ++pos_;
@@ -63,6 +65,13 @@ class Parser {
   }
 
   Result<NodePtr> conditional() {
+    // Parentheses, lists and calls recurse through here: bound the nesting.
+    if (++nesting_ > 64) return fail("expression nested too deeply");
+    auto out = conditional_body();
+    --nesting_;
+    return out;
+  }
+  Result<NodePtr> conditional_body() {
     auto c = coalesce();
     if (!c) return c;
     if (!eat("?")) return c;
@@ -294,6 +303,7 @@ class Parser {
   std::string_view where_;
   std::size_t pos_ = 0;
   int depth_ = 0;
+  int nesting_ = 0;
 };
 
 // Evaluation with the scope; errors name the config field involved.

@@ -66,6 +66,11 @@ TEST(ArchExpression, ErrorsNameTheFieldOrTheText) {
       {"1 +", "test: /x: unexpected end at offset 3 of expression \"1 +\""},
       {"frob(1)", "test: /x: unknown function frob() at offset 7 of expression \"frob(1)\""},
   };
+  // Deep nesting is refused, not recursed into.
+  const std::string deep = std::string(100'000, '(') + "1" + std::string(100'000, ')');
+  auto d = Expression::parse(deep, "test", "/x");
+  ASSERT_FALSE(d.ok());
+  EXPECT_NE(d.error().message.find("nested too deeply"), std::string::npos);
   for (const auto& c : cases) {
     auto v = eval(c.text);
     ASSERT_FALSE(v.ok()) << c.text;
