@@ -92,6 +92,19 @@ Result<ModelSpec> build_model_from_config(std::string_view config_json, std::str
   const auto* generic = table.by_name("llama");
   if (!generic) return Error{std::string(origin), "", "the embedded architecture table has no llama description"};
   auto m = arch::build_described(table, *generic, doc, origin);
+  // Layer kinds the generic reading does not know (LFM2's "conv", a hybrid's
+  // "linear_attention"): read again with every layer as full attention, which
+  // over-states the cache rather than refusing the model, and say so.
+  std::string unknown_kinds;
+  if (!m && m.error().message.starts_with("unknown layer type") && doc.contains("layer_types")) {
+    nlohmann::json plain = doc;
+    unknown_kinds = show(plain["layer_types"]);
+    plain.erase("layer_types");
+    m = arch::build_described(table, *generic, plain, origin);
+  }
+  if (m && !unknown_kinds.empty())
+    m.value().notes.push_back("layer_types " + unknown_kinds +
+                              " names kinds the generic reader does not know: every layer is counted as full attention");
   if (m) {
     m.value().family = "generic_decoder";
     if (auto w = doc.find("sliding_window"); w != doc.end() && !w->is_null() && !doc.contains("layer_types"))

@@ -8,6 +8,7 @@
 
 #include "core/bytes.h"
 #include "core/json_read.h"
+#include "core/text.h"
 #include "model/arch/architecture.h"
 #include "model/family_common.h"
 
@@ -28,9 +29,9 @@ struct Built {
 class Builder {
  public:
   Builder(const ArchitectureTable& table, const Description& d, const nlohmann::json& root, const nlohmann::json& node,
-          std::string node_pointer, std::string origin, Dtype dtype, int depth)
+          std::string node_pointer, std::string origin, Dtype dtype, int depth, std::vector<std::string>* guessed)
       : table_(table), d_(d), root_(root), node_(node), node_pointer_(std::move(node_pointer)),
-        origin_(std::move(origin)), dtype_(dtype), depth_(depth) {
+        origin_(std::move(origin)), dtype_(dtype), depth_(depth), guessed_(guessed) {
     scope_.text = &node_;
     scope_.root = &root_;
     scope_.text_pointer = node_pointer_;
@@ -381,14 +382,19 @@ class Builder {
       std::string type = d_.text_default;
       if (auto t = node->find("model_type"); t != node->end() && t->is_string()) type = t->get<std::string>();
       sub = table_.for_config(type, "");
-      if (!sub) return Error{origin_, pointer + "/model_type",
-                             fmt::format("no architecture description reads the language model \"{}\"", type)};
+      if (!sub) {
+        // An unknown language model inside a known wrapper: the generic reading,
+        // and the whole model's figures become planning estimates.
+        sub = table_.by_name("llama");
+        if (!sub) return Error{origin_, pointer + "/model_type", "no generic description to read the language model"};
+        guessed_->push_back(type);
+      }
     } else {
       sub = table_.by_name(part.use);
       if (!sub) return Error{origin_, "", fmt::format("architecture {}: no part named \"{}\"", d_.name, part.use)};
     }
     text = part.text.value_or(!sub->component);
-    Builder inner(table_, *sub, root_, *node, pointer, origin_, dtype_, depth_ + 1);
+    Builder inner(table_, *sub, root_, *node, pointer, origin_, dtype_, depth_ + 1, guessed_);
     auto built = inner.build();
     if (!built) return built;
     Built out = std::move(built).value();
@@ -421,6 +427,7 @@ class Builder {
   std::map<std::string, Value> loop_;
   std::set<std::string> evaluating_;
   std::uint64_t loop_reads_ = 0;
+  std::vector<std::string>* guessed_;  // language models read generically (unknown model_type)
 };
 
 }  // namespace
@@ -444,10 +451,17 @@ Result<ModelSpec> build_described(const ArchitectureTable& table, const Descript
   if (!wrapper && &text->node() != &root)
     for (const char* key : {"text_config", "llm_config", "language_config"})
       if (root.contains(key) && &root[key] == &text->node()) pointer = std::string("/") + key;
-  Builder builder(table, d, root, node, pointer, std::string(origin), *dtype, 0);
+  std::vector<std::string> guessed;
+  Builder builder(table, d, root, node, pointer, std::string(origin), *dtype, 0, &guessed);
   auto built = builder.build();
   if (!built) return built.error();
   ModelSpec m = std::move(built->spec);
+  for (const auto& type : guessed) {
+    m.family_reader = false;
+    m.notes.push_back(fmt::format("the language model's model_type {} has no reader: it is read as a generic "
+                                  "decoder inside the {} wrapper; verify against the real files",
+                                  echo(type), d.name));
+  }
   m.family = d.name;
   m.origin = std::string(origin);
   m.architecture = *architecture;

@@ -107,3 +107,30 @@ TEST(ArchOutOfScope, EncodersGetOneLine) {
 
 }  // namespace
 }  // namespace preflight::arch
+
+namespace preflight::arch {
+namespace {
+
+TEST(ArchFallback, UnknownLayerKindsAndUnknownLanguageModelsAreReadGenerically) {
+  // An unknown model_type whose layer_types name kinds nobody reads (LFM2's "conv").
+  auto lfm = build_model_from_config(
+      R"({"model_type": "lfm_like", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+          "intermediate_size": 128, "vocab_size": 100, "layer_types": ["conv", "full_attention"]})",
+      "config.json");
+  ASSERT_TRUE(lfm.ok()) << lfm.error().to_string();
+  EXPECT_FALSE(lfm->family_reader);
+  EXPECT_EQ(lfm->count_layers(LayerKind::full_attention), 2u);
+  EXPECT_NE(lfm->notes.front().find("\"conv\""), std::string::npos) << lfm->notes.front();
+  // A known wrapper (mistral3) around an unknown language model: the generic
+  // reading inside the wrapper, and no reader claimed.
+  auto wrapped = build_model_from_config(
+      R"({"model_type": "mistral3", "text_config": {"model_type": "mistral9", "hidden_size": 64,
+          "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100}})",
+      "config.json");
+  ASSERT_TRUE(wrapped.ok()) << wrapped.error().to_string();
+  EXPECT_EQ(wrapped->family, "mistral3");
+  EXPECT_FALSE(wrapped->family_reader);
+}
+
+}  // namespace
+}  // namespace preflight::arch
