@@ -59,6 +59,14 @@ const Card kCards[] = {
          "vision_config": {"model_type": "pixtral", "hidden_size": 1024, "intermediate_size": 4096,
            "num_hidden_layers": 24, "num_attention_heads": 16, "head_dim": 64, "patch_size": 14, "image_size": 1540}})",
      24e9, "mistral3"},
+    {"Qwen/Qwen3-VL-30B-A3B-Instruct (31.1B)",
+     R"({"architectures": ["Qwen3VLMoeForConditionalGeneration"], "model_type": "qwen3_vl_moe", "torch_dtype": "bfloat16", "tie_word_embeddings": false,
+ "text_config": {"model_type": "qwen3_vl_moe_text", "hidden_size": 2048, "intermediate_size": 6144, "moe_intermediate_size": 768,
+   "num_hidden_layers": 48, "num_attention_heads": 32, "num_key_value_heads": 4, "head_dim": 128, "num_experts": 128,
+   "num_experts_per_tok": 8, "vocab_size": 151936, "max_position_embeddings": 262144, "decoder_sparse_step": 1, "mlp_only_layers": []},
+ "vision_config": {"depth": 27, "hidden_size": 1152, "intermediate_size": 4304, "num_heads": 16, "num_position_embeddings": 2304,
+   "out_hidden_size": 2048, "patch_size": 16, "spatial_merge_size": 2, "temporal_patch_size": 2, "deepstack_visual_indexes": [8, 16, 24]}})",
+     31.1e9, "qwen3_vl_moe"},
 };
 
 TEST(UncorpusedDescriptions, ParameterCountsNearTheModelCards) {
