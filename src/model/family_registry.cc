@@ -59,10 +59,10 @@ Result<ModelSpec> build_model_from_config(std::string_view config_json, std::str
   std::string architecture;
   if (auto it = doc.find("architectures"); it != doc.end() && it->is_array() && !it->empty() && (*it)[0].is_string())
     architecture = (*it)[0].get<std::string>();
-  const auto& table = arch::ArchitectureTable::embedded();
-
-  // The architecture's own reader: a C++ family, else a description (data/architectures/).
+  // The architecture's own reader: a C++ family, else a description (data/architectures/;
+  // the table is parsed on first use, so a C++ family's model never pays for it).
   if (const auto* row = row_for(model_type)) return from_row(*row, doc, origin);
+  const auto& table = arch::ArchitectureTable::embedded();
   if (const auto* d = table.for_config(model_type, architecture); d && !d->component)
     return arch::build_described(table, *d, doc, origin);
   // A wrapper nobody describes: its language model's reader (the vision tower is then missing, said in the notes).

@@ -12,17 +12,13 @@
 
 #include "artifact/safetensors_index.h"
 #include "model/family_registry.h"
+#include "shared_files.h"
 #include "model/tensor_naming.h"
 
 namespace preflight {
 namespace {
 
-std::string read(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string read(const std::filesystem::path& p) { return testing::read_file(p.string()); }
 
 TEST(NamingCorpus, EveryGatheredIndexClassifies) {
   const std::filesystem::path root = PREFLIGHT_TEST_DATA_DIR "/index_corpus";

@@ -23,16 +23,12 @@
 
 #include "artifact/safetensors_index.h"
 #include "model/family_registry.h"
+#include "shared_files.h"
 
 namespace preflight {
 namespace {
 
-std::string read(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string read(const std::filesystem::path& p) { return testing::read_file(p.string()); }
 
 struct Row {
   std::uint64_t pairs = 0, within = 0, exact = 0;
