@@ -36,6 +36,8 @@ std::string_view layer_kind_key(LayerKind k) {
     case LayerKind::kda: return "kda";
     case LayerKind::gated_deltanet: return "gated_deltanet";
     case LayerKind::mamba2: return "mamba2";
+    case LayerKind::short_conv: return "short_conv";
+    case LayerKind::lightning: return "lightning";
   }
   return "?";
 }
@@ -58,6 +60,8 @@ std::vector<std::pair<std::uint64_t, std::string>> ModelSpec::tp_divisors() cons
     out.emplace_back(gdn.v_heads, fmt::format("{} Gated DeltaNet value heads", gdn.v_heads));
   if (count_layers(LayerKind::mamba2) > 0 && mamba.heads > 0)
     out.emplace_back(mamba.heads, fmt::format("{} Mamba-2 heads", mamba.heads));
+  if (count_layers(LayerKind::lightning) > 0 && lightning.heads > 0)
+    out.emplace_back(lightning.heads, fmt::format("{} lightning-attention heads", lightning.heads));
   return out;
 }
 

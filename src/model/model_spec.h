@@ -30,6 +30,8 @@ enum class LayerKind {
   kda,                // Kimi Delta Attention: fixed recurrent state + short conv
   gated_deltanet,     // Gated DeltaNet: fixed recurrent state + short conv
   mamba2,             // Mamba-2 SSM: fixed state + conv
+  short_conv,         // gated short convolution (LFM2 conv layers): only a conv window per request
+  lightning,          // lightning attention (MiniMax-M1/Text-01): a fixed heads x d x d state per request
 };
 
 std::string_view layer_kind_key(LayerKind k);
@@ -60,6 +62,19 @@ struct Mamba2Dims {
   std::uint64_t state_size = 0;   // ssm_state_size (d_state)
   std::uint64_t groups = 1;       // n_groups
   std::uint64_t conv_kernel = 0;
+};
+
+// Gated short convolution (LFM2): a depthwise conv of `kernel` taps over `dim`
+// channels; the cache keeps the last kernel - 1 positions.
+struct ShortConvDims {
+  std::uint64_t dim = 0;
+  std::uint64_t kernel = 0;
+};
+
+// Lightning attention (MiniMax): linear attention whose state is head_dim x head_dim per head.
+struct LightningDims {
+  std::uint64_t heads = 0;
+  std::uint64_t head_dim = 0;
 };
 
 struct MlaDims {
@@ -118,6 +133,8 @@ struct ModelSpec {
   KdaDims kda;
   DeltaNetDims gdn;
   Mamba2Dims mamba;
+  ShortConvDims short_conv;
+  LightningDims lightning;
   MoeDims moe;
   std::uint64_t mtp_layers = 0;   // multi-token-prediction layers stored beyond num_hidden_layers
   std::vector<std::string> notes; // what the family reader assumed or could not read

@@ -124,6 +124,33 @@ std::vector<StateRow> recurrent_state_per_rank(const ModelSpec& m, std::uint64_t
                             n, h, g.head_dim, g.state_size, state, n, h, g.head_dim, g.groups, g.state_size, positions, conv);
     rows.push_back(r);
   }
+  // LFM2 short convolution: no recurrent state, only the last kernel - 1 inputs
+  // of each channel (vLLM ShortConv: conv_state [kernel - 1, dim / tp]).
+  if (const auto n = range.count_kind(m, LayerKind::short_conv); n > 0) {
+    const auto& g = m.short_conv;
+    const auto channels = per_rank(g.dim, tp);
+    const auto positions = g.kernel > 0 ? g.kernel - 1 : 0;
+    StateRow r;
+    r.kind = LayerKind::short_conv;
+    r.layers = n;
+    r.conv_bytes = checked_mul(checked_mul(n, channels), checked_mul(positions, conv));
+    r.bytes = r.conv_bytes;
+    r.formula = fmt::format("{} short-conv layers x {} channels x {} positions x {} B", n, channels, positions, conv);
+    rows.push_back(r);
+  }
+  // MiniMax lightning attention: a head_dim x head_dim state per head
+  // (vLLM MiniMaxText01LinearAttention: kv cache [heads / tp, d, d], float32).
+  if (const auto n = range.count_kind(m, LayerKind::lightning); n > 0) {
+    const auto& g = m.lightning;
+    const auto h = per_rank(g.heads, tp);
+    StateRow r;
+    r.kind = LayerKind::lightning;
+    r.layers = n;
+    r.recurrent_bytes = checked_mul(checked_mul(n, h), checked_mul(g.head_dim * g.head_dim, state));
+    r.bytes = r.recurrent_bytes;
+    r.formula = fmt::format("{} lightning-attention layers x {} heads x {} x {} x {} B", n, h, g.head_dim, g.head_dim, state);
+    rows.push_back(r);
+  }
   return rows;
 }
 

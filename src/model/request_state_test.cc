@@ -65,5 +65,30 @@ TEST(RequestState, Mamba2State) {
   EXPECT_EQ(rows[0].conv_bytes, (128u * 64 + 2 * 8 * 128) * 3 * 2);
 }
 
+// LFM2-1.2B: 10 conv layers over 2,048 channels, conv_L_cache 3 -> 2 positions kept.
+TEST(RequestState, ShortConvKeepsOnlyTheConvWindow) {
+  std::vector<LayerKind> layers(10, LayerKind::short_conv);
+  layers.push_back(LayerKind::full_attention);
+  auto m = with_layers(layers);
+  m.short_conv = {2048, 3};
+  const auto rows = recurrent_state_per_rank(m, 1, 4);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].recurrent_bytes, 0u);
+  EXPECT_EQ(rows[0].conv_bytes, 10u * 2048 * 2 * 2);  // BF16 conv state
+  EXPECT_EQ(recurrent_state_per_rank(m, 2, 4)[0].bytes, 10u * 1024 * 2 * 2);
+}
+
+// MiniMax-M1: 70 lightning layers x 64 heads x 128 x 128 float32.
+TEST(RequestState, LightningAttentionState) {
+  std::vector<LayerKind> layers(70, LayerKind::lightning);
+  auto m = with_layers(layers);
+  m.lightning = {64, 128};
+  const auto rows = recurrent_state_per_rank(m, 1, 4);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].bytes, 70u * 64 * 128 * 128 * 4);  // 293,601,280 B per request
+  EXPECT_EQ(recurrent_state_per_rank(m, 8, 4)[0].bytes, 70u * 8 * 128 * 128 * 4);
+  EXPECT_EQ(m.tp_divisors().front().first, 64u);
+}
+
 }  // namespace
 }  // namespace preflight

@@ -63,7 +63,9 @@ ModuleClass attention_module(const ModelSpec& model, int layer) {
     case LayerKind::mla: return ModuleClass::mla_attention;
     case LayerKind::kda: return ModuleClass::kda_attention;
     case LayerKind::gated_deltanet:
-    case LayerKind::mamba2: return ModuleClass::linear_attention;
+    case LayerKind::mamba2:
+    case LayerKind::short_conv:
+    case LayerKind::lightning: return ModuleClass::linear_attention;
     default: return ModuleClass::gqa_attention;
   }
 }

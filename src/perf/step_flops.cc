@@ -77,6 +77,12 @@ std::uint64_t attention_flops(const ModelSpec& m, const Layout& layout, std::uin
   if (const auto n = range.count_kind(m, LayerKind::mamba2); n > 0)
     per_token = checked_add(per_token, checked_mul(checked_mul(n, 4 * heads_per_rank(m.mamba.heads, tp)),
                                                    m.mamba.head_dim * m.mamba.state_size, "attention FLOPs"));
+  if (const auto n = range.count_kind(m, LayerKind::lightning); n > 0)
+    per_token = checked_add(per_token, checked_mul(checked_mul(n, 4 * heads_per_rank(m.lightning.heads, tp)),
+                                                   m.lightning.head_dim * m.lightning.head_dim, "attention FLOPs"));
+  if (const auto n = range.count_kind(m, LayerKind::short_conv); n > 0)
+    per_token = checked_add(per_token, checked_mul(checked_mul(n, 2 * heads_per_rank(m.short_conv.dim, tp)),
+                                                   m.short_conv.kernel, "attention FLOPs"));
   if (s.prefill) return checked_add(token_kinds, checked_mul(per_token, c, "attention FLOPs"));
   return checked_mul(checked_add(token_kinds, per_token), s.requests_per_group, "attention FLOPs");
 }

@@ -208,6 +208,8 @@ class Builder {
         {"gdn.k_heads", &m.gdn.k_heads},        {"gdn.v_heads", &m.gdn.v_heads},
         {"gdn.k_head_dim", &m.gdn.k_head_dim},  {"gdn.v_head_dim", &m.gdn.v_head_dim},
         {"gdn.conv_kernel", &m.gdn.conv_kernel},
+        {"short_conv.dim", &m.short_conv.dim},  {"short_conv.kernel", &m.short_conv.kernel},
+        {"lightning.heads", &m.lightning.heads}, {"lightning.head_dim", &m.lightning.head_dim},
     };
     for (const auto& [key, expr] : d_.spec) {
       if (key == "layers" || key == "layer_kind" || key == "moe_layer") continue;
@@ -236,7 +238,8 @@ class Builder {
           if (!s) return s.error();
           bool found = false;
           for (auto k : {LayerKind::full_attention, LayerKind::sliding_attention, LayerKind::chunked_attention,
-                         LayerKind::mla, LayerKind::kda, LayerKind::gated_deltanet, LayerKind::mamba2})
+                         LayerKind::mla, LayerKind::kda, LayerKind::gated_deltanet, LayerKind::mamba2,
+                         LayerKind::short_conv, LayerKind::lightning})
             if (layer_kind_key(k) == *s) {
               m.layers[i] = k;
               found = true;
@@ -244,7 +247,7 @@ class Builder {
           if (!found)
             return Error{origin_, v->pointer.empty() ? node_pointer_ : v->pointer,
                          fmt::format("unknown layer type \"{}\" (expected full_attention, sliding_attention, "
-                                     "chunked_attention, mla, kda, gated_deltanet or mamba2)",
+                                     "chunked_attention, mla, kda, gated_deltanet, mamba2, short_conv or lightning)",
                                      *s)};
         }
       }
