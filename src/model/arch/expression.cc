@@ -287,7 +287,7 @@ class Parser {
       }
       static const std::pair<std::string_view, std::size_t> kArity[] = {
           {"has", 1}, {"len", 1}, {"min", 2}, {"max", 2}, {"ceil_div", 2}, {"round_up", 2},
-          {"contains", 2}, {"int", 1}, {"floor", 1}, {"max_of", 1}};
+          {"contains", 2}, {"int", 1}, {"floor", 1}, {"max_of", 1}, {"version", 1}};
       for (const auto& [fn, arity] : kArity)
         if (fn == id) {
           if (args.size() != arity) return fail(fmt::format("{}() takes {} arguments", id, arity));
@@ -517,6 +517,24 @@ class Eval {
         best = std::max(best, item.get<double>());
       }
       return Value::of(best);
+    }
+    if (fn == "version") {  // "4.31.0" -> 4,031,000: release strings compared as numbers (".dev0" ignored)
+      auto v = present(*n.args[0]);
+      if (!v) return v;
+      if (!v->json.is_string()) return mistyped(*v, "a version string");
+      const auto s = v->json.get<std::string>();
+      double parts[3] = {0, 0, 0};
+      std::size_t at = 0;
+      for (int k = 0; k < 3 && at < s.size(); ++k) {
+        std::size_t digits = 0;
+        while (at + digits < s.size() && digits < 6 && s[at + digits] >= '0' && s[at + digits] <= '9') ++digits;
+        if (digits == 0) break;
+        parts[k] = std::stod(s.substr(at, digits));
+        at += digits;
+        if (at >= s.size() || s[at] != '.') break;
+        ++at;
+      }
+      return Value::of(parts[0] * 1e6 + parts[1] * 1e3 + parts[2]);
     }
     auto a = number(*n.args[0]);
     if (!a) return a.error();

@@ -46,6 +46,10 @@ TEST(ArchExpression, Values) {
       {"len(@layer_types)", 2},
       {"contains([1, 2, 3], 2)", true},
       {"ceil_div(10, 4) + round_up(10, 4) + min(3, 4) + max(3, 4)", 3 + 12 + 3 + 4},
+      {"version('4.57.0.dev0')", 4057000},              // release strings compare as numbers
+      {"version('4.31.0') < version('4.32')", true},
+      {"version('4.9.1') < version('4.31')", true},     // not a string comparison
+      {"version('5.5.0.dev0') > version('4.57.1')", true},
   };
   for (const auto& c : cases) {
     auto v = eval(c.text);
