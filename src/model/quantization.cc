@@ -529,7 +529,10 @@ Result<QuantizationScheme> parse_gptq(const JsonFields& q, QuantizationScheme sc
   auto ignore = read_not_convert(q, {"modules_to_not_convert"});
   if (!ignore) return ignore.error();
   scheme.ignore = std::move(ignore).value();
-  g.bias_always = q.has("model_file_base_name") && !q.has("meta");
+  // AutoGPTQ (model_file_base_name) and optimum's GPTQ integration (use_exllama,
+  // exllama_config) build every QuantLinear with a bias; GPTQModel (meta) follows the layer.
+  // Seen in Qwen-7B-Chat-Int4 (AutoGPTQ) and Qwen1.5-14B-Chat-GPTQ-Int4 (optimum keys).
+  g.bias_always = (q.has("model_file_base_name") || q.has("use_exllama") || q.has("exllama_config")) && !q.has("meta");
   scheme.groups.push_back(std::move(g));
   return scheme;
 }

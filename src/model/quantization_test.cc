@@ -294,6 +294,14 @@ std::vector<FormatCase> format_cases() {
                     {kL0 + "self_attn.o_proj.scales", "[32, 4096]", "F16", 262'144, 0},
                     {kL0 + "self_attn.o_proj.g_idx", "[4096]", "I32", 16'384, 0},
                     {kL0 + "self_attn.o_proj.bias", "[4096]", "F16", 8'192, 4'096}}});
+  cases.push_back({"gptq saved through optimum (use_exllama) stores a bias everywhere too",
+                   R"({"quant_method": "gptq", "bits": 4, "group_size": 128, "use_exllama": true, "exllama_config": {"version": 1}})",
+                   {tensor(kL0 + "mlp.down_proj.weight", {4096, 11008}, Dtype::BF16, true, MC::dense_mlp, PR::row)},
+                   {{kL0 + "mlp.down_proj.qweight", "[1376, 4096]", "I32", 22'544'384, 45'088'768},
+                    {kL0 + "mlp.down_proj.qzeros", "[86, 512]", "I32", 176'128, 0},
+                    {kL0 + "mlp.down_proj.scales", "[86, 4096]", "F16", 704'512, 0},
+                    {kL0 + "mlp.down_proj.g_idx", "[11008]", "I32", 44'032, 0},
+                    {kL0 + "mlp.down_proj.bias", "[4096]", "F16", 8'192, 4'096}}});
   // MLX (mlx-lm): U32 words of bits-wide values, scales and biases per group in the model dtype.
   cases.push_back({"mlx 4-bit group 64",
                    R"({"group_size": 64, "bits": 4})",

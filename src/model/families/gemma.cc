@@ -81,8 +81,9 @@ Result<VisionDims> read_vision(const JsonFields& v, std::vector<std::string>& no
   auto channels = v.positive_integer_or("num_channels", 3);
   if (!channels) return channels.error();
   d.channels = *channels;
-  if (d.image % d.patch != 0)
-    return v.error("patch_size", fmt::format("{} does not divide image_size {}", d.patch, d.image));
+  // A stride-patch Conv2d drops the remainder (SigLIP so400m-patch14-384: 27 x 27 patches).
+  if (d.patch > d.image)
+    return v.error("patch_size", fmt::format("{} exceeds image_size {}", d.patch, d.image));
   if (d.layers > 1024) return v.error("num_hidden_layers", fmt::format("{} layers is implausible", d.layers));
   auto head = read_flag(v, "vision_use_head");
   if (!head) return head.error();

@@ -278,7 +278,7 @@ TEST(GemmaErrors, EachBadFieldIsNamed) {
       {"/text_config/layer_types", "[\"sliding_attention\"]",
        "config.json: /text_config/layer_types: 1 entries for 62 layers"},
       {"/vision_config", "DELETE", "config.json: /vision_config: missing object"},
-      {"/vision_config/patch_size", "15", "config.json: /vision_config/patch_size: 15 does not divide image_size 896"},
+      {"/vision_config/patch_size", "1000", "config.json: /vision_config/patch_size: 1000 exceeds image_size 896"},
       {"/vision_config/num_hidden_layers", "null",
        "config.json: /vision_config/num_hidden_layers: missing positive integer"},
       {"/vision_config/vision_use_head", "1",
