@@ -679,8 +679,10 @@ bool is_ct(const QuantizationScheme& s) { return s.method == "compressed-tensors
 // What the HF quantizers convert before any modules_to_not_convert entry.
 bool eligible(const QuantizationScheme& s, const LogicalTensor& t) {
   if (is_ct(s)) return true;
-  if (s.method == "mlx")  // nn.Linear and nn.Embedding with to_quantized, if group_size divides the input
-    return (t.linear_weight || t.module == ModuleClass::embedding) && t.shape.size() == 2 && !s.groups.empty() &&
+  // nn.Linear and nn.Embedding with to_quantized, if group_size divides the input;
+  // mlx-vlm leaves the vision tower and projector in the model dtype.
+  if (s.method == "mlx")
+    return t.text && (t.linear_weight || t.module == ModuleClass::embedding) && t.shape.size() == 2 && !s.groups.empty() &&
            t.shape[1] % s.groups.back().group_size == 0;
   if (!t.linear_weight) return false;
   if (s.method == "mxfp4") return t.module == ModuleClass::routed_experts;  // only GptOssExperts are replaced
