@@ -18,8 +18,6 @@ const std::vector<FamilyRow>& family_registry() {
        "DeepSeek-V2/V3, Kimi K2: MLA, MoE with shared experts, MTP layers"},
       {"gemma", {"gemma2", "gemma3", "gemma3_text"}, build_gemma, "Gemma 2/3: sliding-window pattern, tied embeddings"},
       {"qwen3_next", {"qwen3_next"}, build_qwen3_next, "Qwen3-Next: Gated DeltaNet + gated attention"},
-      {"glm4_moe", {"glm4_moe"}, build_glm4_moe, "GLM-4.5: MoE with MTP layers"},
-      {"minimax_m2", {"minimax_m2", "minimax"}, build_minimax_m2, "MiniMax-M2: FP8 MoE"},
       {"gpt_oss", {"gpt_oss"}, build_gpt_oss, "gpt-oss: MXFP4 experts, attention sinks, sliding window"},
   };
   return kRows;

@@ -48,6 +48,7 @@ struct TensorRule {
   bool group = false;
   std::string loop_var;                 // "" for a condition-only group
   std::optional<Expression> from, to;   // loop range [from, to)
+  std::optional<Expression> mtp_from;   // iterations from this value on are MTP layers (module mtp)
   bool layer_loop = false;              // loop_var numbers decoder layers (tensor.layer = value)
   std::string prefix;                   // prepended to children's names (templated)
   std::optional<ModuleClass> force_module;  // every child tensor's module (MTP, vision)

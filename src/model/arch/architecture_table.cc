@@ -61,6 +61,12 @@ class Reader {
           (k[0] == 'f' ? r.from : r.to) = *e;
         }
         r.layer_loop = node.value("layer", r.loop_var == "i");
+        if (node.contains("mtp_from")) {
+          // Multi-token-prediction layers appended to the decoder stack (GLM-4.5, DeepSeek-V3).
+          auto e = expression(node["mtp_from"], where + "/mtp_from");
+          if (!e) return e.error();
+          r.mtp_from = *e;
+        }
       }
       auto prefix = text(node, "prefix", where);
       if (!prefix) return prefix.error();
@@ -122,7 +128,7 @@ class Reader {
           (k[0] == 'm' ? d.model_types : d.architectures).push_back(v.get<std::string>());
         }
     if (doc.contains("fields")) {
-      static const std::set<std::string> kKinds = {"positive", "positive?", "count?", "flag?", "layers", "list?", "object?"};
+      static const std::set<std::string> kKinds = {"positive", "positive?", "positives", "count?", "flag?", "layers", "list?", "object?"};
       for (std::size_t i = 0; i < doc["fields"].size(); ++i) {
         const auto& f = doc["fields"][i];
         if (!f.is_array() || f.size() != 2 || !f[0].is_string() || !f[1].is_string() || !kKinds.count(f[1].get<std::string>()))

@@ -89,6 +89,17 @@ class Builder {
       if (optional && !node.has(key)) continue;
       if (kind == "positive" || kind == "positive?") {
         if (auto v = node.positive_integer(key); !v) return v.error();
+      } else if (kind == "positives") {  // one positive integer, or one per layer (Gemma 3n's intermediate_size)
+        if (node.node()[key].is_array()) {
+          auto v = node.integer_list(key);
+          if (!v) return v.error();
+          for (std::size_t i = 0; i < v->size(); ++i)
+            if ((*v)[i] == 0)
+              return Error{origin_, fmt::format("{}/{}", node.pointer_to(key), i),
+                           fmt::format("expected a positive integer, got {}", (*v)[i])};
+        } else if (auto v = node.positive_integer(key); !v) {
+          return v.error();
+        }
       } else if (kind == "layers") {
         auto v = node.positive_integer(key);
         if (!v) return v.error();
@@ -239,7 +250,7 @@ class Builder {
           bool found = false;
           for (auto k : {LayerKind::full_attention, LayerKind::sliding_attention, LayerKind::chunked_attention,
                          LayerKind::mla, LayerKind::kda, LayerKind::gated_deltanet, LayerKind::mamba2,
-                         LayerKind::short_conv, LayerKind::lightning})
+                         LayerKind::short_conv, LayerKind::lightning, LayerKind::stateless})
             if (layer_kind_key(k) == *s) {
               m.layers[i] = k;
               found = true;
@@ -247,7 +258,7 @@ class Builder {
           if (!found)
             return Error{origin_, v->pointer.empty() ? node_pointer_ : v->pointer,
                          fmt::format("unknown layer type \"{}\" (expected full_attention, sliding_attention, "
-                                     "chunked_attention, mla, kda, gated_deltanet, mamba2, short_conv or lightning)",
+                                     "chunked_attention, mla, kda, gated_deltanet, mamba2, short_conv, lightning or stateless)",
                                      *s)};
         }
       }
@@ -307,14 +318,21 @@ class Builder {
       if (!to) return to.error();
       if (*to > *from && *to - *from > kMaxLoop)
         return Error{origin_, node_pointer_, fmt::format("a {}-long stack ({}) is implausible", *to - *from, r.to->text())};
+      std::uint64_t mtp_from = *to;
+      if (r.mtp_from) {
+        auto v = dimension(*r.mtp_from);
+        if (!v) return v.error();
+        mtp_from = *v;
+      }
       const auto saved = loop_.find(r.loop_var) != loop_.end() ? std::optional<Value>(loop_[r.loop_var]) : std::nullopt;
       for (std::uint64_t v = *from; v < *to; ++v) {
         loop_[r.loop_var] = Value::of(static_cast<double>(v));
         auto named = fill(r.prefix);
         if (!named) return named.error();
         const int at = r.layer_loop ? static_cast<int>(v) : layer;
+        const auto here = v >= mtp_from ? std::optional<ModuleClass>(ModuleClass::mtp) : module;
         for (const auto& c : r.children)
-          if (auto e = emit(c, prefix + *named, at, module, out)) return e;
+          if (auto e = emit(c, prefix + *named, at, here, out)) return e;
       }
       if (saved) loop_[r.loop_var] = *saved;
       else loop_.erase(r.loop_var);
@@ -353,7 +371,8 @@ class Builder {
       t.instances = static_cast<std::uint32_t>(*n);
     }
     t.layer = layer;
-    t.text = t.module != ModuleClass::vision_tower && t.module != ModuleClass::projector;
+    t.text = t.module != ModuleClass::vision_tower && t.module != ModuleClass::audio_tower &&
+             t.module != ModuleClass::projector;
     for (auto d : t.shape)
       if (d == 0) return std::nullopt;  // a zero-width tensor is not stored
     out.push_back(std::move(t));

@@ -1,4 +1,6 @@
-// The glm4_moe family against GLM-4.5-Air and GLM-4.5. The configs below are the
+// The glm4_moe description (data/architectures/glm4_moe.json; a C++ family
+// until 2026-12-03, these tests unchanged but for the check messages) against
+// GLM-4.5-Air and GLM-4.5. The configs below are the
 // values of the public zai-org/GLM-4.5-Air and zai-org/GLM-4.5 config.json
 // (keys the reader does not use are left out). Totals are the Hugging Face
 // Hub's safetensors parameter counts (api/models/<repo>?expand[]=safetensors,
@@ -122,7 +124,7 @@ TEST(Glm, KvCacheCountsDecoderLayersOnly) {
 TEST(Glm, BadConfigsNameTheField) {
   struct Bad { const char* pointer; const char* value; const char* error; };
   const Bad cases[] = {
-      {"/num_key_value_heads", "7", "config.json: /num_key_value_heads: 7 KV heads do not divide the 96 attention heads"},
+      {"/num_key_value_heads", "7", "config.json: /num_key_value_heads: 96 attention heads are not a multiple of 7 KV heads"},
       {"/num_experts_per_tok", "129",
        "config.json: /num_experts_per_tok: 129 selected experts exceed the 128 routed experts"},
       {"/n_routed_experts", "DELETE", "config.json: /n_routed_experts: missing positive integer"},

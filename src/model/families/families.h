@@ -21,10 +21,6 @@ Result<ModelSpec> build_deepseek(const nlohmann::json& root, std::string_view or
 Result<ModelSpec> build_kimi_linear(const nlohmann::json& root, std::string_view origin);
 // families/qwen3_next.cc: Qwen3-Next (Gated DeltaNet + gated attention, mtp.*)
 Result<ModelSpec> build_qwen3_next(const nlohmann::json& root, std::string_view origin);
-// families/glm4_moe.cc: GLM-4.5 (MTP layers with embedding/head copies)
-Result<ModelSpec> build_glm4_moe(const nlohmann::json& root, std::string_view origin);
-// families/minimax_m2.cc: MiniMax-M2 (FP8, F32 router)
-Result<ModelSpec> build_minimax_m2(const nlohmann::json& root, std::string_view origin);
 // families/gpt_oss.cc: gpt-oss (MXFP4 experts, attention sinks, sliding window)
 Result<ModelSpec> build_gpt_oss(const nlohmann::json& root, std::string_view origin);
 
