@@ -38,6 +38,7 @@ std::string_view layer_kind_key(LayerKind k) {
     case LayerKind::mamba2: return "mamba2";
     case LayerKind::short_conv: return "short_conv";
     case LayerKind::lightning: return "lightning";
+    case LayerKind::stateless: return "stateless";
   }
   return "?";
 }

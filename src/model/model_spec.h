@@ -32,6 +32,7 @@ enum class LayerKind {
   mamba2,             // Mamba-2 SSM: fixed state + conv
   short_conv,         // gated short convolution (LFM2 conv layers): only a conv window per request
   lightning,          // lightning attention (MiniMax-M1/Text-01): a fixed heads x d x d state per request
+  stateless,          // keeps nothing per request: attention reading another layer's KV (Gemma 3n KV sharing), MLP-only layers
 };
 
 std::string_view layer_kind_key(LayerKind k);

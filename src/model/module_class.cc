@@ -19,6 +19,7 @@ std::string_view module_key(ModuleClass m) {
     case ModuleClass::norms: return "norms";
     case ModuleClass::attn_res: return "attn_res";
     case ModuleClass::vision_tower: return "vision_tower";
+    case ModuleClass::audio_tower: return "audio_tower";
     case ModuleClass::projector: return "projector";
     case ModuleClass::unclassified: return "unclassified";
   }
@@ -42,6 +43,7 @@ std::string_view module_label(ModuleClass m) {
     case ModuleClass::norms: return "norms";
     case ModuleClass::attn_res: return "Attention Residuals";
     case ModuleClass::vision_tower: return "vision tower";
+    case ModuleClass::audio_tower: return "audio tower";
     case ModuleClass::projector: return "multimodal projector";
     case ModuleClass::unclassified: return "unclassified (replicated)";
   }

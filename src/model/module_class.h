@@ -24,6 +24,7 @@ enum class ModuleClass {
   norms,              // layer norms outside attention and MoE
   attn_res,           // Attention Residuals norms and projections
   vision_tower,       // vision encoder
+  audio_tower,        // audio encoder (Gemma 3n)
   projector,          // multimodal projector
   mtp,                // multi-token-prediction layers stored beyond num_hidden_layers
   unclassified,       // a stored tensor no family reader or naming rule places: replicated, named in the notes
@@ -35,7 +36,7 @@ inline constexpr ModuleClass kAllModuleClasses[] = {
     ModuleClass::dense_mlp,      ModuleClass::shared_experts,
     ModuleClass::router,         ModuleClass::latent_projection, ModuleClass::routed_experts,
     ModuleClass::norms,          ModuleClass::attn_res,       ModuleClass::vision_tower,
-    ModuleClass::projector,      ModuleClass::mtp,            ModuleClass::unclassified,
+    ModuleClass::audio_tower,    ModuleClass::projector,      ModuleClass::mtp,            ModuleClass::unclassified,
 };
 // Placement indexes flat arrays by module: the list is the enum, in order.
 static_assert(std::size(kAllModuleClasses) == static_cast<std::size_t>(ModuleClass::unclassified) + 1);

@@ -13,6 +13,7 @@ bool read_in_full(ModuleClass m) {
     case ModuleClass::routed_experts:
     case ModuleClass::mtp:
     case ModuleClass::vision_tower:
+    case ModuleClass::audio_tower:
     case ModuleClass::projector: return false;
     default: return true;
   }

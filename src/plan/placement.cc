@@ -26,7 +26,8 @@ std::pair<std::uint64_t, std::uint64_t> expert_block(std::uint64_t experts, std:
 }
 
 bool first_stage_resident(ModuleClass m) {
-  return m == ModuleClass::embedding || m == ModuleClass::vision_tower || m == ModuleClass::projector;
+  return m == ModuleClass::embedding || m == ModuleClass::vision_tower || m == ModuleClass::audio_tower ||
+         m == ModuleClass::projector;
 }
 
 }  // namespace

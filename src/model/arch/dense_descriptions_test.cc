@@ -325,7 +325,7 @@ TEST(DenseDecoderErrors, LayerTypesAreCheckedOneByOne) {
   for (int i = 0; i < 32; ++i) doc["layer_types"].push_back(i == 3 ? "chunked" : "sliding_attention");
   EXPECT_EQ(build_model_from_config(doc.dump(), "config.json").error().to_string(),
             "config.json: /layer_types/3: unknown layer type \"chunked\" (expected full_attention, sliding_attention, "
-            "chunked_attention, mla, kda, gated_deltanet, mamba2, short_conv or lightning)");
+            "chunked_attention, mla, kda, gated_deltanet, mamba2, short_conv, lightning or stateless)");
   doc["layer_types"][3] = "full_attention";
   // Sliding layers without a window.
   EXPECT_EQ(build_model_from_config(doc.dump(), "config.json").error().to_string(),

@@ -287,7 +287,7 @@ class Parser {
       }
       static const std::pair<std::string_view, std::size_t> kArity[] = {
           {"has", 1}, {"len", 1}, {"min", 2}, {"max", 2}, {"ceil_div", 2}, {"round_up", 2},
-          {"contains", 2}, {"int", 1}, {"floor", 1}, {"max_of", 1}, {"version", 1}};
+          {"contains", 2}, {"int", 1}, {"floor", 1}, {"max_of", 1}, {"version", 1}, {"item", 2}};
       for (const auto& [fn, arity] : kArity)
         if (fn == id) {
           if (args.size() != arity) return fail(fmt::format("{}() takes {} arguments", id, arity));
@@ -517,6 +517,18 @@ class Eval {
         best = std::max(best, item.get<double>());
       }
       return Value::of(best);
+    }
+    if (fn == "item") {  // item(x, i): x[i] for a list, x itself for a scalar (a per-layer list or one value)
+      auto x = present(*n.args[0]);
+      if (!x) return x;
+      if (!x->json.is_array()) return x;
+      auto i = number(*n.args[1]);
+      if (!i) return i.error();
+      if (*i < 0 || *i >= static_cast<double>(x->json.size()))
+        return Error{scope_.config_origin, x->pointer,
+                     fmt::format("has {} entries; entry {} is needed", x->json.size(), *i)};
+      const auto at = static_cast<std::size_t>(*i);
+      return Value::of(x->json[at], x->pointer + "/" + std::to_string(at));
     }
     if (fn == "version") {  // "4.31.0" -> 4,031,000: release strings compared as numbers (".dev0" ignored)
       auto v = present(*n.args[0]);

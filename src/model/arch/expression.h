@@ -12,6 +12,7 @@
 //   a ?? b b when a is missing or null (a field the config does not have)
 //   calls: has(x) len(x) min(a,b) max(a,b) ceil_div(a,b) round_up(a,m) contains(list,x) int(x) floor(x) max_of(list)
 //          version(s): "4.31.0" as 4031000, to compare transformers_version
+//          item(x, i): x[i] when x is a list, else x (a per-layer list or one value for all)
 // Numbers are doubles (exact for every dimension below 2^53); `//` floors.
 // Using a missing field in any other way is an error naming the field.
 #pragma once
