@@ -210,6 +210,7 @@ class Builder {
         {"moe.routed_experts", &m.moe.routed_experts}, {"moe.experts_per_token", &m.moe.experts_per_token},
         {"moe.shared_experts", &m.moe.shared_experts}, {"moe.moe_intermediate", &m.moe.moe_intermediate},
         {"moe.first_dense_layers", &m.moe.first_dense_layers}, {"moe.dense_intermediate", &m.moe.dense_intermediate},
+        {"moe.latent_dim", &m.moe.latent_dim},
         {"mla.heads", &m.mla.heads},            {"mla.q_lora_rank", &m.mla.q_lora_rank},
         {"mla.kv_lora_rank", &m.mla.kv_lora_rank}, {"mla.qk_nope_head_dim", &m.mla.qk_nope_head_dim},
         {"mla.qk_rope_head_dim", &m.mla.qk_rope_head_dim}, {"mla.v_head_dim", &m.mla.v_head_dim},

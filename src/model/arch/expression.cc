@@ -337,13 +337,16 @@ class Eval {
         auto i = present(*n.args[1]);
         if (!i) return i.error();
         if (base->missing) return Value::absent(base->pointer);
-        if (!base->json.is_array()) return mistyped(*base, "a list");
+        // A string indexes its characters (Nemotron-H's hybrid_override_pattern "M-M*...").
+        const bool text = base->json.is_string();
+        if (!base->json.is_array() && !text) return mistyped(*base, "a list");
         auto k = as_number(*i, scope_.config_origin, "index");
         if (!k) return k.error();
-        if (*k < 0 || *k >= static_cast<double>(base->json.size()) || *k != std::floor(*k))
-          return Error{scope_.config_origin, base->pointer,
-                       fmt::format("has {} entries; entry {} is needed", base->json.size(), *k)};
+        const auto size = text ? base->json.get_ref<const std::string&>().size() : base->json.size();
+        if (*k < 0 || *k >= static_cast<double>(size) || *k != std::floor(*k))
+          return Error{scope_.config_origin, base->pointer, fmt::format("has {} entries; entry {} is needed", size, *k)};
         const auto at = static_cast<std::size_t>(*k);
+        if (text) return Value::of(std::string(1, base->json.get_ref<const std::string&>()[at]), base->pointer);
         return Value::of(base->json[at], fmt::format("{}/{}", base->pointer, at));
       }
       case Op::member: {

@@ -50,7 +50,8 @@ TEST(ArchExpression, Values) {
       {"version('4.31.0') < version('4.32')", true},
       {"version('4.9.1') < version('4.31')", true},     // not a string comparison
       {"version('5.5.0.dev0') > version('4.57.1')", true},
-      {"item([8, 9, 10], 1) + item(7, 1)", 16},         // a per-layer list, or one value for every layer
+      {"item([8, 9, 10], 1) + item(7, 1)", 16},
+      {"'M-M*'[3]", "*"},                              // a pattern string indexes its characters         // a per-layer list, or one value for every layer
   };
   for (const auto& c : cases) {
     auto v = eval(c.text);
