@@ -17,8 +17,6 @@ const std::vector<FamilyRow>& family_registry() {
       {"deepseek", {"deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2"}, build_deepseek,
        "DeepSeek-V2/V3, Kimi K2: MLA, MoE with shared experts, MTP layers"},
       {"gemma", {"gemma2", "gemma3", "gemma3_text"}, build_gemma, "Gemma 2/3: sliding-window pattern, tied embeddings"},
-      {"qwen3_next", {"qwen3_next"}, build_qwen3_next, "Qwen3-Next: Gated DeltaNet + gated attention"},
-      {"gpt_oss", {"gpt_oss"}, build_gpt_oss, "gpt-oss: MXFP4 experts, attention sinks, sliding window"},
   };
   return kRows;
 }

@@ -128,7 +128,7 @@ class Reader {
           (k[0] == 'm' ? d.model_types : d.architectures).push_back(v.get<std::string>());
         }
     if (doc.contains("fields")) {
-      static const std::set<std::string> kKinds = {"positive", "positive?", "positives", "count?", "flag?", "layers", "list?", "object?"};
+      static const std::set<std::string> kKinds = {"positive", "positive?", "positives", "count?", "counts?", "flag?", "layers", "list?", "object?"};
       for (std::size_t i = 0; i < doc["fields"].size(); ++i) {
         const auto& f = doc["fields"][i];
         if (!f.is_array() || f.size() != 2 || !f[0].is_string() || !f[1].is_string() || !kKinds.count(f[1].get<std::string>()))

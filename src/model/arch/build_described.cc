@@ -108,6 +108,8 @@ class Builder {
         if (auto v = node.non_negative_integer(key); !v) return v.error();
       } else if (kind == "flag?") {
         if (auto v = read_flag(node, key); !v) return v.error();
+      } else if (kind == "counts?") {  // a list of layer indices (mlp_only_layers)
+        if (auto v = node.integer_list(key); !v) return v.error();
       } else if (kind == "list?") {
         if (!node.node()[key].is_array()) return node.error(key, fmt::format("expected a list, got {}", show(node.node()[key])));
       } else if (kind == "object?") {
@@ -305,7 +307,8 @@ class Builder {
       if (!*w) return std::nullopt;
     }
     if (r.group) {
-      const auto module = r.force_module ? r.force_module : forced;
+      // Inside an MTP layer every tensor is MTP, whatever its group says.
+      const auto module = forced == ModuleClass::mtp ? forced : (r.force_module ? r.force_module : forced);
       if (r.loop_var.empty()) {
         auto p = fill(r.prefix);
         if (!p) return p.error();

@@ -19,9 +19,5 @@ Result<ModelSpec> build_gemma(const nlohmann::json& root, std::string_view origi
 Result<ModelSpec> build_deepseek(const nlohmann::json& root, std::string_view origin);
 // families/kimi_linear.cc: Kimi-Linear (KDA + MLA, MoE)
 Result<ModelSpec> build_kimi_linear(const nlohmann::json& root, std::string_view origin);
-// families/qwen3_next.cc: Qwen3-Next (Gated DeltaNet + gated attention, mtp.*)
-Result<ModelSpec> build_qwen3_next(const nlohmann::json& root, std::string_view origin);
-// families/gpt_oss.cc: gpt-oss (MXFP4 experts, attention sinks, sliding window)
-Result<ModelSpec> build_gpt_oss(const nlohmann::json& root, std::string_view origin);
 
 }  // namespace preflight
