@@ -16,7 +16,6 @@ const std::vector<FamilyRow>& family_registry() {
       {"kimi_linear", {"kimi_linear"}, build_kimi_linear, "Kimi-Linear: KDA + MLA, MoE"},
       {"deepseek", {"deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2"}, build_deepseek,
        "DeepSeek-V2/V3, Kimi K2: MLA, MoE with shared experts, MTP layers"},
-      {"gemma", {"gemma2", "gemma3", "gemma3_text"}, build_gemma, "Gemma 2/3: sliding-window pattern, tied embeddings"},
   };
   return kRows;
 }

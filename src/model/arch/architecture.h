@@ -86,6 +86,12 @@ struct Description {
   struct Note { Expression when; std::string text; };
   std::vector<Check> checks;
   std::vector<Note> notes;
+  // The config class's defaults (transformers' Gemma3TextConfig...): each fills a key
+  // the config leaves out, and the model's notes list the ones used. A default
+  // with an `unless` key is not needed (nor noted) when that key is present.
+  struct ClassDefault { std::string key; nlohmann::json value; std::string unless; };
+  std::string defaults_class;
+  std::vector<ClassDefault> class_defaults;
 };
 
 // Every description, resolved (extends applied), by name.

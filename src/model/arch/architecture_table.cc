@@ -121,6 +121,20 @@ class Reader {
     d.source = doc.value("source", "");
     d.component = doc.value("component", false);
     d.text_default = doc.value("text_default", "");
+    if (doc.contains("class_defaults")) {
+      // {"class": "Gemma3TextConfig", "values": [[key, value], [key, value, unless_key], ...]}
+      const auto& cd = doc["class_defaults"];
+      if (!cd.is_object() || !cd.contains("class") || !cd["class"].is_string() || !cd.contains("values") ||
+          !cd["values"].is_array())
+        return error("/class_defaults", "expected {\"class\": name, \"values\": [[key, value], ...]}");
+      d.defaults_class = cd["class"].get<std::string>();
+      for (std::size_t i = 0; i < cd["values"].size(); ++i) {
+        const auto& v = cd["values"][i];
+        if (!v.is_array() || v.size() < 2 || v.size() > 3 || !v[0].is_string() || (v.size() == 3 && !v[2].is_string()))
+          return error(fmt::format("/class_defaults/values/{}", i), "expected [key, value] or [key, value, unless_key]");
+        d.class_defaults.push_back({v[0].get<std::string>(), v[1], v.size() == 3 ? v[2].get<std::string>() : ""});
+      }
+    }
     for (const char* k : {"model_types", "architectures"})
       if (doc.contains(k))
         for (const auto& v : doc[k]) {

@@ -21,6 +21,21 @@ constexpr std::size_t kMaxTensors = 2'000'000;    // logical tensors of one mode
 constexpr int kMaxPartDepth = 4;
 
 // What one description (or part) contributes.
+// The description's class defaults laid over `node` (a copy); `note` lists the ones used.
+nlohmann::json with_class_defaults(const Description& d, const nlohmann::json& node, std::string& note) {
+  nlohmann::json out = node;
+  std::string used;
+  for (const auto& c : d.class_defaults) {
+    const auto present = [&](const std::string& key) { return out.contains(key) && !out[key].is_null(); };
+    if (present(c.key) || (!c.unless.empty() && present(c.unless))) continue;
+    out[c.key] = c.value;
+    used += fmt::format("{}{} {}", used.empty() ? "" : ", ", c.key, c.value.is_string() ? c.value.get<std::string>()
+                                                                                        : c.value.dump());
+  }
+  if (!used.empty()) note = fmt::format("absent from the config, {} defaults used: {}", d.defaults_class, used);
+  return out;
+}
+
 struct Built {
   ModelSpec spec;
   std::vector<LogicalTensor> tensors;
@@ -420,10 +435,17 @@ class Builder {
       if (!sub) return Error{origin_, "", fmt::format("architecture {}: no part named \"{}\"", d_.name, part.use)};
     }
     text = part.text.value_or(!sub->component);
+    nlohmann::json with_class;
+    std::string defaults_note;
+    if (!sub->class_defaults.empty()) {
+      with_class = with_class_defaults(*sub, *node, defaults_note);
+      node = &with_class;
+    }
     Builder inner(table_, *sub, root_, *node, pointer, origin_, dtype_, depth_ + 1, guessed_);
     auto built = inner.build();
     if (!built) return built;
     Built out = std::move(built).value();
+    if (!defaults_note.empty()) out.spec.notes.insert(out.spec.notes.begin(), defaults_note);
     for (auto& t : out.tensors) {
       for (const auto& [from, to] : part.rename)
         if (t.name.starts_with(from)) {
@@ -478,10 +500,18 @@ Result<ModelSpec> build_described(const ArchitectureTable& table, const Descript
     for (const char* key : {"text_config", "llm_config", "language_config"})
       if (root.contains(key) && &root[key] == &text->node()) pointer = std::string("/") + key;
   std::vector<std::string> guessed;
-  Builder builder(table, d, root, node, pointer, std::string(origin), *dtype, 0, &guessed);
+  nlohmann::json with_class;
+  std::string defaults_note;
+  const nlohmann::json* read_from = &node;
+  if (!wrapper && !d.class_defaults.empty()) {
+    with_class = with_class_defaults(d, node, defaults_note);
+    read_from = &with_class;
+  }
+  Builder builder(table, d, root, *read_from, pointer, std::string(origin), *dtype, 0, &guessed);
   auto built = builder.build();
   if (!built) return built.error();
   ModelSpec m = std::move(built->spec);
+  if (!defaults_note.empty()) m.notes.insert(m.notes.begin(), defaults_note);
   for (const auto& type : guessed) {
     m.family_reader = false;
     m.notes.push_back(fmt::format("the language model's model_type {} has no reader: it is read as a generic "

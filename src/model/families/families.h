@@ -13,8 +13,6 @@ namespace preflight {
 
 // families/kimi_k3.cc
 Result<ModelSpec> build_kimi_k3(const nlohmann::json& root, std::string_view origin);
-// families/gemma.cc: Gemma 2 / Gemma 3 (sliding pattern, tied embeddings, vision tower)
-Result<ModelSpec> build_gemma(const nlohmann::json& root, std::string_view origin);
 // families/deepseek.cc: DeepSeek-V2/V3, Kimi K2 (MLA, MoE, shared experts, MTP layers)
 Result<ModelSpec> build_deepseek(const nlohmann::json& root, std::string_view origin);
 // families/kimi_linear.cc: Kimi-Linear (KDA + MLA, MoE)
