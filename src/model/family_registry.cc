@@ -14,8 +14,6 @@ const std::vector<FamilyRow>& family_registry() {
   static const std::vector<FamilyRow> kRows = {
       {"kimi_k3", {"kimi_k3"}, build_kimi_k3, "Kimi K3: KDA + MLA, latent MoE with MXFP4 experts, AttnRes, MoonViT"},
       {"kimi_linear", {"kimi_linear"}, build_kimi_linear, "Kimi-Linear: KDA + MLA, MoE"},
-      {"deepseek", {"deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2"}, build_deepseek,
-       "DeepSeek-V2/V3, Kimi K2: MLA, MoE with shared experts, MTP layers"},
   };
   return kRows;
 }

@@ -42,7 +42,8 @@ struct TensorRule {
   std::optional<ModuleClass> module;
   std::optional<ParallelRole> role;
   std::optional<bool> linear;           // default: a 2-D weight outside the embedding
-  std::optional<Expression> dtype;      // a torch dtype name; default: the model dtype
+  std::optional<Expression> linear_when;  // "linear": "expression" (DeepSeek's FP8 releases keep eh_proj BF16)
+  std::optional<Expression> dtype;      // a torch dtype name; default (or null): the model dtype
   std::optional<Expression> experts;    // instances ({E} in the name)
   std::optional<Expression> when;
   bool group = false;

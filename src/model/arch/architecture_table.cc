@@ -102,8 +102,15 @@ class Reader {
       if (!r.role) return error(where + "/role", fmt::format("unknown role \"{}\"", *role));
     }
     if (node.contains("linear")) {
-      if (!node["linear"].is_boolean()) return error(where + "/linear", "expected true or false");
-      r.linear = node["linear"].get<bool>();
+      if (node["linear"].is_string()) {
+        auto e = expression(node["linear"], where + "/linear");
+        if (!e) return e.error();
+        r.linear_when = *e;
+      } else if (!node["linear"].is_boolean()) {
+        return error(where + "/linear", "expected true, false or an expression");
+      } else {
+        r.linear = node["linear"].get<bool>();
+      }
     }
     for (const char* k : {"dtype", "experts"}) {
       if (!node.contains(k)) continue;

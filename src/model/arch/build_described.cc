@@ -231,6 +231,7 @@ class Builder {
         {"mla.heads", &m.mla.heads},            {"mla.q_lora_rank", &m.mla.q_lora_rank},
         {"mla.kv_lora_rank", &m.mla.kv_lora_rank}, {"mla.qk_nope_head_dim", &m.mla.qk_nope_head_dim},
         {"mla.qk_rope_head_dim", &m.mla.qk_rope_head_dim}, {"mla.v_head_dim", &m.mla.v_head_dim},
+        {"mla.index_head_dim", &m.mla.index_head_dim},
         {"mamba.heads", &m.mamba.heads},        {"mamba.head_dim", &m.mamba.head_dim},
         {"mamba.state_size", &m.mamba.state_size}, {"mamba.groups", &m.mamba.groups},
         {"mamba.conv_kernel", &m.mamba.conv_kernel},
@@ -372,15 +373,22 @@ class Builder {
       return Error{origin_, "", fmt::format("architecture {}: tensor \"{}\" has no module", d_.name, t.name)};
     t.role = r.role.value_or(ParallelRole::replicated);
     t.linear_weight = r.linear.value_or(t.shape.size() == 2 && t.module != ModuleClass::embedding);
+    if (r.linear_when) {
+      auto w = truth(*r.linear_when);
+      if (!w) return w.error();
+      t.linear_weight = *w;
+    }
     t.dtype = dtype_;
     if (r.dtype) {
       auto v = eval(*r.dtype);
       if (!v) return v.error();
-      auto s = as_string(*v, origin_, r.dtype->text());
-      if (!s) return s.error();
-      auto d = dtype_from_torch(*s);
-      if (!d) return Error{origin_, v->pointer, fmt::format("unknown dtype \"{}\"", *s)};
-      t.dtype = *d;
+      if (!v->absent_or_null()) {  // null: the model dtype (DeepSeek-V3.2's norms are F32, V3's are not)
+        auto s = as_string(*v, origin_, r.dtype->text());
+        if (!s) return s.error();
+        auto d = dtype_from_torch(*s);
+        if (!d) return Error{origin_, v->pointer, fmt::format("unknown dtype \"{}\"", *s)};
+        t.dtype = *d;
+      }
     }
     if (r.experts) {
       auto n = dimension(*r.experts);

@@ -13,8 +13,6 @@ namespace preflight {
 
 // families/kimi_k3.cc
 Result<ModelSpec> build_kimi_k3(const nlohmann::json& root, std::string_view origin);
-// families/deepseek.cc: DeepSeek-V2/V3, Kimi K2 (MLA, MoE, shared experts, MTP layers)
-Result<ModelSpec> build_deepseek(const nlohmann::json& root, std::string_view origin);
 // families/kimi_linear.cc: Kimi-Linear (KDA + MLA, MoE)
 Result<ModelSpec> build_kimi_linear(const nlohmann::json& root, std::string_view origin);
 

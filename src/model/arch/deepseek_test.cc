@@ -1,4 +1,5 @@
-// The deepseek family against the released checkpoints: DeepSeek-V2-Lite-Chat
+// The deepseek description (data/architectures/deepseek.json; a C++ family until
+// 2026-12-03) against the released checkpoints: DeepSeek-V2-Lite-Chat
 // (index total), DeepSeek-V3 / R1 and Kimi-K2-Instruct (verbatim tensor
 // inventories in ../shared/models, every group's shape and dtype), and
 // DeepSeek-V3.2 (a public header audit of rev a7e62ac: 92,425 tensors,
