@@ -20,6 +20,7 @@
 #include "model/quantization.h"
 #include "model/request_state.h"
 #include "shared_files.h"
+#include "config_error_cases.h"
 
 namespace preflight {
 namespace {
@@ -306,29 +307,22 @@ TEST(DeepSeek, EveryModelTypeReachesTheFamily) {
 }
 
 TEST(DeepSeek, BadConfigsNameTheField) {
-  struct Bad { const char* base; const char* pointer; const char* value; const char* error; };
-  const Bad cases[] = {
-      {kV2Lite, "/num_experts_per_tok", "65", "config.json: /num_experts_per_tok: 65 selected experts exceed the 64 routed experts"},
-      {kV2Lite, "/kv_lora_rank", "DELETE", "config.json: /kv_lora_rank: missing positive integer"},
-      {kV2Lite, "/q_lora_rank", "-1", "config.json: /q_lora_rank: expected a positive integer, got -1"},
-      {kV2Lite, "/first_k_dense_replace", "28", "config.json: /first_k_dense_replace: 28 exceeds the 27 layers"},
-      {kV2Lite, "/num_nextn_predict_layers", "-1",
+  testing::expect_config_errors(shared_config(kV2Lite), {
+      {"/num_experts_per_tok", "65",
+       "config.json: /num_experts_per_tok: 65 selected experts exceed the 64 routed experts"},
+      {"/kv_lora_rank", "DELETE", "config.json: /kv_lora_rank: missing positive integer"},
+      {"/q_lora_rank", "-1", "config.json: /q_lora_rank: expected a positive integer, got -1"},
+      {"/first_k_dense_replace", "28", "config.json: /first_k_dense_replace: 28 exceeds the 27 layers"},
+      {"/num_nextn_predict_layers", "-1",
        "config.json: /num_nextn_predict_layers: expected a non-negative integer, got -1"},
-      {kV2Lite, "/tie_word_embeddings", "\"no\"", "config.json: /tie_word_embeddings: expected true or false, got \"no\""},
-      {kV2Lite, "/torch_dtype", "\"float128\"", "config.json: /torch_dtype: unknown dtype \"float128\""},
-      {kV32, "/q_lora_rank", "null",
+      {"/tie_word_embeddings", "\"no\"", "config.json: /tie_word_embeddings: expected true or false, got \"no\""},
+      {"/torch_dtype", "\"float128\"", "config.json: /torch_dtype: unknown dtype \"float128\""},
+  });
+  testing::expect_config_errors(shared_config(kV32), {
+      {"/q_lora_rank", "null",
        "config.json: /q_lora_rank: the V3.2 indexer reads the query latent: q_lora_rank must be set"},
-      {kV32, "/index_head_dim", "DELETE", "config.json: /index_head_dim: missing positive integer"},
-  };
-  for (const auto& c : cases) {
-    auto doc = shared_config(c.base);
-    const nlohmann::json::json_pointer ptr(c.pointer);
-    if (std::string(c.value) == "DELETE") doc[ptr.parent_pointer()].erase(ptr.back());
-    else doc[ptr] = nlohmann::json::parse(c.value);
-    const auto result = build_model_from_config(doc.dump(), "config.json");
-    ASSERT_FALSE(result.ok()) << c.pointer;
-    EXPECT_EQ(result.error().to_string(), c.error);
-  }
+      {"/index_head_dim", "DELETE", "config.json: /index_head_dim: missing positive integer"},
+  });
 }
 
 }  // namespace

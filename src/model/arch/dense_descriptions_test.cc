@@ -10,6 +10,7 @@
 #include "model/family_registry.h"
 #include "model/inventory.h"
 #include "shared_files.h"
+#include "config_error_cases.h"
 
 namespace preflight {
 namespace {
@@ -285,14 +286,9 @@ TEST(DenseDecoderInline, LinearFlagsMarkTheNnLinearWeights) {
   }
 }
 
-struct BadConfig {
-  const char* pointer;  // where to write
-  const char* value;    // JSON text to write there ("DELETE" removes the key)
-  const char* error;    // the exact one-line message
-};
-
 TEST(DenseDecoderErrors, EachBadFieldIsNamed) {
-  const BadConfig cases[] = {
+  const auto base = nlohmann::json::parse(testing::read_shared("models/meta-llama__Llama-3.1-8B/config.json"));
+  testing::expect_config_errors(base, {
       {"/num_attention_heads", "7",
        "config.json: /num_attention_heads: 7 heads do not divide hidden_size 4096 and no head_dim is given"},
       {"/num_key_value_heads", "-8", "config.json: /num_key_value_heads: expected a positive integer, got -8"},
@@ -306,17 +302,7 @@ TEST(DenseDecoderErrors, EachBadFieldIsNamed) {
       {"/torch_dtype", "\"float128\"", "config.json: /torch_dtype: unknown dtype \"float128\""},
       {"/layer_types", "[\"full_attention\"]", "config.json: /layer_types: 1 entries for 32 layers"},
       {"/sliding_window", "-1", "config.json: /sliding_window: expected a non-negative integer, got -1"},
-  };
-  const auto base = nlohmann::json::parse(testing::read_shared("models/meta-llama__Llama-3.1-8B/config.json"));
-  for (const auto& c : cases) {
-    auto doc = base;
-    const nlohmann::json::json_pointer ptr(c.pointer);
-    if (std::string(c.value) == "DELETE") doc[ptr.parent_pointer()].erase(ptr.back());
-    else doc[ptr] = nlohmann::json::parse(c.value);
-    const auto result = build_model_from_config(doc.dump(), "config.json");
-    ASSERT_FALSE(result.ok()) << c.pointer;
-    EXPECT_EQ(result.error().to_string(), c.error);
-  }
+  });
 }
 
 TEST(DenseDecoderErrors, LayerTypesAreCheckedOneByOne) {

@@ -15,6 +15,7 @@
 
 #include "model/family_registry.h"
 #include "model/inventory.h"
+#include "config_error_cases.h"
 
 namespace preflight {
 namespace {
@@ -263,12 +264,7 @@ TEST(GemmaTensors, LinearFlagsMarkTheNnLinearWeights) {
 }
 
 TEST(GemmaErrors, EachBadFieldIsNamed) {
-  struct BadConfig {
-    const char* pointer;
-    const char* value;  // JSON text, or "DELETE"
-    const char* error;
-  };
-  const BadConfig cases[] = {
+  testing::expect_config_errors(nlohmann::json::parse(kGemma3_27b), {
       {"/text_config/hidden_size", "DELETE", "config.json: /text_config/hidden_size: missing positive integer"},
       {"/text_config/num_key_value_heads", "5",
        "config.json: /text_config/num_key_value_heads: 32 attention heads are not a multiple of 5 KV heads"},
@@ -285,17 +281,7 @@ TEST(GemmaErrors, EachBadFieldIsNamed) {
       {"/vision_config/vision_use_head", "1",
        "config.json: /vision_config/vision_use_head: expected true or false, got 1"},
       {"/torch_dtype", "\"float128\"", "config.json: /torch_dtype: unknown dtype \"float128\""},
-  };
-  const auto base = nlohmann::json::parse(kGemma3_27b);
-  for (const auto& c : cases) {
-    auto doc = base;
-    const nlohmann::json::json_pointer ptr(c.pointer);
-    if (std::string(c.value) == "DELETE") doc[ptr.parent_pointer()].erase(ptr.back());
-    else doc[ptr] = nlohmann::json::parse(c.value);
-    const auto result = build_model_from_config(doc.dump(), "config.json");
-    ASSERT_FALSE(result.ok()) << c.pointer;
-    EXPECT_EQ(result.error().to_string(), c.error);
-  }
+  });
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "model/family_registry.h"
 #include "model/inventory.h"
 #include "model/request_state.h"
+#include "config_error_cases.h"
 
 namespace preflight {
 namespace {
@@ -122,24 +123,14 @@ TEST(Glm, KvCacheCountsDecoderLayersOnly) {
 }
 
 TEST(Glm, BadConfigsNameTheField) {
-  struct Bad { const char* pointer; const char* value; const char* error; };
-  const Bad cases[] = {
+  testing::expect_config_errors(glm45_air(), {
       {"/num_key_value_heads", "7", "config.json: /num_key_value_heads: 96 attention heads are not a multiple of 7 KV heads"},
       {"/num_experts_per_tok", "129",
        "config.json: /num_experts_per_tok: 129 selected experts exceed the 128 routed experts"},
       {"/n_routed_experts", "DELETE", "config.json: /n_routed_experts: missing positive integer"},
       {"/attention_bias", "1", "config.json: /attention_bias: expected true or false, got 1"},
       {"/first_k_dense_replace", "47", "config.json: /first_k_dense_replace: 47 exceeds the 46 layers"},
-  };
-  for (const auto& c : cases) {
-    auto doc = glm45_air();
-    const nlohmann::json::json_pointer ptr(c.pointer);
-    if (std::string(c.value) == "DELETE") doc.erase(ptr.back());
-    else doc[ptr] = nlohmann::json::parse(c.value);
-    const auto result = build_model_from_config(doc.dump(), "config.json");
-    ASSERT_FALSE(result.ok()) << c.pointer;
-    EXPECT_EQ(result.error().to_string(), c.error);
-  }
+  });
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "model/quantization.h"
 #include "plan/placement.h"
 #include "shared_files.h"
+#include "config_error_cases.h"
 
 namespace preflight {
 namespace {
@@ -206,12 +207,7 @@ TEST(GptOss, WithoutQuantizationTheExpertsAreBf16Parameters) {
 }
 
 TEST(GptOss, BadConfigsAreNamed) {
-  struct Case {
-    const char* pointer;
-    const char* value;
-    const char* error;
-  };
-  const Case cases[] = {
+  testing::expect_config_errors(config_20b(), {
       {"/layer_types", R"(["sliding_attention"])",
        "config.json: /layer_types: 1 entries for 24 layers"},
       {"/layer_types/3", R"("chunked")",
@@ -226,14 +222,7 @@ TEST(GptOss, BadConfigsAreNamed) {
       {"/quantization_config/modules_to_not_convert/0", "\"*.self_attn\"",
        "config.json: /quantization_config/modules_to_not_convert/0: '*.self_attn' is neither a module name nor a valid "
        "regular expression"},
-  };
-  for (const auto& c : cases) {
-    auto doc = config_20b();
-    doc[nlohmann::json::json_pointer(c.pointer)] = nlohmann::json::parse(c.value);
-    const auto m = build_model_from_config(doc.dump(), "config.json");
-    ASSERT_FALSE(m.ok()) << c.pointer;
-    EXPECT_EQ(m.error().to_string(), c.error);
-  }
+  });
 }
 
 TEST(GptOss, DefaultsWhenOptionalFieldsAreAbsent) {

@@ -14,6 +14,7 @@
 #include "model/inventory.h"
 #include "model/quantization.h"
 #include "model/request_state.h"
+#include "config_error_cases.h"
 
 namespace preflight {
 namespace {
@@ -112,8 +113,7 @@ TEST(MiniMax, KvCachePerToken) {
 }
 
 TEST(MiniMax, BadConfigsNameTheField) {
-  struct Bad { const char* pointer; const char* value; const char* error; };
-  const Bad cases[] = {
+  testing::expect_config_errors(unquantized(), {
       {"/qk_norm_type", "\"per_head\"",
        "config.json: /qk_norm_type: 'per_head' is not supported (the released checkpoints use per_layer)"},
       {"/shared_intermediate_size", "1536",
@@ -125,16 +125,7 @@ TEST(MiniMax, BadConfigsNameTheField) {
       {"/num_local_experts", "DELETE", "config.json: /num_local_experts: missing positive integer"},
       {"/num_key_value_heads", "5", "config.json: /num_key_value_heads: 48 attention heads are not a multiple of 5 KV heads"},
       {"/use_routing_bias", "\"true\"", "config.json: /use_routing_bias: expected true or false, got \"true\""},
-  };
-  for (const auto& c : cases) {
-    auto doc = unquantized();
-    const nlohmann::json::json_pointer ptr(c.pointer);
-    if (std::string(c.value) == "DELETE") doc.erase(ptr.back());
-    else doc[ptr] = nlohmann::json::parse(c.value);
-    const auto result = build_model_from_config(doc.dump(), "config.json");
-    ASSERT_FALSE(result.ok()) << c.pointer;
-    EXPECT_EQ(result.error().to_string(), c.error);
-  }
+  });
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "model/family_registry.h"
 #include "model/inventory.h"
 #include "shared_files.h"
+#include "config_error_cases.h"
 
 namespace preflight {
 namespace {
@@ -206,23 +207,8 @@ TEST(MoeDecoderInline, RoutersAreLinearAndIgnoredByName) {
   EXPECT_TRUE(router_quantized);
 }
 
-struct BadConfig {
-  const char* pointer;
-  const char* value;  // JSON text, or "DELETE"
-  const char* error;
-};
-
-void expect_errors(const std::string& shared_config, const std::vector<BadConfig>& cases) {
-  const auto base = nlohmann::json::parse(testing::read_shared("models/" + shared_config));
-  for (const auto& c : cases) {
-    auto doc = base;
-    const nlohmann::json::json_pointer ptr(c.pointer);
-    if (std::string(c.value) == "DELETE") doc[ptr.parent_pointer()].erase(ptr.back());
-    else doc[ptr] = nlohmann::json::parse(c.value);
-    const auto result = build_model_from_config(doc.dump(), "config.json");
-    ASSERT_FALSE(result.ok()) << c.pointer;
-    EXPECT_EQ(result.error().to_string(), c.error);
-  }
+void expect_errors(const std::string& shared_config, const std::vector<testing::BadField>& cases) {
+  testing::expect_config_errors(nlohmann::json::parse(testing::read_shared("models/" + shared_config)), cases);
 }
 
 TEST(MoeDecoderErrors, MixtralBadFieldsAreNamed) {

@@ -14,6 +14,7 @@
 #include "model/inventory.h"
 #include "model/request_state.h"
 #include "shared_files.h"
+#include "config_error_cases.h"
 
 namespace preflight {
 namespace {
@@ -127,8 +128,7 @@ TEST(KimiLinear, RequestStateMatchesTheVllmProfile) {
 }
 
 TEST(KimiLinear, BadConfigsNameTheField) {
-  struct Bad { const char* pointer; const char* value; const char* error; };
-  const Bad cases[] = {
+  testing::expect_config_errors(config(), {
       {"/linear_attn_config", "DELETE", "config.json: /linear_attn_config: missing object"},
       {"/linear_attn_config/kda_layers/0", "28",
        "config.json: /linear_attn_config/kda_layers/0: layer 28 is outside 1..27 (these lists are 1-indexed)"},
@@ -142,16 +142,7 @@ TEST(KimiLinear, BadConfigsNameTheField) {
       {"/num_nextn_predict_layers", "1",
        "config.json: /num_nextn_predict_layers: 1 MTP layers: no Kimi-Linear checkpoint ships them, so their naming is "
        "unknown"},
-  };
-  for (const auto& c : cases) {
-    auto doc = config();
-    const nlohmann::json::json_pointer ptr(c.pointer);
-    if (std::string(c.value) == "DELETE") doc[ptr.parent_pointer()].erase(ptr.back());
-    else doc[ptr] = nlohmann::json::parse(c.value);
-    const auto result = build_model_from_config(doc.dump(), "config.json");
-    ASSERT_FALSE(result.ok()) << c.pointer;
-    EXPECT_EQ(result.error().to_string(), c.error);
-  }
+  });
 }
 
 }  // namespace
