@@ -64,6 +64,8 @@ struct PartRule {
   std::optional<ModuleClass> module;    // forced module (vision_tower)
   std::optional<bool> text;             // the part is the language model (its spec is the model's); default: not a component
   nlohmann::json defaults;              // class defaults for keys the part's config leaves out (LlamaConfig's, CLIPVisionConfig's)
+  nlohmann::json overrides;             // values the wrapper imposes whatever the part's config says (remote code that
+                                        // builds the language model untied although its text_config says tied)
   std::optional<Expression> when;
 };
 

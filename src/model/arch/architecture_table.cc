@@ -185,6 +185,10 @@ class Reader {
           if (!p["text"].is_boolean()) return error(where + "/text", "expected true or false");
           part.text = p["text"].get<bool>();
         }
+        if (p.contains("overrides")) {
+          if (!p["overrides"].is_object()) return error(where + "/overrides", "expected an object");
+          part.overrides = p["overrides"];
+        }
         if (p.contains("defaults")) {
           if (!p["defaults"].is_object()) return error(where + "/defaults", "expected an object");
           part.defaults = p["defaults"];

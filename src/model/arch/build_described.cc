@@ -420,10 +420,15 @@ class Builder {
     }
     // Class defaults fill what the part's config leaves out (a copy: the config is never changed).
     nlohmann::json with_defaults;
-    if (part.defaults.is_object() && !part.defaults.empty()) {
+    const bool defaults = part.defaults.is_object() && !part.defaults.empty();
+    const bool overrides = part.overrides.is_object() && !part.overrides.empty();
+    if (defaults || overrides) {
       with_defaults = *node;
-      for (const auto& [k, v] : part.defaults.items())
-        if (!with_defaults.contains(k) || with_defaults[k].is_null()) with_defaults[k] = v;
+      if (defaults)
+        for (const auto& [k, v] : part.defaults.items())
+          if (!with_defaults.contains(k) || with_defaults[k].is_null()) with_defaults[k] = v;
+      if (overrides)
+        for (const auto& [k, v] : part.overrides.items()) with_defaults[k] = v;
       node = &with_defaults;
     }
     const Description* sub = nullptr;
