@@ -2,6 +2,7 @@
 // `extends` is resolved at the JSON level, then every expression is parsed once.
 #include <fmt/format.h>
 
+#include <optional>
 #include <set>
 #include <stdexcept>
 
@@ -275,6 +276,32 @@ Result<nlohmann::json> resolve(const std::string& name, const std::map<std::stri
   return out;
 }
 
+// `include`: a tensor rule {"include": "name", ...} becomes a group holding the
+// named description's tensor rules (the Mamba-2 mixer shared by five hybrids);
+// they are evaluated with the including description's `let`, so it defines
+// the names they use.
+std::optional<Error> splice_includes(nlohmann::json& rules, const std::map<std::string, nlohmann::json>& docs,
+                                     const std::string& origin, const std::string& where, int depth) {
+  if (!rules.is_array()) return std::nullopt;
+  for (std::size_t i = 0; i < rules.size(); ++i) {
+    auto& rule = rules[i];
+    const std::string at = fmt::format("{}/{}", where, i);
+    if (rule.is_object() && rule.contains("include")) {
+      if (depth > 8) return Error{origin, at + "/include", "includes nest deeper than 8 (a cycle?)"};
+      const auto name = rule["include"].is_string() ? rule["include"].get<std::string>() : "";
+      auto it = docs.find(name);
+      if (it == docs.end() || !it->second.contains("tensors") || !it->second["tensors"].is_array())
+        return Error{origin, at + "/include", fmt::format("no description named \"{}\" with tensors", name)};
+      rule.erase("include");
+      rule["tensors"] = it->second["tensors"];
+      if (auto e = splice_includes(rule["tensors"], docs, origin, at + "/tensors", depth + 1)) return e;
+    } else if (rule.is_object() && rule.contains("tensors")) {
+      if (auto e = splice_includes(rule["tensors"], docs, origin, at + "/tensors", depth)) return e;
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 Result<ArchitectureTable> ArchitectureTable::parse(const std::vector<std::pair<std::string, std::string>>& files) {
@@ -294,8 +321,11 @@ Result<ArchitectureTable> ArchitectureTable::parse(const std::vector<std::pair<s
   for (const auto& [name, doc] : docs) {
     auto resolved = resolve(name, docs, origin_of, 0);
     if (!resolved) return resolved.error();
+    nlohmann::json full = std::move(resolved).value();
+    if (full.contains("tensors"))
+      if (auto e = splice_includes(full["tensors"], docs, origin_of.at(name), "/tensors", 0)) return *e;
     Reader reader(origin_of.at(name));
-    auto d = reader.description(*resolved);
+    auto d = reader.description(full);
     if (!d) return d.error();
     table.descriptions_.push_back(std::move(d).value());
   }

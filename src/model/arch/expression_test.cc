@@ -98,6 +98,15 @@ TEST(ArchTable, EveryEmbeddedDescriptionParsesAndClaimsItsTypesOnce) {
                                          {"b.json", R"({"name": "b", "model_types": ["x"]})"}});
   ASSERT_FALSE(twice.ok());
   EXPECT_NE(twice.error().message.find("claimed by"), std::string::npos);
+  // An include names a description with tensors; one that includes itself stops at the depth bound.
+  auto missing = ArchitectureTable::parse({{"a.json", R"({"name": "a", "tensors": [{"include": "mixer"}]})"}});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().to_string(), "a.json: /tensors/0/include: no description named \"mixer\" with tensors");
+  auto loop = ArchitectureTable::parse({{"a.json", R"({"name": "a", "tensors": [{"include": "a"}]})"}});
+  ASSERT_FALSE(loop.ok());
+  EXPECT_NE(loop.error().message.find("nest deeper than 8"), std::string::npos);
+  // The five Mamba-2 hybrids include one mixer (SsmDescriptions checks what it expands to).
+  EXPECT_TRUE(table.by_name("mamba2_mixer")->component);
 }
 
 TEST(ArchOutOfScope, EncodersGetOneLine) {
