@@ -3,17 +3,14 @@
 // (index total), DeepSeek-V3 / R1 and Kimi-K2-Instruct (verbatim tensor
 // inventories in ../shared/models, every group's shape and dtype), and
 // DeepSeek-V3.2 (a public header audit of rev a7e62ac: 92,425 tensors,
-// 689,471,107,200 bytes). Sizes that depend on the FP8 block format are checked
-// once quantization.cc reads `quant_method: fp8`; the logical shapes and
-// parameter counts are checked now, on the same configs without their
-// quantization_config.
+// 689,471,107,200 bytes). The FP8 block format's sizes are checked on the
+// released configs; the logical shapes and parameter counts on the same
+// configs without their quantization_config.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include <map>
-#include <regex>
 #include <set>
-#include <sstream>
 
 #include "model/family_registry.h"
 #include "model/inventory.h"
@@ -21,6 +18,7 @@
 #include "model/request_state.h"
 #include "shared_files.h"
 #include "config_error_cases.h"
+#include "inventory_table.h"
 
 namespace preflight {
 namespace {
@@ -51,70 +49,10 @@ ModelSpec build_logical(const char* rel) {
   return build(doc);
 }
 
-// True once quantization.cc reads DeepSeek's block FP8 (quant_method fp8).
-bool fp8_supported() {
-  const auto doc = nlohmann::json::parse(
-      R"({"quantization_config": {"quant_method": "fp8", "fmt": "e4m3", "activation_scheme": "dynamic",
-                                  "weight_block_size": [128, 128]}})");
-  return parse_quantization(JsonFields(doc, "probe")).ok();
-}
-
-#define REQUIRE_FP8()                                                                                           \
-  do {                                                                                                          \
-    if (!fp8_supported()) {                                                                                     \
-      GTEST_SKIP() << "quantization format fp8 (quant_method: fp8, weight_block_size [128, 128]: F8_E4M3 "       \
-                      "weight + F32 weight_scale_inv) is not in src/model/quantization.cc yet";                 \
-    }                                                                                                           \
-  } while (false)
-
-// One row of a verbatim inventory table: `model.layers.0-2,4-6.mlp.x.weight`
-// (xN layers) | `[shape]` | `torch.dtype`. Layer ranges are expanded; an
-// expert range becomes "{E}", as the manifest names expert groups.
-struct Row {
-  std::vector<std::string> names;
-  std::string shape;
-  std::string dtype;
-};
-
-std::string dtype_of(const std::string& torch) {
-  if (torch == "torch.bfloat16") return "BF16";
-  if (torch == "torch.float32") return "F32";
-  if (torch == "torch.float8_e4m3fn") return "F8_E4M3";
-  return torch;
-}
-
-std::vector<Row> read_inventory(const std::string& rel) {
-  std::vector<Row> rows;
-  std::stringstream in(testing::read_shared(rel));
-  static const std::regex line_re(R"(^\| `([^`]+)`[^|]*\| `(\[[0-9, ]+\])` \| `([a-z0-9_.]+)` \|)");
-  static const std::regex layered(R"(^(.*layers\.)([0-9,\-]+)\.(.*)$)");
-  static const std::regex experts(R"(experts\.[0-9,\-]+\.)");
-  for (std::string line; std::getline(in, line);) {
-    std::smatch m;
-    if (!std::regex_search(line, m, line_re)) continue;
-    Row row{{}, m[2], dtype_of(m[3])};
-    const std::string name = std::regex_replace(std::string(m[1]), experts, "experts.{E}.");
-    std::smatch lm;
-    if (!std::regex_match(name, lm, layered)) {
-      row.names.push_back(name);
-    } else {
-      std::stringstream spec(lm[2]);
-      for (std::string part; std::getline(spec, part, ',');) {
-        const auto dash = part.find('-');
-        const int lo = std::stoi(part.substr(0, dash));
-        const int hi = dash == std::string::npos ? lo : std::stoi(part.substr(dash + 1));
-        for (int l = lo; l <= hi; ++l) row.names.push_back(std::string(lm[1]) + std::to_string(l) + "." + std::string(lm[3]));
-      }
-    }
-    rows.push_back(std::move(row));
-  }
-  return rows;
-}
-
 // Every inventory tensor is generated with its shape (and dtype when
 // `check_dtype`), and every generated tensor is in the inventory.
 void expect_matches_inventory(const ModelSpec& m, const std::string& rel, bool quantized) {
-  const auto rows = read_inventory(rel);
+  const auto rows = testing::read_inventory_table(rel);
   ASSERT_GT(rows.size(), 30u) << "inventory not found: " << testing::shared_path(rel);
   std::map<std::string, const StoredTensor*> made;
   for (const auto& t : m.manifest.tensors) made[t.name] = &t;
@@ -220,7 +158,6 @@ TEST(DeepSeek, V3ActiveParametersByDefinition) {
 }
 
 TEST(DeepSeek, V3Fp8TotalsMatchTheCheckpoint) {
-  REQUIRE_FP8();
   const auto m = build(shared_config(kV3));
   expect_matches_inventory(m, "models/deepseek-ai__DeepSeek-V3/tensor_inventory.R1.md", true);
   EXPECT_EQ(m.manifest.payload_bytes(), 688'574'839'360u);
@@ -246,7 +183,6 @@ TEST(DeepSeek, KimiK2LogicalShapesMatchItsInventory) {
 }
 
 TEST(DeepSeek, KimiK2Fp8TotalsMatchTheCheckpoint) {
-  REQUIRE_FP8();
   const auto m = build(shared_config(kK2));
   expect_matches_inventory(m, "models/moonshotai__Kimi-K2-Instruct/tensor_inventory.md", true);
   EXPECT_EQ(m.manifest.payload_bytes(), 1'029'173'256'720u);
@@ -280,7 +216,6 @@ TEST(DeepSeek, V32IndexerAndLogicalParameters) {
 }
 
 TEST(DeepSeek, V32Fp8TotalsMatchTheHeaderAudit) {
-  REQUIRE_FP8();
   const auto m = build(shared_config(kV32));
   EXPECT_EQ(m.manifest.payload_bytes(), 689'471'107'200u);
   EXPECT_EQ(m.manifest.tensor_count(), 92'425u);

@@ -6,15 +6,14 @@
 #include <nlohmann/json.hpp>
 
 #include <map>
-#include <regex>
 #include <set>
-#include <sstream>
 
 #include "model/family_registry.h"
 #include "model/inventory.h"
 #include "model/request_state.h"
 #include "shared_files.h"
 #include "config_error_cases.h"
+#include "inventory_table.h"
 
 namespace preflight {
 namespace {
@@ -33,44 +32,9 @@ const ModelSpec& kimi_linear() {
 }
 
 // Inventory rows name layer sets such as "0-2,4-6,...,24-25"; each is expanded
-// so KDA q_proj [4096, 2304] and MLA q_proj [6144, 2304] are told apart.
-struct Row {
-  std::vector<std::string> names;
-  std::string shape;
-  std::string dtype;
-};
-
-std::vector<Row> read_inventory() {
-  std::vector<Row> rows;
-  std::stringstream in(testing::read_shared(std::string(kFolder) + "tensor_inventory.md"));
-  static const std::regex line_re(R"(^\| `([^`]+)`[^|]*\| `(\[[0-9, ]+\])` \| `torch\.([a-z0-9_]+)` \|)");
-  static const std::regex layered(R"(^(.*layers\.)([0-9,\-]+)\.(.*)$)");
-  static const std::regex experts(R"(experts\.[0-9,\-]+\.)");
-  for (std::string line; std::getline(in, line);) {
-    std::smatch m;
-    if (!std::regex_search(line, m, line_re)) continue;
-    const std::string torch = m[3];
-    Row row{{}, m[2], torch == "bfloat16" ? "BF16" : torch == "float32" ? "F32" : torch};
-    const std::string name = std::regex_replace(std::string(m[1]), experts, "experts.{E}.");
-    std::smatch lm;
-    if (!std::regex_match(name, lm, layered)) {
-      row.names.push_back(name);
-    } else {
-      std::stringstream spec(lm[2]);
-      for (std::string part; std::getline(spec, part, ',');) {
-        const auto dash = part.find('-');
-        const int lo = std::stoi(part.substr(0, dash));
-        const int hi = dash == std::string::npos ? lo : std::stoi(part.substr(dash + 1));
-        for (int l = lo; l <= hi; ++l) row.names.push_back(std::string(lm[1]) + std::to_string(l) + "." + std::string(lm[3]));
-      }
-    }
-    rows.push_back(std::move(row));
-  }
-  return rows;
-}
-
+// (tests/inventory_table.h) so KDA q_proj [4096, 2304] and MLA q_proj [6144, 2304] are told apart.
 TEST(KimiLinear, EveryInventoryTensorHasItsShapeAndDtype) {
-  const auto rows = read_inventory();
+  const auto rows = testing::read_inventory_table(std::string(kFolder) + "tensor_inventory.md");
   ASSERT_EQ(rows.size(), 35u) << "inventory not found under " << testing::shared_path(kFolder);
   std::map<std::string, const StoredTensor*> made;
   for (const auto& t : kimi_linear().manifest.tensors) made[t.name] = &t;
