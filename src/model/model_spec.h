@@ -35,6 +35,13 @@ enum class LayerKind {
   stateless,          // keeps nothing per request: attention reading another layer's KV (Gemma 3n KV sharing), MLP-only layers
 };
 
+// Every kind, in the enum's order (the keys descriptions and layer_types use).
+inline constexpr LayerKind kAllLayerKinds[] = {
+    LayerKind::full_attention, LayerKind::sliding_attention, LayerKind::chunked_attention, LayerKind::mla,
+    LayerKind::kda,            LayerKind::gated_deltanet,    LayerKind::mamba2,            LayerKind::short_conv,
+    LayerKind::lightning,      LayerKind::stateless,
+};
+
 std::string_view layer_kind_key(LayerKind k);
 
 // Grouped-query attention (full, sliding or chunked layers).

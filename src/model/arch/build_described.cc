@@ -3,6 +3,8 @@
 // finish_model applies the config's quantization by tensor name.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include <functional>
 #include <set>
 
@@ -266,19 +268,17 @@ class Builder {
           if (!v) return v.error();
           auto s = as_string(*v, origin_, kind->second.text());
           if (!s) return s.error();
-          bool found = false;
-          for (auto k : {LayerKind::full_attention, LayerKind::sliding_attention, LayerKind::chunked_attention,
-                         LayerKind::mla, LayerKind::kda, LayerKind::gated_deltanet, LayerKind::mamba2,
-                         LayerKind::short_conv, LayerKind::lightning, LayerKind::stateless})
-            if (layer_kind_key(k) == *s) {
-              m.layers[i] = k;
-              found = true;
-            }
-          if (!found)
+          const auto* known = std::find_if(std::begin(kAllLayerKinds), std::end(kAllLayerKinds),
+                                           [&](LayerKind k) { return layer_kind_key(k) == *s; });
+          if (known == std::end(kAllLayerKinds)) {
+            std::string expected;  // "full_attention, ..., lightning or stateless"
+            for (std::size_t k = 0; k < std::size(kAllLayerKinds); ++k)
+              expected += fmt::format("{}{}", k == 0 ? "" : (k + 1 == std::size(kAllLayerKinds) ? " or " : ", "),
+                                      layer_kind_key(kAllLayerKinds[k]));
             return Error{origin_, v->pointer.empty() ? node_pointer_ : v->pointer,
-                         fmt::format("unknown layer type \"{}\" (expected full_attention, sliding_attention, "
-                                     "chunked_attention, mla, kda, gated_deltanet, mamba2, short_conv, lightning or stateless)",
-                                     *s)};
+                         fmt::format("unknown layer type \"{}\" (expected {})", *s, expected)};
+          }
+          m.layers[i] = *known;
         }
       }
       // moe_layer (per layer): the leading dense layers are the planner's
