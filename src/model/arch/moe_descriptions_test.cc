@@ -160,6 +160,45 @@ TEST(MoeDecoderInline, Qwen2MoeSharedExpertAndQkvBiases) {
   EXPECT_EQ(build_inventory(m).active_params, 2'378'008'576u);
 }
 
+TEST(MoeDecoderInline, Ernie45MoeLayoutAsSGLangLoadsIt) {
+  // baidu/ERNIE-4.5-21B-A3B-PT ("21B total, 3B active"); dimensions as published
+  // (also in the transformers and SGLang test fixtures). SGLang's Ernie4DecoderLayer:
+  // MoE where start <= i <= end and (i - start) % interval == 0, so layer 0 is dense;
+  // its strict MTP loader fixes the stored MTP block as a dense layer.
+  const char* config = R"({"architectures": ["Ernie4_5_MoeForCausalLM"], "model_type": "ernie4_5_moe",
+    "hidden_size": 2560, "intermediate_size": 12288, "max_position_embeddings": 131072, "num_attention_heads": 20,
+    "num_key_value_heads": 4, "num_hidden_layers": 28, "vocab_size": 103424, "use_bias": false,
+    "moe_num_experts": 64, "moe_num_shared_experts": 2, "moe_layer_start_index": 1, "moe_intermediate_size": 1536,
+    "moe_k": 6, "moe_layer_interval": 1, "tie_word_embeddings": true, "torch_dtype": "bfloat16",
+    "num_nextn_predict_layers": 1})";
+  const auto m = build_model_from_config(config, "ernie-4.5-21b-a3b").value_or_throw();
+  EXPECT_EQ(m.family, "ernie4_5_moe");
+  // Counted by hand: H 2560, q/o 2560 x 2560, k/v 512 x 2560, dense MLP 3 x 12288 x 2560,
+  // expert 3 x 1536 x 2560, shared 3 x 3072 x 2560, router 64 x 2560 (+ 64 F32 statics).
+  const std::uint64_t H = 2560, attn = 2 * H * H + 2 * 512 * H, dense = 3 * 12288 * H;
+  const std::uint64_t expert = 3 * 1536 * H, shared = 3 * 3072 * H, router = 64 * H + 64;
+  const std::uint64_t layers = 28 * (attn + 2 * H) + dense + 27 * (64 * expert + shared + router);
+  const std::uint64_t mtp = 2 * H + 2 * H * H + attn + 2 * H + dense;
+  EXPECT_EQ(m.manifest.logical_params(), 103424 * H + layers + H + mtp);
+  EXPECT_EQ(m.manifest.logical_params(), 21'948'655'808u);
+  EXPECT_EQ(m.moe.first_dense_layers, 1u);
+  EXPECT_NE(find(m, "model.layers.0.mlp.down_proj.weight"), nullptr);
+  EXPECT_EQ(find(m, "model.layers.0.mlp.gate.weight"), nullptr);
+  const auto* statics = find(m, "model.layers.27.mlp.moe_statics.e_score_correction_bias");
+  ASSERT_NE(statics, nullptr);
+  EXPECT_EQ(shape_text(statics->shape), "[1, 64]");
+  EXPECT_EQ(statics->dtype, Dtype::F32);
+  const auto* block = find(m, "model.mtp_block.0.mlp.down_proj.weight");
+  ASSERT_NE(block, nullptr);
+  EXPECT_EQ(block->module, ModuleClass::mtp);
+  EXPECT_EQ(shape_text(block->shape), "[2560, 12288]");
+  EXPECT_NE(find(m, "model.mtp_linear_proj.0.weight"), nullptr);
+  EXPECT_EQ(find(m, "lm_head.weight"), nullptr);  // tied by default
+  EXPECT_EQ(m.count_layers(LayerKind::full_attention), 28u);
+  // Active ("A3B"): everything but the embedding, routed experts and MTP, plus 6 of 64 experts.
+  EXPECT_EQ(build_inventory(m).active_params, layers + H - 27 * 64 * expert + 27 * 6 * expert);
+}
+
 TEST(MoeDecoderInline, SparseStepAndMlpOnlyLayersMakeDenseLayers) {
   auto doc = nlohmann::json::parse(
       testing::read_shared("models/Qwen__Qwen3-235B-A22B-Instruct-2507/config.json"));

@@ -115,6 +115,18 @@ const Card kCards[] = {
          "mamba_num_heads": 128, "mamba_head_dim": 64, "ssm_state_size": 128, "n_groups": 8, "conv_kernel": 4,
          "vocab_size": 131072, "tie_word_embeddings": false, "max_position_embeddings": 8192})",
      8e9, "nemotron_h"},
+    // The Hub's counts: 10.3B (GLM-4.1V-9B-Thinking) and 108B (GLM-4.5V, text from GLM-4.5-Air; an MTP
+    // layer with its own embedding and head would make it 110.1B, so none is stored).
+    {"zai-org/GLM-4.1V-9B-Thinking (10.3B)",
+     R"({"architectures": ["Glm4vForConditionalGeneration"], "model_type": "glm4v", "torch_dtype": "bfloat16", "tie_word_embeddings": false,
+ "text_config": {"model_type": "glm4v_text", "hidden_size": 4096, "intermediate_size": 13696, "num_hidden_layers": 40, "num_attention_heads": 32, "num_key_value_heads": 2, "vocab_size": 151552, "max_position_embeddings": 65536, "partial_rotary_factor": 0.5, "rms_norm_eps": 1e-05, "attention_bias": true},
+ "vision_config": {"model_type": "glm4v", "depth": 24, "hidden_size": 1536, "intermediate_size": 13696, "num_heads": 12, "image_size": 336, "patch_size": 14, "out_hidden_size": 4096, "spatial_merge_size": 2, "temporal_patch_size": 2, "in_channels": 3, "attention_bias": false}})",
+     10.3e9, "glm4v"},
+    {"zai-org/GLM-4.5V (108B)",
+     R"({"architectures": ["Glm4vMoeForConditionalGeneration"], "model_type": "glm4v_moe", "torch_dtype": "bfloat16", "tie_word_embeddings": false,
+ "text_config": {"model_type": "glm4v_moe_text", "hidden_size": 4096, "intermediate_size": 10944, "moe_intermediate_size": 1408, "num_hidden_layers": 46, "num_attention_heads": 96, "num_key_value_heads": 8, "head_dim": 128, "n_routed_experts": 128, "n_shared_experts": 1, "num_experts_per_tok": 8, "first_k_dense_replace": 1, "vocab_size": 151552, "attention_bias": true, "max_position_embeddings": 65536, "partial_rotary_factor": 0.5, "num_nextn_predict_layers": 1},
+ "vision_config": {"model_type": "glm4v_moe", "depth": 24, "hidden_size": 1536, "intermediate_size": 10944, "num_heads": 12, "image_size": 336, "patch_size": 14, "out_hidden_size": 4096, "spatial_merge_size": 2, "temporal_patch_size": 2}})",
+     108e9, "glm4v_moe"},
 };
 
 TEST(UncorpusedDescriptions, ParameterCountsNearTheModelCards) {
