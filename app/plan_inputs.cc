@@ -16,6 +16,8 @@
 #include "core/text.h"
 #include "core/units.h"
 #include "hardware/gpu_catalogue.h"
+#include "launch/gpu_arch.h"
+#include "launch/recipe_catalogue.h"
 
 namespace preflight::cli {
 
@@ -238,6 +240,22 @@ Result<LoadedModel> load_model_for(const Options& o) {
   return load_named_model(o, o.model, {o.quantize, o.dtype});
 }
 
+void attach_required_version(PlanRequest& request, const ModelSpec& model, const Accelerator* gpu,
+                             std::uint64_t gpu_count) {
+  auto& e = request.engine;
+  if (e.kind == EngineKind::generic) return;
+  RecipeTarget target{e.kind, model.name, model.family, "", "", 0};
+  if (gpu != nullptr) {
+    if (const auto* arch = find_gpu_arch(embedded_gpu_archs(), *gpu)) target.arch = arch->arch;
+    target.gpu_id = gpu->id;
+    target.gpu_count = gpu_count;
+  }
+  if (auto need = required_version(select_recipes(embedded_recipes(), target))) {
+    e.required_version = need->version;
+    e.required_by = need->recipe_label;
+  }
+}
+
 Result<Cluster> resolve_cluster(const Options& o) {
   auto spec = parse_gpu_spec(o.gpus, "--gpus");
   if (!spec) return spec.error();
@@ -256,6 +274,7 @@ Result<Plan> make_plan(const Options& o, LoadedModel* loaded_out) {
   auto request = plan_request(o);
   if (!request) return request.error();
   request.value().gpu_count = cluster->count;
+  attach_required_version(request.value(), loaded->model, &cluster->gpu, cluster->count);
   try {
     auto plan = build_plan(loaded->model, cluster->gpu, *request);
     if (loaded_out != nullptr) *loaded_out = std::move(loaded).value();

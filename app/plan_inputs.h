@@ -25,6 +25,11 @@ struct Cluster {
 Result<Cluster> resolve_cluster(const Options& o);
 Result<PlanRequest> plan_request(const Options& o);
 Result<LoadedModel> load_model_for(const Options& o);
+// The release the model's own engine recipe needs (data/launch/recipes.json
+// min_version), so the plan can say when it applies an older release's rules.
+// `gpu` null: the recipes that hold on any GPU (the solvers, over families).
+void attach_required_version(PlanRequest& request, const ModelSpec& model, const Accelerator* gpu,
+                             std::uint64_t gpu_count);
 
 // The plan for --gpus, the model and the request options; `loaded` (when
 // given) receives the model it planned and how its files compare with config.json.

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/engine_sizing.h"
 #include "model/model_spec.h"
 #include "model/request_state.h"
 
@@ -29,6 +30,10 @@ struct StageCache {
   std::uint64_t state_per_layer = 0;    // one request, one layer (largest kind)
   std::uint64_t state_total = 0;        // one request, all state layers of the stage
 };
+// Which release's rules apply (the asked one, or `default_version`, the newest
+// modelled) and, when the model's recipe needs a newer one, the line that says so.
+void resolve_version(EngineSizing& s, const EngineOptions& o, const std::string& default_version);
+
 StageCache stage_cache(const ModelSpec& m, std::uint64_t tp, std::uint64_t kv_bytes, std::uint64_t state_bytes,
                        LayerRange range);
 

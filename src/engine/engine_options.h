@@ -19,6 +19,10 @@ Result<EngineKind> parse_engine(std::string_view text, const std::string& flag =
 struct EngineOptions {
   EngineKind kind = EngineKind::generic;
   std::string version;                       // "" = the profile's default version
+  // The oldest release the model's own recipe supports (data/launch/recipes.json
+  // min_version), and that recipe's label; "" = no recipe says.
+  std::string required_version;
+  std::string required_by;
   double gpu_memory_utilization = 0;         // vLLM; 0 = the profile default
   double mem_fraction_static = 0;            // SGLang; 0 = SGLang's default formula
   std::uint64_t max_num_batched_tokens = 0;  // vLLM / SGLang chunked prefill; 0 = default

@@ -122,7 +122,7 @@ TEST(EngineProfile, EmbeddedProfileLoads) {
   const auto& p = engine_profiles();
   EXPECT_FALSE(p.about.empty());
   const auto& v = p.vllm;
-  EXPECT_EQ(v.default_version, "0.19.0");
+  EXPECT_EQ(v.default_version, "0.27.0");
   EXPECT_DOUBLE_EQ(v.gpu_memory_utilization, 0.9);  // CacheConfig.gpu_memory_utilization
   EXPECT_EQ(v.block_size, 16u);
   EXPECT_EQ(v.mla_block_size, 64u);

@@ -39,6 +39,8 @@ struct EngineSizing {
   EngineKind kind = EngineKind::generic;
   std::string name;      // "vLLM", "SGLang"
   std::string version;   // the rules' version
+  bool version_defaulted = false;  // no --engine-version: the profile's default, the newest release modelled
+  std::string version_note;        // one line when the model's recipe needs a newer release; else ""
   double memory_fraction = 0;               // gpu_memory_utilization or mem_fraction_static in force
   std::uint64_t block_size = 0;             // tokens per KV block / page (after hybrid alignment)
   std::uint64_t max_num_batched_tokens = 0;

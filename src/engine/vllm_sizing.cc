@@ -103,7 +103,7 @@ Result<EngineSizing> size_vllm(const EngineInputs& in) {
   EngineSizing s;
   s.kind = EngineKind::vllm;
   s.name = "vLLM";
-  s.version = version_text;
+  resolve_version(s, o, prof.default_version);
   const auto total = in.gpu->device_total_bytes;
   const bool large_gpu = static_cast<double>(total) >= prof.large_gpu_min_gib * kGiBd &&
                          in.gpu->architecture != "ampere";  // A100 keeps the small defaults (vLLM PR #17885)

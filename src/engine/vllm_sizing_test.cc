@@ -31,7 +31,7 @@ struct VllmRun {
   double util = 0.95;
   std::uint64_t context = 8192;
   LayoutOptions layout = {};
-  std::string version = "";
+  std::string version = "0.19.0";  // the llm-d logs' release (the profile default is newer)
   std::string kv_dtype = "auto";
   std::uint64_t concurrency = 1;
   bool enforce_eager = false;
@@ -142,7 +142,38 @@ TEST(VllmSizing, Llama8bOnOneH100) {
   EXPECT_TRUE(e.holds_one_request);
   EXPECT_TRUE(e.failure.empty());
   EXPECT_TRUE(p.verdict.fits);
-  EXPECT_EQ(e.version, "0.19.0");  // the profile's default_version
+  EXPECT_EQ(e.version, "0.19.0");
+  EXPECT_FALSE(e.version_defaulted);
+}
+
+TEST(VllmSizing, VersionDefaultsToTheNewestModelledAndSaysWhenARecipeNeedsNewer) {
+  struct Case {
+    const char* what;
+    std::string asked, required;
+    std::string version;
+    bool defaulted;
+    std::string note;
+  };
+  const Case cases[] = {
+      {"no version: the profile's default", "", "", engine_profiles().vllm.default_version, true, ""},
+      {"asked, no recipe", "0.19.0", "", "0.19.0", false, ""},
+      {"asked, recipe satisfied", "0.27.1", "0.27.0", "0.27.1", false, ""},
+      {"asked older than the recipe", "0.19.0", "0.27.0", "0.19.0", false,
+       "the vLLM Kimi-K3 base recipe needs vLLM 0.27.0 or later; this plan applies vLLM 0.19.0's rules, as asked"},
+      {"default older than the recipe", "", "9.0.0", engine_profiles().vllm.default_version, true,
+       "the vLLM Kimi-K3 base recipe needs vLLM 9.0.0 or later; this plan applies vLLM " +
+           engine_profiles().vllm.default_version + "'s rules (the newest modelled)"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.what);
+    auto req = request({.version = c.asked});
+    req.engine.required_version = c.required;
+    req.engine.required_by = "vLLM Kimi-K3 base";
+    const auto p = build_plan(model("llama-3.1-8b-instruct"), gpu("H100"), req).value_or_throw();
+    EXPECT_EQ(p.engine->version, c.version);
+    EXPECT_EQ(p.engine->version_defaulted, c.defaulted);
+    EXPECT_EQ(p.engine->version_note, c.note);
+  }
 }
 
 TEST(VllmSizing, PipelineBlocksAreTheMinimumOverStages) {

@@ -148,6 +148,15 @@ std::vector<Recipe> select_recipes(const std::vector<Recipe>& recipes, const Rec
   return out;
 }
 
+std::optional<RequiredVersion> required_version(const std::vector<Recipe>& selected) {
+  std::optional<RequiredVersion> out;
+  for (const auto& r : selected) {
+    if (r.min_version.empty()) continue;
+    if (!out || version_less(out->version, r.min_version)) out = RequiredVersion{r.min_version, r.label};
+  }
+  return out;
+}
+
 bool version_less(std::string_view a, std::string_view b) {
   const auto next = [](std::string_view& s) {
     const auto dot = s.find('.');

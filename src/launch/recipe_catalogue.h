@@ -64,6 +64,14 @@ const std::vector<Recipe>& embedded_recipes();
 // The recipes for `target`, most general first (stable within a level).
 std::vector<Recipe> select_recipes(const std::vector<Recipe>& recipes, const RecipeTarget& target);
 
+// The newest min_version among `selected` (recipes chosen for one target) and the
+// label of the recipe that sets it; nullopt when none names one.
+struct RequiredVersion {
+  std::string version;
+  std::string recipe_label;
+};
+std::optional<RequiredVersion> required_version(const std::vector<Recipe>& selected);
+
 // Dotted release numbers ("0.26.1" < "0.27.0"); a missing part counts as 0
 // and a non-numeric part compares as text.
 bool version_less(std::string_view a, std::string_view b);

@@ -37,6 +37,8 @@ nlohmann::json engine_json(const EngineSizing& e) {
   nlohmann::json j = {{"name", std::string(engine_key(e.kind))},
                       {"display_name", e.name},
                       {"version", e.version},
+                      {"version_defaulted", e.version_defaulted},
+                      {"version_note", e.version_note},
                       {"memory_fraction", e.memory_fraction},
                       {"weights_bytes_per_rank", heaviest},
                       {"kv_cache_tokens", e.kv_cache_tokens},

@@ -229,7 +229,9 @@ std::string render_plan(const Plan& plan, TextStyle style) {
   }
   if (plan.engine) {
     const auto& e = *plan.engine;
-    out += heading(style, 2, fmt::format("Engine: {} {} (what it would log at start-up)", e.name, e.version));
+    out += heading(style, 2, fmt::format("Engine: {} {}{} (what it would log at start-up)", e.name, e.version,
+                                         e.version_defaulted ? ", the newest modelled" : ""));
+    if (!e.version_note.empty()) out += fmt::format("  warning: {}\n", e.version_note);
     figure_lines(out, plan.figures, "engine.", style, false);
     if (!e.failure.empty()) out += fmt::format("  the engine would refuse to start: {}\n", e.failure);
   } else if (plan.second_pass) {
