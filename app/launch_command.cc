@@ -140,9 +140,16 @@ int run_launch(const Options& o, Io& io) {
   in.quantize = o.quantize;
   in.dtype = o.dtype;
 
-  const RecipeTarget target{*kind, catalogue_name, loaded->model.family, in.arch, gpu.id, cluster->count};
+  RecipeTarget target{*kind, catalogue_name, loaded->model.family, in.arch, gpu.id, cluster->count, ""};
   auto settings = apply_recipes(user_settings(o), *kind, select_recipes(embedded_recipes(), target));
   if (!settings) return fail(io, settings.error());
+  // Recipes keyed by the KV cache dtype (K3's FP8 cache needs prefill query
+  // quantization) apply once the dtype is known: the user's, or an earlier recipe's.
+  if (auto kv = settings->values.find(Setting::kv_dtype); kv != settings->values.end()) {
+    target.kv_dtype = kv->second.value;
+    settings = apply_recipes(user_settings(o), *kind, select_recipes(embedded_recipes(), target));
+    if (!settings) return fail(io, settings.error());
+  }
   in.settings = std::move(settings).value();
 
   auto plan = make_plan(with_settings(o, in.settings));

@@ -244,7 +244,7 @@ void attach_required_version(PlanRequest& request, const ModelSpec& model, const
                              std::uint64_t gpu_count) {
   auto& e = request.engine;
   if (e.kind == EngineKind::generic) return;
-  RecipeTarget target{e.kind, model.name, model.family, "", "", 0};
+  RecipeTarget target{e.kind, model.name, model.family, "", "", 0, ""};
   if (gpu != nullptr) {
     if (const auto* arch = find_gpu_arch(embedded_gpu_archs(), *gpu)) target.arch = arch->arch;
     target.gpu_id = gpu->id;

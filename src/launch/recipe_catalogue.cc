@@ -63,7 +63,8 @@ Result<Recipe> parse_recipe(const nlohmann::json& node, const std::string& origi
   for (auto [key, target] : {std::pair<std::string_view, std::vector<std::string>*>{"models", &r.models},
                              {"families", &r.families},
                              {"arch", &r.archs},
-                             {"gpus", &r.gpus}}) {
+                             {"gpus", &r.gpus},
+                             {"kv_cache_dtype", &r.kv_dtypes}}) {
     auto v = f.string_list(key);
     if (!v) return v.error();
     *target = *v;
@@ -141,6 +142,7 @@ std::vector<Recipe> select_recipes(const std::vector<Recipe>& recipes, const Rec
     if (!r.archs.empty() && (t.arch.empty() || !contains(r.archs, t.arch))) continue;
     if (!r.gpus.empty() && !contains(r.gpus, t.gpu_id)) continue;
     if (r.gpu_count > 0 && r.gpu_count != t.gpu_count) continue;
+    if (!r.kv_dtypes.empty() && !contains(r.kv_dtypes, t.kv_dtype)) continue;
     out.push_back(r);
   }
   std::stable_sort(out.begin(), out.end(),

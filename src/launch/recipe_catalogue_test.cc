@@ -80,11 +80,19 @@ TEST(LaunchRecipes, SelectionIsGeneralToSpecific) {
     const char* gpu;
     std::uint64_t count;
     std::vector<std::string> want;
+    const char* kv = "";
   };
   const Case cases[] = {
       {EngineKind::vllm, "kimi-k3", "kimi_k3", "blackwell", "nvidia-b300-hgx", 8, {"vllm-kimi-k3", "vllm-kimi-k3-blackwell"}},
       {EngineKind::vllm, "kimi-k3", "kimi_k3", "hopper", "nvidia-h100-sxm-80gb", 32, {"vllm-kimi-k3", "vllm-kimi-k3-hopper"}},
-      {EngineKind::vllm, "kimi-k3", "kimi_k3", "cdna4", "amd-mi355x", 8, {"vllm-kimi-k3"}},
+      // ROCm: the AMD override (load format auto, 128 sequences, the breakable-graph variable).
+      {EngineKind::vllm, "kimi-k3", "kimi_k3", "cdna4", "amd-mi355x", 8, {"vllm-kimi-k3", "vllm-kimi-k3-rocm"}},
+      // An FP8 KV cache adds prefill query quantization; on Blackwell with the TRT-LLM ragged prefill.
+      {EngineKind::vllm, "kimi-k3", "kimi_k3", "cdna4", "amd-mi355x", 8,
+       {"vllm-kimi-k3", "vllm-kimi-k3-fp8-kv", "vllm-kimi-k3-rocm"}, "fp8"},
+      {EngineKind::vllm, "kimi-k3", "kimi_k3", "blackwell", "nvidia-b300-hgx", 8,
+       {"vllm-kimi-k3", "vllm-kimi-k3-fp8-kv", "vllm-kimi-k3-blackwell", "vllm-kimi-k3-blackwell-fp8-kv"}, "fp8"},
+      {EngineKind::vllm, "kimi-k3", "kimi_k3", "blackwell", "nvidia-b300-hgx", 8, {"vllm-kimi-k3", "vllm-kimi-k3-blackwell"}, "bf16"},
       {EngineKind::vllm, "kimi-k3", "kimi_k3", "", "custom", 8, {"vllm-kimi-k3"}},
       // A K3 snapshot given as a path matches by family.
       {EngineKind::vllm, "", "kimi_k3", "hopper", "nvidia-h200-sxm-141gb", 16, {"vllm-kimi-k3", "vllm-kimi-k3-hopper"}},
@@ -96,7 +104,7 @@ TEST(LaunchRecipes, SelectionIsGeneralToSpecific) {
       {EngineKind::vllm, "deepseek-v3", "deepseek_v3", "hopper", "nvidia-h100-sxm-80gb", 16, {}},
   };
   for (const auto& c : cases) {
-    const RecipeTarget t{c.engine, c.model, c.family, c.arch, c.gpu, c.count};
+    const RecipeTarget t{c.engine, c.model, c.family, c.arch, c.gpu, c.count, c.kv};
     EXPECT_EQ(ids(select_recipes(embedded_recipes(), t)), c.want) << c.model << " " << c.gpu << " " << c.count;
   }
 }
