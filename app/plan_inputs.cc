@@ -16,6 +16,7 @@
 #include "core/text.h"
 #include "core/units.h"
 #include "hardware/gpu_catalogue.h"
+#include "engine/engine_dtype.h"
 #include "launch/gpu_arch.h"
 #include "launch/recipe_catalogue.h"
 
@@ -240,6 +241,18 @@ Result<LoadedModel> load_model_for(const Options& o) {
   return load_named_model(o, o.model, {o.quantize, o.dtype});
 }
 
+std::optional<Error> apply_engine_dtype(LoadedModel& loaded, const Options& o, PlanRequest& request) {
+  if (!o.dtype.empty() && o.dtype != "auto") return std::nullopt;  // the user's --dtype wins
+  const auto served = engine_auto_dtype(loaded.model, request.engine);
+  if (!served) return std::nullopt;
+  auto cast = apply_model_overrides(std::move(loaded.model), "", "", ModelOverrides{"", served->dtype});
+  if (!cast) return cast.error();
+  loaded.model = std::move(cast).value();
+  loaded.model.notes.insert(loaded.model.notes.begin(), served->why);
+  request.engine.auto_dtype_rule = served->why;
+  return std::nullopt;
+}
+
 void attach_required_version(PlanRequest& request, const ModelSpec& model, const Accelerator* gpu,
                              std::uint64_t gpu_count) {
   auto& e = request.engine;
@@ -275,6 +288,7 @@ Result<Plan> make_plan(const Options& o, LoadedModel* loaded_out) {
   if (!request) return request.error();
   request.value().gpu_count = cluster->count;
   attach_required_version(request.value(), loaded->model, &cluster->gpu, cluster->count);
+  if (auto e = apply_engine_dtype(loaded.value(), o, request.value())) return *e;
   try {
     auto plan = build_plan(loaded->model, cluster->gpu, *request);
     if (loaded_out != nullptr) *loaded_out = std::move(loaded).value();

@@ -28,6 +28,9 @@ Result<LoadedModel> load_model_for(const Options& o);
 // The release the model's own engine recipe needs (data/launch/recipes.json
 // min_version), so the plan can say when it applies an older release's rules.
 // `gpu` null: the recipes that hold on any GPU (the solvers, over families).
+// An engine's `--dtype auto` on a float32 config (engine/engine_dtype.h): the
+// model as the engine holds it, in 16 bits, when no --dtype was given.
+std::optional<Error> apply_engine_dtype(LoadedModel& loaded, const Options& o, PlanRequest& request);
 void attach_required_version(PlanRequest& request, const ModelSpec& model, const Accelerator* gpu,
                              std::uint64_t gpu_count);
 

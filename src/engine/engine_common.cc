@@ -13,6 +13,7 @@ void resolve_version(EngineSizing& s, const EngineOptions& o, const std::string&
   s.version_defaulted = o.version.empty();
   s.version = s.version_defaulted ? default_version : o.version;
   s.version_note.clear();
+  if (!o.auto_dtype_rule.empty()) s.rules.push_back(o.auto_dtype_rule);
   if (o.required_version.empty()) return;
   const auto have = parse_engine_version(s.version, "--engine-version");
   const auto need = parse_engine_version(o.required_version, "recipe min_version");

@@ -23,6 +23,8 @@ struct EngineOptions {
   // min_version), and that recipe's label; "" = no recipe says.
   std::string required_version;
   std::string required_by;
+  // Set when the model was cast to what `--dtype auto` serves (engine/engine_dtype.h): the rule, for the plan.
+  std::string auto_dtype_rule;
   double gpu_memory_utilization = 0;         // vLLM; 0 = the profile default
   double mem_fraction_static = 0;            // SGLang; 0 = SGLang's default formula
   std::uint64_t max_num_batched_tokens = 0;  // vLLM / SGLang chunked prefill; 0 = default
