@@ -84,7 +84,7 @@ TEST(GpuEmbeddedCatalogue, DeviceTotalsAndTheirEvidence) {
       // Nothing known: nominal x 2^30.
       {"google-tpu-v5p", 95 * kGiB, Evidence::estimate},
       {"aws-trainium2", 96 * kGiB, Evidence::estimate},
-      {"apple-m3-ultra", 512 * kGiB, Evidence::estimate},
+      {"apple-m3-ultra", 384 * kGiB, Evidence::estimate},  // 75% of 512 GiB: macOS's default GPU wired limit
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.id);
@@ -113,7 +113,13 @@ TEST(GpuEmbeddedCatalogue, EveryEntryHasSourcesAndAPlausibleDeviceTotal) {
     // HBM parts, one that forgot a unit the upper.
     const double nominal_bytes = a.nominal_gb * static_cast<double>(kGiB);
     EXPECT_LE(static_cast<double>(a.device_total_bytes), nominal_bytes);
-    EXPECT_GE(static_cast<double>(a.device_total_bytes), 0.9 * nominal_bytes);
+    // Unified memory (Apple) is shared with the CPU: the GPU gets macOS's default
+    // wired limit, about 75% of RAM, not the whole nominal size.
+    const double floor = a.architecture == "apple" ? 0.7 : 0.9;
+    EXPECT_GE(static_cast<double>(a.device_total_bytes), floor * nominal_bytes);
+    if (a.architecture == "apple") {
+      EXPECT_LT(static_cast<double>(a.device_total_bytes), 0.8 * nominal_bytes);
+    }
   }
 }
 
