@@ -90,7 +90,7 @@ void add_parallelism(CLI::App& app, Options& o) {
 
 void add_engine(CLI::App& app, Options& o) {
   app.add_option("--engine", o.engine, "memory rules: generic (default), vllm, sglang")->group(kEngine);
-  app.add_option("--engine-version", o.engine_version, "engine release whose rules apply (default: the profile's)")
+  app.add_option("--engine-version", o.engine_version, "engine release whose rules apply (default: the newest modelled, as `engines` lists it; the plan warns when the model's recipe needs a newer one)")
       ->group(kEngine);
   app.add_option("--gpu-memory-utilization", o.gpu_memory_utilization, "vLLM: share of device memory (default 0.9)")
       ->group(kEngine);
