@@ -241,23 +241,11 @@ Result<LoadedModel> load_model_for(const Options& o) {
   return load_named_model(o, o.model, {o.quantize, o.dtype});
 }
 
-std::optional<Error> apply_engine_dtype(LoadedModel& loaded, const Options& o, PlanRequest& request) {
-  if (!o.dtype.empty() && o.dtype != "auto") return std::nullopt;  // the user's --dtype wins
-  const auto served = engine_auto_dtype(loaded.model, request.engine);
-  if (!served) return std::nullopt;
-  auto cast = apply_model_overrides(std::move(loaded.model), "", "", ModelOverrides{"", served->dtype});
-  if (!cast) return cast.error();
-  loaded.model = std::move(cast).value();
-  loaded.model.notes.insert(loaded.model.notes.begin(), served->why);
-  request.engine.auto_dtype_rule = served->why;
-  return std::nullopt;
-}
-
-void attach_required_version(PlanRequest& request, const ModelSpec& model, const Accelerator* gpu,
-                             std::uint64_t gpu_count) {
+std::optional<Error> prepare_engine_inputs(LoadedModel& loaded, const Options& o, PlanRequest& request,
+                                           const Accelerator* gpu, std::uint64_t gpu_count) {
   auto& e = request.engine;
-  if (e.kind == EngineKind::generic) return;
-  RecipeTarget target{e.kind, model.name, model.family, "", "", 0, ""};
+  if (e.kind == EngineKind::generic) return std::nullopt;
+  RecipeTarget target{e.kind, loaded.model.name, loaded.model.family, "", "", 0, ""};
   if (gpu != nullptr) {
     if (const auto* arch = find_gpu_arch(embedded_gpu_archs(), *gpu)) target.arch = arch->arch;
     target.gpu_id = gpu->id;
@@ -267,6 +255,15 @@ void attach_required_version(PlanRequest& request, const ModelSpec& model, const
     e.required_version = need->version;
     e.required_by = need->recipe_label;
   }
+  if (!o.dtype.empty() && o.dtype != "auto") return std::nullopt;  // the user's --dtype wins
+  const auto served = engine_auto_dtype(loaded.model, e);
+  if (!served) return std::nullopt;
+  auto cast = apply_model_overrides(std::move(loaded.model), "", "", ModelOverrides{"", served->dtype});
+  if (!cast) return cast.error();
+  loaded.model = std::move(cast).value();
+  loaded.model.notes.insert(loaded.model.notes.begin(), served->why);
+  e.auto_dtype_rule = served->why;
+  return std::nullopt;
 }
 
 Result<Cluster> resolve_cluster(const Options& o) {
@@ -287,8 +284,7 @@ Result<Plan> make_plan(const Options& o, LoadedModel* loaded_out) {
   auto request = plan_request(o);
   if (!request) return request.error();
   request.value().gpu_count = cluster->count;
-  attach_required_version(request.value(), loaded->model, &cluster->gpu, cluster->count);
-  if (auto e = apply_engine_dtype(loaded.value(), o, request.value())) return *e;
+  if (auto e = prepare_engine_inputs(loaded.value(), o, request.value(), &cluster->gpu, cluster->count)) return *e;
   try {
     auto plan = build_plan(loaded->model, cluster->gpu, *request);
     if (loaded_out != nullptr) *loaded_out = std::move(loaded).value();

@@ -25,14 +25,15 @@ struct Cluster {
 Result<Cluster> resolve_cluster(const Options& o);
 Result<PlanRequest> plan_request(const Options& o);
 Result<LoadedModel> load_model_for(const Options& o);
-// The release the model's own engine recipe needs (data/launch/recipes.json
-// min_version), so the plan can say when it applies an older release's rules.
-// `gpu` null: the recipes that hold on any GPU (the solvers, over families).
-// An engine's `--dtype auto` on a float32 config (engine/engine_dtype.h): the
-// model as the engine holds it, in 16 bits, when no --dtype was given.
-std::optional<Error> apply_engine_dtype(LoadedModel& loaded, const Options& o, PlanRequest& request);
-void attach_required_version(PlanRequest& request, const ModelSpec& model, const Accelerator* gpu,
-                             std::uint64_t gpu_count);
+// What an engine plan needs beyond the options, once the model is loaded:
+// - the release the model's own engine recipe needs (data/launch/recipes.json
+//   min_version), so the plan can say when it applies an older release's rules
+//   (`gpu` null: the recipes that hold on any GPU, for the solvers over families);
+// - the model as the engine holds it under `--dtype auto` when no --dtype was
+//   given (engine/engine_dtype.h: a float32 config in 16 bits).
+// Nothing for the generic engine.
+std::optional<Error> prepare_engine_inputs(LoadedModel& loaded, const Options& o, PlanRequest& request,
+                                           const Accelerator* gpu, std::uint64_t gpu_count);
 
 // The plan for --gpus, the model and the request options; `loaded` (when
 // given) receives the model it planned and how its files compare with config.json.

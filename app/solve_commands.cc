@@ -63,8 +63,7 @@ Result<SolverInputs> solver_inputs(const Options& o, const char* command) {
   if (!request) return request.error();
   auto loaded = load_model_for(o);
   if (!loaded) return loaded.error();
-  attach_required_version(request.value(), loaded->model, nullptr, 0);
-  if (auto e = apply_engine_dtype(loaded.value(), o, request.value())) return *e;
+  if (auto e = prepare_engine_inputs(loaded.value(), o, request.value(), nullptr, 0)) return *e;
   return SolverInputs{std::move(loaded).value(), std::move(gpus).value(), *request};
 }
 
@@ -128,8 +127,7 @@ int run_max(const Options& o, Io& io) {
   auto loaded = load_model_for(o);
   if (!loaded) return fail(io, loaded.error());
   request.value().gpu_count = cluster->count;
-  attach_required_version(request.value(), loaded->model, &gpu, cluster->count);
-  if (auto e = apply_engine_dtype(loaded.value(), o, request.value())) return fail(io, *e);
+  if (auto e = prepare_engine_inputs(loaded.value(), o, request.value(), &gpu, cluster->count)) return fail(io, *e);
   // The solved quantity's own flag, when given, is the ceiling of the search.
   MaxOptions options;
   options.what = *what;

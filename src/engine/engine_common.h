@@ -32,6 +32,8 @@ struct StageCache {
 };
 // Which release's rules apply (the asked one, or `default_version`, the newest
 // modelled) and, when the model's recipe needs a newer one, the line that says so.
+// Also lists the `--dtype auto` rule the app applied before sizing (engine_dtype.h),
+// the other engine decision that is not the sizing's own.
 void resolve_version(EngineSizing& s, const EngineOptions& o, const std::string& default_version);
 
 StageCache stage_cache(const ModelSpec& m, std::uint64_t tp, std::uint64_t kv_bytes, std::uint64_t state_bytes,

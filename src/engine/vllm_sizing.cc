@@ -94,16 +94,14 @@ Result<EngineSizing> size_vllm(const EngineInputs& in) {
   const auto& layout = *in.layout;
   const auto& work = *in.workload;
   const auto& o = in.options;
-  const std::string version_text = o.version.empty() ? prof.default_version : o.version;
-  auto version = parse_engine_version(version_text, "--engine-version");
-  if (!version) return version.error();
-  const auto& era = prof.era(*version);
-  const bool v0 = era.engine == "v0";
-
   EngineSizing s;
   s.kind = EngineKind::vllm;
   s.name = "vLLM";
   resolve_version(s, o, prof.default_version);
+  auto version = parse_engine_version(s.version, "--engine-version");
+  if (!version) return version.error();
+  const auto& era = prof.era(*version);
+  const bool v0 = era.engine == "v0";
   const auto total = in.gpu->device_total_bytes;
   const bool large_gpu = static_cast<double>(total) >= prof.large_gpu_min_gib * kGiBd &&
                          in.gpu->architecture != "ampere";  // A100 keeps the small defaults (vLLM PR #17885)
@@ -263,7 +261,7 @@ Result<EngineSizing> size_vllm(const EngineInputs& in) {
 
   s.rules.push_back(fmt::format("vLLM {} ({} engine): budget = device total x gpu_memory_utilization {} - weights - "
                                 "profile-run activation peak - non-torch memory{} ({})",
-                                version_text, era.engine, s.memory_fraction,
+                                s.version, era.engine, s.memory_fraction,
                                 era.cuda_graph_subtracted ? " - CUDA graphs" : "", prof.code));
   s.rules.push_back(fmt::format("KV blocks of {} tokens{}; {} KV cache group(s) of {} layers; blocks = min over workers",
                                 s.block_size,
@@ -283,7 +281,7 @@ Result<EngineSizing> size_vllm(const EngineInputs& in) {
                                           [](const auto& a, const auto& b) { return a.weights_bytes < b.weights_bytes; });
     const auto& tight = *std::min_element(s.workers.begin(), s.workers.end(),
                                           [](const auto& a, const auto& b) { return a.kv_budget_bytes < b.kv_budget_bytes; });
-    const std::string code = "vLLM " + version_text + " rules: " + prof.code;
+    const std::string code = "vLLM " + s.version + " rules: " + prof.code;
     auto& f = s.figures;
     f.push_back(bytes_figure("engine.weights_bytes_per_rank", fmt::format("weights vLLM loads on rank {}", heavy.rank),
                              heavy.weights_bytes, Evidence::estimate, weights_formula, code));
