@@ -215,7 +215,14 @@ _OTHER_FLAGS: List[Tuple[str, str, bool]] = [
     (r"--max-running-requests[ =](\d+)", "--max-num-seqs", True),
     (r"--mamba-full-memory-ratio[ =]([\d.]+)", "--mamba-full-memory-ratio", True),
     (r"--enforce-eager\b(?![ =]+(?:false|0)\b)", "--enforce-eager", False),
+    (r"--mamba-ssm-dtype[ =](bfloat16|bf16|float32|fp32)\b", "--state-dtype", True),
 ]
+
+# SGLang's radix cache as the cell states it: "--disable-radix-cache" or "radix cache
+# disabled" -> off; "--mamba-radix-cache-strategy extra_buffer_lazy" -> lazy.
+_RADIX_OFF = re.compile(r"--disable-radix-cache\b|radix cache (?:is )?(?:disabled|off)\b", re.IGNORECASE)
+_RADIX_LAZY = re.compile(r"extra_buffer_lazy\b", re.IGNORECASE)
+_STATE_DTYPE_NAMES = {"bfloat16": "bf16", "bf16": "bf16", "float32": "fp32", "fp32": "fp32"}
 
 
 def parse_other(cell: Optional[str]) -> Dict[str, Any]:
@@ -235,7 +242,14 @@ def parse_other(cell: Optional[str]) -> Dict[str, Any]:
         m = re.search(pattern, text, re.IGNORECASE)
         if m:
             seen.add(option)
-            out["flags"] += [option, m.group(1)] if takes_value else [option]
+            value = m.group(1) if takes_value else None
+            if option == "--state-dtype":
+                value = _STATE_DTYPE_NAMES[value.lower()]
+            out["flags"] += [option, value] if takes_value else [option]
+    if _RADIX_OFF.search(text):
+        out["flags"] += ["--radix-cache", "off"]
+    elif _RADIX_LAZY.search(text):
+        out["flags"] += ["--radix-cache", "lazy"]
     out["dp_attention"] = re.search(r"--enable-dp-attention\b", text) is not None
     return out
 

@@ -185,6 +185,16 @@ class KvDtypeAndOther(unittest.TestCase):
         self.assertEqual(ve.parse_other("--max-num-batched-tokens 2048 --enforce-eager")["flags"],
                          ["--max-num-batched-tokens", "2048", "--enforce-eager"])
 
+    def test_sglang_radix_cache_and_state_dtype_in_other(self):
+        # The r120 cell's wording, SGLang's flag, and the lazy strategy.
+        self.assertEqual(ve.parse_other("max_running_requests=370 with the radix cache disabled (one state slot "
+                                        "per request)")["flags"], ["--radix-cache", "off"])
+        self.assertEqual(ve.parse_other("--disable-radix-cache --mamba-ssm-dtype bfloat16")["flags"],
+                         ["--state-dtype", "bf16", "--radix-cache", "off"])
+        self.assertEqual(ve.parse_other("--mamba-radix-cache-strategy extra_buffer_lazy")["flags"],
+                         ["--radix-cache", "lazy"])
+        self.assertEqual(ve.parse_other("radix cache on; mamba_full_memory_ratio default 0.9")["flags"], [])
+
     def test_sglang_dp_attention_layout(self):
         row = {"tp": "8", "pp": "1", "dp": "8", "ep": ""}
         lay, notes = ve.layout_of(row, "sglang", 8, {"dp_attention": False})

@@ -15,6 +15,7 @@ namespace preflight::engine_detail {
 inline constexpr double kGiBd = 1073741824.0;
 
 inline std::uint64_t gib_bytes(double gib) { return static_cast<std::uint64_t>(std::llround(gib * kGiBd)); }
+inline std::uint64_t mib_bytes(double mib) { return static_cast<std::uint64_t>(std::llround(mib * 1048576.0)); }
 inline std::uint64_t round_up(std::uint64_t x, std::uint64_t m) { return m == 0 ? x : (x + m - 1) / m * m; }
 inline std::uint64_t model_dtype_bytes(const ModelSpec& m) { return std::max<std::uint64_t>(dtype_bits(m.dtype) / 8, 1); }
 

@@ -4,7 +4,9 @@
 // (python/sglang/srt/server_args.py). Pools: KVCacheConfigurator /
 // pool_configurator.py:
 //   rest = free after weights - free before weights x (1 - mem_fraction_static)
-//   state pool (Mamba-like layers) = rest x r / (1 + r) // per-request state
+//          - the multimodal reservation (models with a vision tower)
+//   state pool (Mamba-like layers): K = (rest x r / (1 + r) - slot) // slot slots,
+//          (K + 1) slots allocated (the pool's padding slot)
 //   max_total_num_tokens = (rest - state pool) // cell_size // page x page
 //   max_running_requests = min(clamp(tokens / context x 512, 2048, 4096), tokens / 2),
 //                          and at most state slots / slots per request.
@@ -53,6 +55,41 @@ double default_mem_fraction(const SglangProfile& p, double gpu_mem_mb, std::uint
   return mfs;
 }
 
+// The Mamba-like state pool of one worker (KVCacheConfigurator._handle_max_mamba_cache):
+// K slots (max_mamba_cache_size) plus the pool's padding slot, and with
+// speculative decoding the intermediate states of the running requests.
+struct StatePool {
+  std::uint64_t slots = 0;  // K
+  std::uint64_t bytes = 0;  // (K + 1) x slot + intermediate
+};
+
+StatePool sglang_state_pool(std::uint64_t rest, std::uint64_t slot, double ratio, std::uint64_t slots_per_request,
+                            std::uint64_t draft_tokens, bool radix_off, std::uint64_t max_running, std::uint64_t dp) {
+  StatePool p;
+  if (slot == 0) return p;
+  const auto per_request = std::max<std::uint64_t>(slots_per_request, 1);
+  std::uint64_t capped_requests = 0;
+  if (radix_off && max_running > 0) {
+    // --disable-radix-cache with --max-running-requests: one slot per request per DP rank.
+    p.slots = max_running / std::max<std::uint64_t>(dp, 1);
+    capped_requests = p.slots;
+  } else {
+    const double budget = static_cast<double>(rest) * ratio / (1.0 + ratio);
+    const double s = static_cast<double>(slot);
+    const double d = static_cast<double>(draft_tokens);
+    // Spec: (K + 1) x slot + (K / ratio + 1) x D x slot = budget, solved for K.
+    const double k = draft_tokens > 0 ? std::floor((budget - s * (1.0 + d)) / (s * (1.0 + d / static_cast<double>(per_request))))
+                                      : std::floor((budget - s) / s);
+    p.slots = k > 0 ? static_cast<std::uint64_t>(k) : 0;
+    capped_requests = p.slots / per_request;
+    if (max_running > 0) capped_requests = std::min(capped_requests, max_running / std::max<std::uint64_t>(dp, 1));
+  }
+  const auto pool = checked_mul(p.slots + 1, slot, "state pool");
+  const auto intermediate = draft_tokens > 0 ? checked_mul(checked_mul(capped_requests + 1, slot, "state pool"), draft_tokens, "state pool") : 0;
+  p.bytes = std::min(rest, checked_add(pool, intermediate, "state pool"));
+  return p;
+}
+
 }  // namespace
 
 Result<EngineSizing> size_sglang(const EngineInputs& in) {
@@ -88,6 +125,8 @@ Result<EngineSizing> size_sglang(const EngineInputs& in) {
   const auto context = std::max<std::uint64_t>(work.context_tokens, 1);
 
   const auto pre_load = total - std::min(total, gib_bytes(prof.cuda_context_gib));
+  const bool multimodal = std::any_of(m.manifest.tensors.begin(), m.manifest.tensors.end(), [](const auto& t) { return !t.text; });
+  const std::uint64_t mm_reserve = multimodal ? mib_bytes(prof.multimodal_reserve_mib) : 0;
   const auto static_bytes = static_cast<std::uint64_t>(static_cast<double>(pre_load) * s.memory_fraction);
   std::uint64_t min_tokens = UINT64_MAX;
   std::uint64_t min_state_slots = UINT64_MAX;
@@ -106,19 +145,20 @@ Result<EngineSizing> size_sglang(const EngineInputs& in) {
     ew.kv_budget_bytes = rest;
     std::uint64_t remaining = rest > 0 ? static_cast<std::uint64_t>(rest) : 0;
 
+    // Multimodal models: the embedding cache and feature-transport pools are
+    // reserved out of the rest (mm_runtime_reservation_gb).
+    remaining -= std::min(remaining, mm_reserve);
+
     const auto c = stage_cache(m, layout.tp, kv_bytes, state_bytes, w.layers);
-    // Mamba-like state pool. With speculative decoding a slot also holds an
-    // intermediate state per draft token (MambaPool's speculative caches).
-    const auto slot_total = checked_mul(c.state_total, 1 + work.spec_tokens, "state slot");
-    std::uint64_t state_slots = 0;
-    if (slot_total > 0) {
-      // KVCacheConfigurator._handle_max_mamba_cache: max_running_requests // attn_dp_size per DP rank.
-      if (o.radix_cache == "off" && o.max_num_seqs > 0) state_slots = o.max_num_seqs / std::max<std::uint64_t>(layout.dp, 1);
-      else state_slots = static_cast<std::uint64_t>(static_cast<double>(remaining) * ratio / (1.0 + ratio)) / slot_total;
-      ew.state_pool_bytes = std::min(remaining, checked_mul(state_slots, slot_total));
+    if (c.state_total > 0) {
+      const auto pool = sglang_state_pool(remaining, c.state_total, ratio, slots_per_request, work.spec_tokens,
+                                          o.radix_cache == "off", o.max_num_seqs, layout.dp);
+      ew.state_pool_bytes = pool.bytes;
       remaining -= ew.state_pool_bytes;
-      ew.state_request_bytes = checked_mul(slots_per_request, slot_total);
-      min_state_slots = std::min(min_state_slots, state_slots);
+      // A running request holds its slots plus, with speculative decoding, an
+      // intermediate state per draft token (MambaPool's speculative caches).
+      ew.state_request_bytes = checked_mul(slots_per_request + work.spec_tokens, c.state_total, "state slot");
+      min_state_slots = std::min(min_state_slots, pool.slots);
     }
     // Bytes per token: full attention and MLA layers (sliding layers at the SWA ratio).
     std::uint64_t cell = c.full_layers * c.full_per_token + c.chunked_layers * c.chunked_per_token +
@@ -149,12 +189,12 @@ Result<EngineSizing> size_sglang(const EngineInputs& in) {
   s.kv_cache_tokens = min_tokens == UINT64_MAX ? 0 : checked_mul(min_tokens, std::max<std::uint64_t>(layout.dcp, 1));
   s.kv_bytes_per_token = cell_used;
   s.state_slots = min_state_slots == UINT64_MAX ? 0 : min_state_slots;
-  s.state_slot_bytes = s.workers.empty() ? 0 : s.workers.front().state_request_bytes / std::max<std::uint64_t>(slots_per_request, 1);
+  s.state_slot_bytes = s.workers.empty() ? 0 : s.workers.front().state_request_bytes / std::max<std::uint64_t>(slots_per_request + work.spec_tokens, 1);
   // max_running_requests (_resolve_max_num_reqs), capped by the state slots.
   const auto t = s.kv_cache_tokens;
   std::uint64_t mrr = std::clamp<std::uint64_t>(static_cast<std::uint64_t>(static_cast<double>(t) / static_cast<double>(context) * 512.0), 2048, 4096);
   mrr = std::min(mrr, t / 2);
-  if (o.max_num_seqs > 0) mrr = o.max_num_seqs;
+  if (o.max_num_seqs > 0) mrr = std::min(o.max_num_seqs, t / 2);  // --max-running-requests, at most half the tokens
   if (s.state_slots > 0 || (min_state_slots != UINT64_MAX)) mrr = std::min(mrr, s.state_slots / slots_per_request);
   s.max_running_requests = mrr;
   s.max_num_seqs = mrr;
@@ -173,8 +213,13 @@ Result<EngineSizing> size_sglang(const EngineInputs& in) {
                                 s.memory_fraction, o.mem_fraction_static > 0 ? "--mem-fraction-static" : "SGLang's default formula",
                                 prof.code));
   if (s.state_slots > 0)
-    s.rules.push_back(fmt::format("state pool = rest x {} / (1 + {}) = {} slots; {} slots per running request (radix cache {})",
-                                  ratio, ratio, s.state_slots, slots_per_request, o.radix_cache));
+    s.rules.push_back(fmt::format("state pool: {} slots = (rest x {} / (1 + {}) - one slot) // slot, plus a padding slot; {} "
+                                  "slots per running request (radix cache {})",
+                                  s.state_slots, ratio, ratio, slots_per_request, o.radix_cache));
+  if (mm_reserve > 0)
+    s.rules.push_back(fmt::format("multimodal model: {} MiB of the rest reserved for the embedding cache "
+                                  "(SGLANG_VLM_CACHE_SIZE_MB; mm_runtime_reservation_gb)",
+                                  prof.multimodal_reserve_mib));
   s.rules.push_back(fmt::format("max_total_num_tokens = rest // {} B per token // page {} x page", cell_used, s.block_size));
   s.estimates.push_back(fmt::format("memory in use before loading (CUDA context): {} GiB", prof.cuda_context_gib));
   s.estimates.push_back("activations and CUDA graphs live in SGLang's (1 - mem_fraction_static) share: not sized separately");

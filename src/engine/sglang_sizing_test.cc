@@ -38,6 +38,7 @@ struct SglangRun {
   std::uint64_t max_running_requests = 0;
   double mamba_ratio = 0;
   std::uint64_t concurrency = 1;
+  std::uint64_t spec_tokens = 0;
 };
 
 Plan plan(const SglangRun& r) {
@@ -47,6 +48,7 @@ Plan plan(const SglangRun& r) {
   req.workload.requested = true;
   req.workload.context_tokens = r.context;
   req.workload.concurrency = r.concurrency;
+  req.workload.spec_tokens = r.spec_tokens;
   req.engine.kind = EngineKind::sglang;
   req.engine.mem_fraction_static = r.mem_fraction_static;
   req.engine.block_size = r.page;
@@ -286,19 +288,21 @@ struct SlotsCase {
 };
 
 TEST(SglangSizing, StateSlotsForKimiLinear) {
-  // Default ratio 0.9: state budget = rest x 0.9 / 1.9 = 17,652,855,570 B // 43,417,600 = 406 slots.
+  // Default ratio 0.9: state budget = rest x 0.9 / 1.9 = 17,652,855,570 B; (budget - 43,417,600) // 43,417,600
+  // = 405 slots (max_mamba_cache_size), and 406 allocated with the pool's padding slot.
   const SlotsCase cases[] = {
-      // radix on: 5 slots per running request -> 406 // 5 = 81.
-      {"radix on", {.model = "kimi-linear-48b", .gpu = "H200"}, 5, 406, 81},
+      // radix on: 5 slots per running request -> 405 // 5 = 81.
+      {"radix on", {.model = "kimi-linear-48b", .gpu = "H200"}, 5, 405, 81},
       // extra_buffer_lazy: 4 -> 101.
-      {"radix lazy", {.model = "kimi-linear-48b", .gpu = "H200", .radix = "lazy"}, 4, 406, 101},
-      // radix off: 1 -> 406.
-      {"radix off", {.model = "kimi-linear-48b", .gpu = "H200", .radix = "off"}, 1, 406, 406},
+      {"radix lazy", {.model = "kimi-linear-48b", .gpu = "H200", .radix = "lazy"}, 4, 405, 101},
+      // radix off: 1 -> 405.
+      {"radix off", {.model = "kimi-linear-48b", .gpu = "H200", .radix = "off"}, 1, 405, 405},
       // radix off with --max-running-requests 64: the state pool is 64 slots.
       {"radix off, --max-running-requests 64",
        {.model = "kimi-linear-48b", .gpu = "H200", .radix = "off", .max_running_requests = 64}, 1, 64, 64},
-      // --mamba-full-memory-ratio 3: rest x 3 / 4 = 27,950,187,986 // 43,417,600 = 643 slots, 643 // 5 = 128.
-      {"ratio 3", {.model = "kimi-linear-48b", .gpu = "H200", .mamba_ratio = 3.0}, 5, 643, 128},
+      // --mamba-full-memory-ratio 3: (rest x 3 / 4 - 43,417,600) = 27,906,770,386 // 43,417,600 = 642 slots,
+      // 642 // 5 = 128.
+      {"ratio 3", {.model = "kimi-linear-48b", .gpu = "H200", .mamba_ratio = 3.0}, 5, 642, 128},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.what);
@@ -311,30 +315,30 @@ TEST(SglangSizing, StateSlotsForKimiLinear) {
     EXPECT_EQ(w.state_request_bytes, c.slots_per_request * kKimiLinearState);
     EXPECT_EQ(e.state_slots, c.state_slots);
     EXPECT_EQ(fig(p, "engine.state_slots"), c.state_slots);
-    EXPECT_EQ(w.state_pool_bytes, c.state_slots * kKimiLinearState);
+    EXPECT_EQ(w.state_pool_bytes, (c.state_slots + 1) * kKimiLinearState);  // the padding slot
     EXPECT_EQ(e.max_running_requests, c.max_running_requests);
     // The rest goes to the MLA cache: 7 layers x 576 x 2 B = 8,064 B per token.
     EXPECT_EQ(e.kv_bytes_per_token, 8'064u);
     EXPECT_EQ(e.kv_cache_tokens, (kKimiLinearRest - w.state_pool_bytes) / 8'064);
   }
-  // The default-ratio rows, spelled out: 406 = floor(floor(37,266,917,315 x 0.9 / 1.9) / 43,417,600),
-  // tokens = (37,266,917,315 - 406 x 43,417,600) // 8,064 = 2,435,437.
-  EXPECT_EQ(static_cast<std::uint64_t>(static_cast<double>(kKimiLinearRest) * 0.9 / 1.9) / kKimiLinearState, 406u);
+  // The default-ratio rows, spelled out: 405 = floor((37,266,917,315 x 0.9 / 1.9 - 43,417,600) / 43,417,600),
+  // tokens = (37,266,917,315 - (405 + 1) x 43,417,600) // 8,064 = 2,435,437.
+  EXPECT_EQ((static_cast<std::uint64_t>(static_cast<double>(kKimiLinearRest) * 0.9 / 1.9) - kKimiLinearState) / kKimiLinearState, 405u);
   EXPECT_EQ(plan({.model = "kimi-linear-48b", .gpu = "H200"}).engine->kv_cache_tokens, 2'435'437u);
 }
 
 TEST(SglangSizing, ConcurrencyBeyondTheStatePoolNamesRecurrentState) {
-  // 81 requests x 5 slots = 405 <= 406: fits.
+  // 81 requests x 5 slots = 405 <= 405: fits.
   const auto fits = plan({.model = "kimi-linear-48b", .gpu = "H200", .concurrency = 81});
   EXPECT_TRUE(fits.verdict.fits) << fits.verdict.summary;
-  // 82 x 5 = 410 > 406.
+  // 82 x 5 = 410 > 405.
   const auto over = plan({.model = "kimi-linear-48b", .gpu = "H200", .concurrency = 82});
   EXPECT_FALSE(over.verdict.fits);
   EXPECT_EQ(over.verdict.first_boundary, Resource::recurrent_state);
   EXPECT_EQ(over.verdict.summary,
             "does not fit: first boundary crossed: recurrent_state; 82 requests need 410 state slots; "
-            "SGLang's state pool holds 406 (--mamba-full-memory-ratio)");
-  // 100 requests with the radix cache off need 100 slots of the 406: fit.
+            "SGLang's state pool holds 405 (--mamba-full-memory-ratio)");
+  // 100 requests with the radix cache off need 100 slots of the 405: fit.
   const auto off = plan({.model = "kimi-linear-48b", .gpu = "H200", .radix = "off", .concurrency = 100});
   EXPECT_TRUE(off.verdict.fits) << off.verdict.summary;
   // A dense model has no state pool: more requests than max_running_requests name the KV cache.
@@ -343,6 +347,37 @@ TEST(SglangSizing, ConcurrencyBeyondTheStatePoolNamesRecurrentState) {
   EXPECT_EQ(dense.verdict.first_boundary, Resource::kv_cache);
   EXPECT_NE(dense.verdict.summary.find("9 running requests exceed max_running_requests 8"), std::string::npos)
       << dense.verdict.summary;
+}
+
+TEST(SglangSizing, SpeculativeDecodingReservesIntermediateStatesPerRequest) {
+  // _handle_max_mamba_cache with D draft tokens: (K + 1) x s + (K / ratio + 1) x D x s = budget, so
+  // K = (budget - s (1 + D)) // (s (1 + D / ratio)) and the intermediate states of K // ratio + 1
+  // requests are allocated beside the pool. Budget 17,652,855,570 B (above), s = 43,417,600, D = 3,
+  // ratio 5: K = (17,652,855,570 - 173,670,400) // 69,468,160 = 251; 251 // 5 = 50 requests.
+  const auto p = plan({.model = "kimi-linear-48b", .gpu = "H200", .spec_tokens = 3});
+  const auto& e = *p.engine;
+  EXPECT_EQ(e.state_slots, 251u);
+  EXPECT_EQ(e.max_running_requests, 50u);
+  EXPECT_EQ(e.workers.at(0).state_pool_bytes, (251u + 1) * kKimiLinearState + (50u + 1) * 3 * kKimiLinearState);
+}
+
+TEST(SglangSizing, MultimodalModelsReserveTheEmbeddingCacheOutOfTheRest) {
+  // mm_runtime_reservation_gb: SGLANG_VLM_CACHE_SIZE_MB (100) leaves the rest before the pools
+  // are split. Kimi K3 has a vision tower; on 8 x GB300 at 0.85, radix cache off:
+  const auto p = plan({.model = "kimi-k3", .gpu = "GB300", .gpus = 8, .layout = {.tp = 8}, .context = 131072,
+                       .mem_fraction_static = 0.85, .radix = "off"});
+  const auto& e = *p.engine;
+  const auto& w = e.workers.at(0);
+  const std::uint64_t rest = fig(p, "engine.kv_budget_bytes") - 100ULL * 1048576;
+  // One slot: 69 KDA layers x (12 heads x 128 x 128 x 4 B + 3 x 1,536 channels x 3 x 2 B) at TP 8.
+  const std::uint64_t slot = 69ULL * (12 * 128 * 128 * 4 + 3 * 1536 * 3 * 2);
+  ASSERT_EQ(slot, 56'171'520u);
+  const auto k = static_cast<std::uint64_t>(std::floor((static_cast<double>(rest) * 0.9 / 1.9 - slot) / slot));
+  EXPECT_EQ(e.state_slots, k);
+  EXPECT_EQ(w.state_pool_bytes, (k + 1) * slot);
+  // 24 MLA layers x 576 x 2 B per token.
+  EXPECT_EQ(e.kv_cache_tokens, (rest - (k + 1) * slot) / 27'648);
+  // A text-only model reserves nothing: Kimi-Linear's tokens above use the whole rest.
 }
 
 TEST(SglangSizing, MaxRunningRequestsSizeTheStatePoolPerDpRank) {

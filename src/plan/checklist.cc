@@ -42,7 +42,18 @@ std::vector<ChecklistItem> build_checklist(const Plan& plan, const ModelSpec& mo
                              plan.layout.tp, plan.layout.dp, plan.layout.ep, plan.layout.pp, plan.layout.dcp,
                              plan.layout.chosen_by)});
 
-  if (plan.second_pass) {
+  if (plan.second_pass && plan.engine && !plan.engine->workers.empty()) {
+    // The engine sizes its own pools: what one request of the workload holds
+    // on the first worker, against what the engine allocated there.
+    const auto& w = plan.engine->workers.front();
+    const auto n = plan.workload.concurrency;
+    std::string detail = fmt::format("{} requests at {} tokens hold {} of token cache", n, with_commas(plan.workload.context_tokens),
+                                     format_binary(checked_mul(n, w.kv_request_bytes)));
+    if (w.state_request_bytes > 0) detail += fmt::format(" and {} of recurrent state", format_binary(checked_mul(n, w.state_request_bytes)));
+    detail += fmt::format(" per rank; {} holds {} tokens", plan.engine->name, with_commas(plan.engine->kv_cache_tokens));
+    if (plan.engine->state_slots > 0) detail += fmt::format(" and {} state slots", with_commas(plan.engine->state_slots));
+    out.push_back({"Model both request pools", "established", detail});
+  } else if (plan.second_pass) {
     const auto* state = fig("state.pool_per_rank");
     const auto* cache = fig("kv.pool_per_rank");
     out.push_back({"Model both request pools", "established",
