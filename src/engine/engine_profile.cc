@@ -191,6 +191,8 @@ Result<SglangProfile> read_sglang(const Reader& r) {
   if (auto err = assign(p.mamba_full_memory_ratio, d.number("mamba_full_memory_ratio", 0.9))) return *err;
   if (auto err = assign(p.page_size, d.count("page_size", 1))) return *err;
   if (auto err = assign(p.cuda_context_gib, d.number("cuda_context_gib", 0.5))) return *err;
+  if (auto err = assign(p.distributed_init_gib_per_tp_rank, d.number("distributed_init_gib_per_tp_rank", 0.1))) return *err;
+  if (auto err = assign(p.distributed_init_gib_per_tp_rank_nvls, d.number("distributed_init_gib_per_tp_rank_nvls", 0.25))) return *err;
   if (auto err = assign(p.multimodal_reserve_mib, d.number("multimodal_reserve_mib", 100))) return *err;
   if (auto err = assign(p.dsa_page_size, d.count("dsa_page_size", 64))) return *err;
   if (auto err = assign(p.dsa_mem_fraction_static, d.number("dsa_mem_fraction_static", 0.8))) return *err;

@@ -77,6 +77,8 @@ struct SglangProfile {
   double swa_full_tokens_ratio = 0.8;
   double dsa_mem_fraction_static = 0.8;
   double cuda_context_gib = 0.5;
+  double distributed_init_gib_per_tp_rank = 0.1;       // NCCL and all-reduce set-up before loading (TP > 1)
+  double distributed_init_gib_per_tp_rank_nvls = 0.25;  // the same on NVLS switch systems
   double multimodal_reserve_mib = 100;  // SGLANG_VLM_CACHE_SIZE_MB, reserved out of the pools' rest
   double unknown_gpu_mem_fraction_static = 0.88;
   std::uint64_t radix_slots_on = 5, radix_slots_lazy = 4, radix_slots_off = 1;

@@ -124,7 +124,16 @@ Result<EngineSizing> size_sglang(const EngineInputs& in) {
   const auto state_bytes = state_dtype_bytes(work.state_dtype);
   const auto context = std::max<std::uint64_t>(work.context_tokens, 1);
 
-  const auto pre_load = total - std::min(total, gib_bytes(prof.cuda_context_gib));
+  // Free memory when SGLang takes its snapshot, after init_torch_distributed:
+  // the CUDA context, and with TP > 1 what NCCL and the all-reduce set up
+  // (more on NVLS switch systems, whose communicators hold NVLink SHARP buffers).
+  // The NVLS rate holds for the TP ranks inside one NVLS switch domain, the plain rate beyond it.
+  const auto nvls_ranks = std::min<std::uint64_t>(tp_size, in.gpu->nvls_domain);
+  const double dist_gib = tp_size > 1 ? static_cast<double>(nvls_ranks) * prof.distributed_init_gib_per_tp_rank_nvls +
+                                            static_cast<double>(tp_size - nvls_ranks) * prof.distributed_init_gib_per_tp_rank
+                                      : 0.0;
+  const auto in_use_before = gib_bytes(prof.cuda_context_gib + dist_gib);
+  const auto pre_load = total - std::min(total, in_use_before);
   const bool multimodal = std::any_of(m.manifest.tensors.begin(), m.manifest.tensors.end(), [](const auto& t) { return !t.text; });
   const std::uint64_t mm_reserve = multimodal ? mib_bytes(prof.multimodal_reserve_mib) : 0;
   const auto static_bytes = static_cast<std::uint64_t>(static_cast<double>(pre_load) * s.memory_fraction);
@@ -140,7 +149,7 @@ Result<EngineSizing> size_sglang(const EngineInputs& in) {
     ew.stage = w.stage;
     ew.weights_bytes = w.placed_weights - (m.tied_embeddings ? std::min(w.placed_weights, w.lm_head_bytes) : 0);
     ew.requested_bytes = static_bytes;
-    ew.non_torch_bytes = total - pre_load;  // CUDA context before the snapshot (outside the fraction)
+    ew.non_torch_bytes = total - pre_load;  // CUDA context and distributed set-up before the snapshot
     const auto rest = static_cast<std::int64_t>(static_bytes) - static_cast<std::int64_t>(ew.weights_bytes);
     ew.kv_budget_bytes = rest;
     std::uint64_t remaining = rest > 0 ? static_cast<std::uint64_t>(rest) : 0;
@@ -221,7 +230,12 @@ Result<EngineSizing> size_sglang(const EngineInputs& in) {
                                   "(SGLANG_VLM_CACHE_SIZE_MB; mm_runtime_reservation_gb)",
                                   prof.multimodal_reserve_mib));
   s.rules.push_back(fmt::format("max_total_num_tokens = rest // {} B per token // page {} x page", cell_used, s.block_size));
-  s.estimates.push_back(fmt::format("memory in use before loading (CUDA context): {} GiB", prof.cuda_context_gib));
+  s.estimates.push_back(
+      tp_size > 1 ? fmt::format("memory in use before loading: {} GiB CUDA context + distributed set-up ({} TP ranks x {} GiB "
+                                "inside an NVLS switch domain + {} x {} GiB) = {:.2f} GiB",
+                                prof.cuda_context_gib, nvls_ranks, prof.distributed_init_gib_per_tp_rank_nvls,
+                                tp_size - nvls_ranks, prof.distributed_init_gib_per_tp_rank, prof.cuda_context_gib + dist_gib)
+                  : fmt::format("memory in use before loading (CUDA context): {} GiB", prof.cuda_context_gib));
   s.estimates.push_back("activations and CUDA graphs live in SGLang's (1 - mem_fraction_static) share: not sized separately");
 
   if (in.with_figures && !s.workers.empty()) {
@@ -234,7 +248,7 @@ Result<EngineSizing> size_sglang(const EngineInputs& in) {
                             o.mem_fraction_static > 0 ? "--mem-fraction-static" : mfs_formula, prof.reserved_source));
     f.push_back(bytes_figure("engine.weights_bytes_per_rank", fmt::format("weights SGLang loads on rank {}", heavy.rank),
                              heavy.weights_bytes, Evidence::estimate, "the rank's placed tensor shares (tied LM head not loaded)", code));
-    const auto rest_formula = fmt::format("({} B - {} GiB context) x {} - {} B weights", with_commas(total), prof.cuda_context_gib,
+    const auto rest_formula = fmt::format("({} B - {} GiB in use before loading) x {} - {} B weights", with_commas(total), prof.cuda_context_gib + dist_gib,
                                           s.memory_fraction, with_commas(heavy.weights_bytes));
     if (min_rest >= 0)
       f.push_back(bytes_figure("engine.kv_budget_bytes", "rest after weights (KV and state pools)",

@@ -176,6 +176,32 @@ TEST(SglangSizing, MemFractionStaticOverride) {
   EXPECT_EQ(e.kv_cache_tokens, 328'707u);
 }
 
+TEST(SglangSizing, DistributedSetUpBeforeLoadingGrowsWithTpAndNvls) {
+  // SGLang snapshots free memory after init_torch_distributed: the CUDA context (0.5 GiB) plus, with
+  // TP > 1, 0.25 GiB per TP rank inside an NVLS switch domain and 0.1 GiB per rank beyond it or
+  // on GPUs without NVLS (engines.json, from gathered start-up logs). Requested = (total - in use) x mfs.
+  struct Case {
+    const char* what;
+    SglangRun run;
+    double in_use_gib;
+  };
+  const Case cases[] = {
+      {"TP 1: context only", {.mem_fraction_static = 0.7}, 0.5},
+      {"TP 8 on H100 SXM (NVLS domain 8)", {.gpus = 8, .layout = {.tp = 8}, .mem_fraction_static = 0.7}, 0.5 + 8 * 0.25},
+      {"TP 16 on H100 SXM: 8 ranks in the domain, 8 beyond",
+       {.gpus = 16, .layout = {.tp = 16}, .mem_fraction_static = 0.7}, 0.5 + 8 * 0.25 + 8 * 0.1},
+      {"TP 2 on L4 (PCIe, no NVLS)", {.gpu = "L4", .gpus = 2, .layout = {.tp = 2}, .mem_fraction_static = 0.7}, 0.5 + 2 * 0.1},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.what);
+    const auto p = plan(c.run);
+    const auto total = gpu(c.run.gpu).device_total_bytes;
+    const auto in_use = static_cast<std::uint64_t>(std::llround(c.in_use_gib * 1073741824.0));
+    EXPECT_EQ(p.engine->workers.at(0).non_torch_bytes, in_use);
+    EXPECT_EQ(p.engine->workers.at(0).requested_bytes, static_cast<std::uint64_t>(static_cast<double>(total - in_use) * 0.7));
+  }
+}
+
 // ---------------------------------------------------------------------------
 // max_total_num_tokens
 

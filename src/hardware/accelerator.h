@@ -36,6 +36,7 @@ struct Accelerator {
   double fp4_dense_tflops = 0;
   std::string interconnect;           // "NVLink 4 + NVSwitch"
   double interconnect_gb_s = 0;       // per-accelerator bidirectional GB/s
+  unsigned nvls_domain = 0;           // GPUs sharing an NVLink SHARP (multicast) switch; 0: none
   unsigned gpus_per_node = 1;         // scale-up domain used for node counts
   std::string node_note;              // free text from the source
   unsigned tdp_w = 0;

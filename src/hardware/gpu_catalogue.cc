@@ -266,7 +266,10 @@ Result<Accelerator> build_entry(const json& e, const Where& w, bool complete,
   if (auto f = read_number(e, "interconnect_gb_s", w, Sign::non_negative, kMaxRate,
                            a.interconnect_gb_s))
     return *f;
-  std::uint64_t count = a.gpus_per_node;
+  std::uint64_t count = a.nvls_domain;
+  if (auto f = read_count(e, "nvls_domain", w, Sign::non_negative, kMaxCount, count)) return *f;
+  a.nvls_domain = static_cast<unsigned>(count);
+  count = a.gpus_per_node;
   if (auto f = read_count(e, "gpus_per_node", w, Sign::positive, kMaxCount, count)) return *f;
   a.gpus_per_node = static_cast<unsigned>(count);
   if (auto f = read_string(e, "node_note", w, false, a.node_note)) return *f;

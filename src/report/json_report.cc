@@ -310,6 +310,7 @@ nlohmann::json accelerator_json(const Accelerator& g) {
           {"fp4_dense_tflops", g.fp4_dense_tflops},
           {"interconnect", g.interconnect},
           {"interconnect_gb_s", g.interconnect_gb_s},
+          {"nvls_domain", g.nvls_domain},
           {"gpus_per_node", g.gpus_per_node},
           {"price_usd_per_gpu_hour", g.price_usd_per_gpu_hour},
           {"price_note", g.price_note},
