@@ -1,6 +1,5 @@
 #include "http_client.h"
 
-#include <curl/curl.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -8,14 +7,11 @@
 #include <mutex>
 #include <thread>
 
+#include "curl_library.h"
+
 namespace preflight::cli {
 
 namespace {
-
-void global_init() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
 
 struct Transfer {
   std::string body;
@@ -53,11 +49,14 @@ bool retryable(long status) { return status == 0 || status == 429 || status >= 5
 
 }  // namespace
 
-HttpClient::HttpClient(HttpOptions options) : options_(options) { global_init(); }
+HttpClient::HttpClient(HttpOptions options) : options_(options) {}
 
 HttpResult HttpClient::get(const std::string& url, const std::optional<std::string>& token,
                            std::optional<std::pair<std::uint64_t, std::uint64_t>> range) {
   HttpResult r;
+  const CurlLibrary* curl_api = curl_library(&r.error);
+  if (curl_api == nullptr) return r;  // status 0 with the reason, no retry: it will not appear
+  const auto& c = *curl_api;
   long wait_ms = options_.backoff_ms;
   using Clock = std::chrono::steady_clock;
   // Milliseconds left before the deadline (the per-attempt timeout when there is none).
@@ -76,47 +75,47 @@ HttpResult HttpClient::get(const std::string& url, const std::optional<std::stri
     // A range asks for a known size; a server that ignores it must not make us download a shard.
     if (range) t.limit = range->second - range->first + 1 + 1024;
     else t.limit = 64ull * 1024 * 1024;  // listings, configs and indexes are far smaller
-    CURL* curl = curl_easy_init();
+    CURL* curl = c.easy_init();
     if (curl == nullptr) {
       r.error = "curl_easy_init failed";
       return r;
     }
     curl_slist* headers = nullptr;
-    if (token) headers = curl_slist_append(headers, ("Authorization: Bearer " + *token).c_str());
-    headers = curl_slist_append(headers, "User-Agent: preflight");
+    if (token) headers = c.slist_append(headers, ("Authorization: Bearer " + *token).c_str());
+    headers = c.slist_append(headers, "User-Agent: preflight");
     const std::string range_text = range ? fmt::format("{}-{}", range->first, range->second) : "";
-    curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
-    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+    c.easy_setopt(curl, CURLOPT_URL, url.c_str());
+    c.easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
     // The Hub redirects resolve/ to its CDN (a signed URL on another host): libcurl then
     // drops the Authorization header, so the token never reaches the CDN. Never set
     // CURLOPT_UNRESTRICTED_AUTH (tests/hub: auth_leaks).
-    curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
-    curl_easy_setopt(curl, CURLOPT_MAXREDIRS, 5L);
+    c.easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
+    c.easy_setopt(curl, CURLOPT_MAXREDIRS, 5L);
     // http and https only, for the request and for every redirect: HF_ENDPOINT is
     // checked too (hub/hub_settings.h), but a server's Location header is not ours.
-    curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+    c.easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+    c.easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
     const long attempt_ms = std::max(1L, std::min(options_.total_timeout_ms, left_ms()));
-    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, std::min(options_.connect_timeout_ms, attempt_ms));
-    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, attempt_ms);
-    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &t);
-    curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(curl, CURLOPT_HEADERDATA, &t);
-    if (range) curl_easy_setopt(curl, CURLOPT_RANGE, range_text.c_str());
-    const CURLcode code = curl_easy_perform(curl);
+    c.easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, std::min(options_.connect_timeout_ms, attempt_ms));
+    c.easy_setopt(curl, CURLOPT_TIMEOUT_MS, attempt_ms);
+    c.easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+    c.easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
+    c.easy_setopt(curl, CURLOPT_WRITEDATA, &t);
+    c.easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
+    c.easy_setopt(curl, CURLOPT_HEADERDATA, &t);
+    if (range) c.easy_setopt(curl, CURLOPT_RANGE, range_text.c_str());
+    const CURLcode code = c.easy_perform(curl);
     long status = 0;
-    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+    c.easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
     curl_off_t received = 0;
-    curl_easy_getinfo(curl, CURLINFO_SIZE_DOWNLOAD_T, &received);
-    curl_slist_free_all(headers);
-    curl_easy_cleanup(curl);
+    c.easy_getinfo(curl, CURLINFO_SIZE_DOWNLOAD_T, &received);
+    c.slist_free_all(headers);
+    c.easy_cleanup(curl);
     requests_ += 1;
     bytes_ += static_cast<std::uint64_t>(received);
     if (code != CURLE_OK) {
       r.status = 0;
-      r.error = code == CURLE_WRITE_ERROR ? "the response was larger than asked for" : curl_easy_strerror(code);
+      r.error = code == CURLE_WRITE_ERROR ? "the response was larger than asked for" : c.easy_strerror(code);
       if (code == CURLE_WRITE_ERROR) return r;
     } else {
       r.status = status;
