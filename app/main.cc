@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <iostream>
+#include <regex>
 
 #include "cli_options.h"
 #include "commands.h"
@@ -15,6 +16,18 @@
 #include "terminal_output.h"
 
 namespace {
+
+// CLI11's parse errors in the tool's own one-line form; any other message is kept.
+std::string usage_error(const std::string& what, const std::string& command_names) {
+  static const std::regex kTimes(R"(^(\S+): At Most 1 required but received (\d+)$)");
+  static const std::regex kUnexpected(R"(^The following arguments? (?:was|were) not expected: (.*)$)");
+  const std::string text = preflight::one_line(what);
+  std::smatch m;
+  if (std::regex_match(text, m, kTimes)) return fmt::format("{} given {} times; give it once", m[1].str(), m[2].str());
+  if (std::regex_match(text, m, kUnexpected)) return fmt::format("unknown option or extra argument: {}", m[1].str());
+  if (text == "A subcommand is required") return fmt::format("give a command: {}", command_names);
+  return text;
+}
 
 struct CommandRow {
   const char* name;
@@ -80,6 +93,7 @@ int main(int argc, char** argv) {
       "first?\n\nExit codes: 0 the plan fits (a deployment hypothesis), 1 it does not, 2 bad input or usage.",
       "preflight"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("preflight ") + PREFLIGHT_VERSION, "print the version and exit");
   app.footer(
       "Examples:\n"
       "  preflight plan --gpus 8xH100                    # pass 1: do the weights fit?\n"
@@ -103,8 +117,13 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
+  } catch (const CLI::CallForVersion&) {
+    std::cout << "preflight " << PREFLIGHT_VERSION << "\n";
+    return 0;
   } catch (const CLI::ParseError& e) {
-    std::cerr << "preflight: " << preflight::one_line(e.what()) << " (see preflight --help)\n";
+    std::string names;
+    for (const auto& row : kCommands) names += (names.empty() ? "" : ", ") + std::string(row.name);
+    std::cerr << "preflight: " << usage_error(e.what(), names) << " (see preflight --help)\n";
     return 2;
   }
   // Reports echo text from files and arguments: standard output goes through

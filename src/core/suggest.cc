@@ -24,7 +24,28 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   return prev[b.size()];
 }
 
+namespace {
+
+bool starts_with_nocase(std::string_view text, std::string_view prefix) {
+  if (prefix.size() > text.size()) return false;
+  for (std::size_t i = 0; i < prefix.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(text[i])) != std::tolower(static_cast<unsigned char>(prefix[i]))) return false;
+  return true;
+}
+
+}  // namespace
+
 std::string nearest_name(std::string_view wanted, const std::vector<std::string>& candidates) {
+  // A name the user typed the start of ("qwen3-235b" for "qwen3-235b-a22b-2507") beats a
+  // nearer spelling of another model ("qwen3-14b"): the shortest such name, then the nearest.
+  if (wanted.size() >= 2) {
+    std::string best_prefixed;
+    for (const auto& c : candidates)
+      if (c.size() > wanted.size() && starts_with_nocase(c, wanted) &&
+          (best_prefixed.empty() || c.size() < best_prefixed.size()))
+        best_prefixed = c;
+    if (!best_prefixed.empty()) return best_prefixed;
+  }
   std::string best;
   std::size_t best_distance = std::max<std::size_t>(3, wanted.size() / 2) + 1;
   for (const auto& c : candidates) {

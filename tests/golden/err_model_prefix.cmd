@@ -1,0 +1,1 @@
+plan qwen3-235b --gpus 8xH100
