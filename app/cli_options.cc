@@ -159,6 +159,11 @@ void add_sweep_options(CLI::App& app, Options& o) {
 
 void add_launch_options(CLI::App& app, Options& o) { add_plan_options(app, o); }
 
+void add_plan_command_options(CLI::App& app, Options& o) {
+  add_plan_options(app, o);
+  app.add_flag("--brief", o.brief, "the verdict, first boundary, headroom and the figures behind them in at most 12 lines");
+}
+
 void add_inspect_options(CLI::App& app, Options& o) {
   app.add_option("MODEL", o.model, kModelHelp);
   add_hub_flags(app, o);

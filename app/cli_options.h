@@ -26,6 +26,7 @@ struct Options {
   std::string model;             // catalogue name or path; empty = kimi-k3
   std::string gpus;              // "8xH100"
   std::string format = "table";  // table | json | md
+  bool brief = false;             // plan --brief: the verdict and the figures behind it, at most 12 lines
   std::string catalogue;         // extra GPU catalogue file
   // Workload (any of these turns on the second pass).
   std::string context;           // "1M", "128K", "131072"
@@ -95,6 +96,8 @@ struct Options {
 };
 
 void add_plan_options(CLI::App& app, Options& o);
+// plan's own: the options above and --brief.
+void add_plan_command_options(CLI::App& app, Options& o);
 void add_fit_options(CLI::App& app, Options& o);
 void add_max_options(CLI::App& app, Options& o);
 void add_sweep_options(CLI::App& app, Options& o);

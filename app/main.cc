@@ -42,7 +42,7 @@ const CommandRow kCommands[] = {
      "  preflight plan --gpus 8xH100\n"
      "  preflight plan kimi-k3 --gpus 16xH200 --context 128K --concurrency 8\n"
      "  preflight plan --gpus 32xH100 --context 1M --kv-dtype fp8 --dcp 8 --format json",
-     preflight::cli::add_plan_options, preflight::cli::run_plan},
+     preflight::cli::add_plan_command_options, preflight::cli::run_plan},
     {"explain", "the same plan with the arithmetic, evidence and source behind every figure",
      "  preflight explain --gpus 8xB300 --context 1M --concurrency 4",
      preflight::cli::add_plan_options, preflight::cli::run_explain},

@@ -255,6 +255,56 @@ std::string render_plan(const Plan& plan, TextStyle style) {
   return out;
 }
 
+namespace {
+
+// `text` broken at spaces into lines of at most `width` columns, each after `indent`.
+std::string wrapped(std::string_view text, std::size_t width, std::string_view indent) {
+  std::string out, line;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    auto end = text.find(' ', start);
+    if (end == std::string_view::npos) end = text.size();
+    const auto word = text.substr(start, end - start);
+    if (!line.empty() && indent.size() + line.size() + 1 + word.size() > width) {
+      out += fmt::format("{}{}\n", indent, line);
+      line.clear();
+    }
+    if (!line.empty()) line += ' ';
+    line += word;
+    start = end + 1;
+  }
+  if (!line.empty()) out += fmt::format("{}{}\n", indent, line);
+  return out;
+}
+
+}  // namespace
+
+std::string render_brief(const Plan& plan) {
+  const auto& v = plan.verdict;
+  const auto fig = [&](std::string_view id) { return find_figure(plan.figures, id); };
+  std::string out = fmt::format("{} on {} x {}: TP {} x DP {}, EP {}, PP {}, DCP {}\n", plan.model_name, plan.gpu_count,
+                                plan.gpu.id, plan.layout.tp, plan.layout.dp, plan.layout.ep, plan.layout.pp, plan.layout.dcp);
+  out += fmt::format("Verdict: {} [{}]\n", v.fits ? "GREEN" : "RED", evidence_label(v.evidence));
+  out += wrapped(v.summary, 100, "  ");
+  const auto headroom = v.headroom_bytes >= 0 ? static_cast<std::uint64_t>(v.headroom_bytes)
+                                              : static_cast<std::uint64_t>(-(v.headroom_bytes + 1)) + 1;
+  out += fmt::format("first boundary: {}; rank {} {} {}\n", resource_key(v.first_boundary), v.worst_rank,
+                     v.headroom_bytes >= 0 ? "keeps" : "is short by", format_gb(headroom, 1));
+  if (const auto* f = fig("weights.heaviest_rank")) out += fmt::format("weights on the heaviest rank: {}\n", f->display);
+  if (plan.engine) {
+    const auto& e = *plan.engine;
+    out += fmt::format("{} {}: {} tokens of KV cache, {:.2f} requests of {} tokens{}\n", e.name, e.version,
+                       with_commas(e.kv_cache_tokens), e.max_concurrency, with_commas(plan.workload.context_tokens),
+                       e.failure.empty() ? "" : "; would refuse to start");
+  } else if (plan.second_pass) {
+    if (const auto* f = fig("kv.per_request_per_rank")) out += fmt::format("{}: {}\n", f->label, f->display);
+    if (const auto* f = fig("state.slot_per_rank")) out += fmt::format("{}: {}\n", f->label, f->display);
+  }
+  if (const auto* f = fig("perf.decode_tokens_per_s_bound"); f && v.fits) out += fmt::format("{}: {}\n", f->label, f->display);
+  out += "the full plan: the same command without --brief; the arithmetic: preflight explain\n";
+  return out;
+}
+
 std::string render_explain(const Plan& plan, TextStyle style) {
   std::string out = plan_header(plan, style);
   out += "\n";

@@ -17,6 +17,9 @@ namespace preflight {
 enum class TextStyle { table, markdown };
 
 std::string render_plan(const Plan& plan, TextStyle style);
+// plan --brief: cluster and layout, the verdict, first boundary and headroom, weights on the
+// heaviest rank, the engine's pools or the workload's cache, a throughput bound; at most 12 lines.
+std::string render_brief(const Plan& plan);
 std::string render_explain(const Plan& plan, TextStyle style);
 std::string render_inventory(const ModelSpec& model, const Inventory& inv, const Reconciliation* reconciliation,
                              TextStyle style);
