@@ -26,6 +26,7 @@ struct Options {
   std::string model;             // catalogue name or path; empty = kimi-k3
   std::string gpus;              // "8xH100"
   std::string format = "table";  // table | json | md
+  bool suggest = true;            // a red plan carries the changes that plan green (off for launch's own plans)
   bool brief = false;             // plan --brief: the verdict and the figures behind it, at most 12 lines
   std::string catalogue;         // extra GPU catalogue file
   // Workload (any of these turns on the second pass).

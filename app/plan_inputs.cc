@@ -19,6 +19,8 @@
 #include "engine/engine_dtype.h"
 #include "launch/gpu_arch.h"
 #include "launch/recipe_catalogue.h"
+#include "solve/fixes.h"
+#include "solve/plan_probe.h"
 
 namespace preflight::cli {
 
@@ -287,6 +289,18 @@ Result<Plan> make_plan(const Options& o, LoadedModel* loaded_out) {
   if (auto e = prepare_engine_inputs(loaded.value(), o, request.value(), &cluster->gpu, cluster->count)) return *e;
   try {
     auto plan = build_plan(loaded->model, cluster->gpu, *request);
+    if (plan && !plan->verdict.fits && o.suggest) {
+      // What would make it green, each change planned (the solvers' fast path;
+      // through the API, checked against the request's budget between plans).
+      const PlanContext context(loaded->model);
+      PlanEvaluator evaluate = verdict_plan_evaluator(context);
+      if (o.budget != nullptr)
+        evaluate = [inner = std::move(evaluate), budget = o.budget](const Accelerator& g, const PlanRequest& r) {
+          budget->check();
+          return inner(g, r);
+        };
+      plan.value().verdict.suggestions = find_fixes(loaded->model, evaluate, cluster->gpu, *request, *plan);
+    }
     if (loaded_out != nullptr) *loaded_out = std::move(loaded).value();
     return plan;
   } catch (const InputError& e) {

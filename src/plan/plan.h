@@ -34,6 +34,13 @@
 
 namespace preflight {
 
+// One change that turns a red plan green, verified by planning it (solve/fixes.h).
+struct VerdictSuggestion {
+  std::string flags;                // "--kv-dtype fp8", "--gpus 16xnvidia-h100-sxm-80gb"
+  std::int64_t headroom_bytes = 0;  // free on the tightest rank of the green plan
+  std::string layout;               // "TP 8 x DP 1, EP 8, PP 2, DCP 1"
+};
+
 struct Verdict {
   bool fits = false;
   Resource first_boundary = Resource::none;
@@ -41,6 +48,7 @@ struct Verdict {
   std::uint64_t worst_rank = 0;
   Evidence evidence = Evidence::hypothesis;  // green is a hypothesis; red is derived under the inputs
   std::string summary;                       // one sentence
+  std::vector<VerdictSuggestion> suggestions;  // red plans: the smallest changes that plan green (may be empty)
 };
 
 struct ChecklistItem {

@@ -173,6 +173,12 @@ nlohmann::json plan_json(const Plan& plan) {
                   {"worst_rank", plan.verdict.worst_rank},
                   {"evidence", evidence_key(plan.verdict.evidence)},
                   {"summary", plan.verdict.summary}};
+  {
+    auto suggestions = nlohmann::json::array();
+    for (const auto& x : plan.verdict.suggestions)
+      suggestions.push_back({{"flags", x.flags}, {"headroom_bytes", x.headroom_bytes}, {"layout", x.layout}});
+    j["verdict"]["suggestions"] = suggestions;
+  }
   j["ranks"] = nlohmann::json::array();
   for (const auto& r : plan.ranks) {
     nlohmann::json rows = nlohmann::json::array();

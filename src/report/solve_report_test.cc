@@ -34,7 +34,11 @@ Sweep small_sweep() {
   row.cells.push_back({16, true, probe(false, -16'487'533'117, Resource::weights, 16), "", std::nullopt});
   row.cells.push_back({24, true, probe(true, 17'492'652'483, Resource::kv_cache, 24), "",
                        SweepCellPerf{150.25, 20.5, BindingTerm::memory, 1.23456}});
-  row.cells.push_back({32, false, {}, "--gpus: 32 expert groups, \"too many\"", std::nullopt});
+  SweepCell unplannable;  // built by name: GCC 12 misreads `{}` for the ProbeResult as uninitialized
+  unplannable.gpus = 32;
+  unplannable.planned = false;
+  unplannable.note = "--gpus: 32 expert groups, \"too many\"";
+  row.cells.push_back(unplannable);
   s.rows.push_back(row);
   s.green_cells = 1;
   s.evaluations = 3;

@@ -120,6 +120,9 @@ void verdict_block(std::string& out, const Plan& plan, TextStyle style) {
   else
     out += fmt::format("Verdict: {} [{}]\n  {}\n  first boundary: {}\n", word, evidence_label(v.evidence), v.summary,
                        resource_key(v.first_boundary));
+  for (const auto& x : v.suggestions)
+    out += fmt::format("{}green with {} ({} free on the tightest rank; {})\n", style == TextStyle::markdown ? "- " : "  ",
+                       x.flags, format_gb(static_cast<std::uint64_t>(std::max<std::int64_t>(x.headroom_bytes, 0)), 1), x.layout);
 }
 
 // "kv_cache 51.5%, bf16 42.5%, mxfp4 5.4%": the shares of a figure family, largest first.
@@ -290,6 +293,9 @@ std::string render_brief(const Plan& plan) {
                                               : static_cast<std::uint64_t>(-(v.headroom_bytes + 1)) + 1;
   out += fmt::format("first boundary: {}; rank {} {} {}\n", resource_key(v.first_boundary), v.worst_rank,
                      v.headroom_bytes >= 0 ? "keeps" : "is short by", format_gb(headroom, 1));
+  if (!v.suggestions.empty())
+    out += fmt::format("green with {} ({} free on the tightest rank)\n", v.suggestions.front().flags,
+                       format_gb(static_cast<std::uint64_t>(std::max<std::int64_t>(v.suggestions.front().headroom_bytes, 0)), 1));
   if (const auto* f = fig("weights.heaviest_rank")) out += fmt::format("weights on the heaviest rank: {}\n", f->display);
   if (plan.engine) {
     const auto& e = *plan.engine;
