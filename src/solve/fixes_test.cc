@@ -6,20 +6,14 @@
 
 #include <sstream>
 
-#include "hardware/gpu_catalogue.h"
-#include "support/fixtures.h"
+#include "support/catalogue_plan.h"
 
 namespace preflight {
 namespace {
 
 struct FixCase {
   const char* what;
-  const char* model;
-  const char* gpu;
-  std::uint64_t gpus;
-  std::uint64_t context;  // 0: weights only
-  std::uint64_t concurrency;
-  EngineKind engine;
+  testing::CataloguePlanCase plan;
   std::vector<std::string> expected_flags;  // the flag names suggested, in order
 };
 
@@ -39,24 +33,16 @@ PlanRequest applied(PlanRequest r, const std::string& flags) {
 
 TEST(Fixes, EverySuggestionPlansGreenAsWritten) {
   const FixCase cases[] = {
-      {"K3 weights only on 8 x H100 (the issue's acceptance case)", "kimi-k3", "H100", 8, 0, 1, EngineKind::generic,
-       {"--gpus"}},
-      {"K3 1M on 8 x B300, SGLang: red on the KV cache", "kimi-k3", "B300", 8, 1048576, 1, EngineKind::sglang,
+      {"K3 weights only on 8 x H100 (the issue's acceptance case)", {"kimi-k3", "H100", 8, 0}, {"--gpus"}},
+      {"K3 1M on 8 x B300, SGLang: red on the KV cache", {"kimi-k3", "B300", 8, 1048576, 1, EngineKind::sglang},
        {"--kv-dtype", "--context", "--gpus"}},
-      {"DeepSeek-V3 32K x 64 on 8 x H200", "deepseek-v3", "H200", 8, 32768, 64, EngineKind::generic,
-       {"--concurrency", "--context", "--gpus"}},
+      {"DeepSeek-V3 32K x 64 on 8 x H200", {"deepseek-v3", "H200", 8, 32768, 64}, {"--concurrency", "--context", "--gpus"}},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.what);
-    const auto& model = testing::catalogue_model(c.model);
-    const auto& gpu = testing::catalogue_gpu(c.gpu);
-    PlanRequest req;
-    req.gpu_count = c.gpus;
-    req.workload.requested = c.context > 0;
-    req.workload.context_tokens = c.context;
-    req.workload.concurrency = c.concurrency;
-    req.engine.kind = c.engine;
-    req.perf.enabled = false;
+    const auto& model = testing::catalogue_model(c.plan.model);
+    const auto& gpu = testing::catalogue_gpu(c.plan.gpu);
+    const auto req = testing::request_for(c.plan, false);
     const auto plan = build_plan(model, gpu, req).value_or_throw();
     ASSERT_FALSE(plan.verdict.fits);
     const PlanContext context(model);
