@@ -130,6 +130,14 @@ function drawVerdict(plan) {
     ? `Fits: ${plan.model.name} on ${plan.cluster.count} x ${plan.cluster.gpu}`
     : `Does not fit: ${v.first_boundary} runs out first`;
   $("verdict-summary").textContent = v.summary;
+  // A red plan's suggestions: each change planned green by the server (verdict.suggestions).
+  const list = $("verdict-suggestions");
+  list.textContent = "";
+  for (const s of v.suggestions || []) {
+    const li = document.createElement("li");
+    li.textContent = `green with ${s.flags} (${(Math.max(s.headroom_bytes, 0) / 1e9).toFixed(1)} GB free on the tightest rank; ${s.layout})`;
+    list.appendChild(li);
+  }
   const l = plan.layout;
   $("verdict-meta").textContent = `evidence: ${v.evidence}` +
     (v.fits ? " (a deployment hypothesis until benchmarked)" : " (derived under these inputs)") +
@@ -242,6 +250,7 @@ async function update() {
   saveToUrl();
   const base = params();
   $("verdict").className = "verdict pending";
+  $("verdict-suggestions").textContent = "";  // the previous inputs' suggestions are not these inputs'
   try {
     const plan = await api("plan", base);
     if (gen !== generation) return;
@@ -254,6 +263,7 @@ async function update() {
     $("verdict").dataset.fits = "";
     $("verdict-title").textContent = "Cannot plan these inputs";
     $("verdict-summary").textContent = e.message;
+    $("verdict-suggestions").textContent = "";
     $("verdict-meta").textContent = "";
     $("ranks").textContent = "";
     $("perf").textContent = "";

@@ -86,6 +86,10 @@ try {
   const api8 = await apiPlan(page, base, { gpus: "8xnvidia-h100-sxm-80gb", model: "kimi-k3" });
   check(v8.fits === "false" && v8.boundary === "weights", `8 x H100: red, weights first (page: ${v8.fits}, ${v8.boundary})`);
   check(Number(v8.headroom) === api8.verdict.headroom_bytes, `8 x H100: headroom equals the API's (${v8.headroom})`);
+  const suggested = await page.$$eval("#verdict-suggestions li", items => items.map(li => li.textContent));
+  check(api8.verdict.suggestions.length > 0 && suggested.length === api8.verdict.suggestions.length &&
+        suggested.every((text, i) => text.includes(api8.verdict.suggestions[i].flags)),
+        `8 x H100: the page lists the API's suggestions (${suggested.join("; ")})`);
   await page.screenshot({ path: path.join(shotDir, "1-k3-8xh100.png"), fullPage: true });
 
   // 2. Change the GPU count from 8 to 32: the verdict and the bars change.
@@ -95,6 +99,8 @@ try {
   const api32 = await apiPlan(page, base, { gpus: "32xnvidia-h100-sxm-80gb", model: "kimi-k3" });
   check(v32.fits === String(api32.verdict.fits), `32 x H100: the verdict follows the API (${v32.fits})`);
   check(v32.fits !== v8.fits, "32 x H100: the verdict changed");
+  check((await page.$$("#verdict-suggestions li")).length === (api32.verdict.suggestions || []).length,
+        "32 x H100: the suggestion list follows the new plan");
   check(v32.weights < v8.weights, `32 x H100: the weight bars shrank (${v8.weights} -> ${v32.weights} B)`);
   check(new URL(page.url()).searchParams.get("count") === "32", "the address carries the new count");
   await page.waitForSelector("#fit-table table", { timeout: 60000 });
