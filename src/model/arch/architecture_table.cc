@@ -124,6 +124,21 @@ class Reader {
 
   Result<Description> description(const nlohmann::json& doc) const {
     Description d;
+    // Shapes first, so the readers below index only what they expect.
+    for (const char* k : {"model_types", "architectures", "fields", "tensors", "parts", "checks", "notes"})
+      if (doc.contains(k) && !doc[k].is_array()) return error(std::string("/") + k, "expected a list");
+    for (const char* k : {"name", "summary", "source", "text_default"})
+      if (doc.contains(k) && !doc[k].is_string()) return error(std::string("/") + k, "expected a string");
+    if (doc.contains("component") && !doc["component"].is_boolean()) return error("/component", "expected true or false");
+    if (doc.contains("parts"))
+      for (std::size_t i = 0; i < doc["parts"].size(); ++i) {
+        const auto& p = doc["parts"][i];
+        const std::string where = fmt::format("/parts/{}", i);
+        if (!p.is_object()) return error(where, "expected an object");
+        for (const char* k : {"use", "config", "prefix"})
+          if (p.contains(k) && !p[k].is_string()) return error(where + "/" + k, "expected a string");
+        if (p.contains("rename") && !p["rename"].is_array()) return error(where + "/rename", "expected [from, to] pairs");
+      }
     d.name = doc.value("name", "");
     d.summary = doc.value("summary", "");
     d.source = doc.value("source", "");
@@ -319,15 +334,21 @@ Result<ArchitectureTable> ArchitectureTable::parse(const std::vector<std::pair<s
   }
   ArchitectureTable table;
   for (const auto& [name, doc] : docs) {
-    auto resolved = resolve(name, docs, origin_of, 0);
-    if (!resolved) return resolved.error();
-    nlohmann::json full = std::move(resolved).value();
-    if (full.contains("tensors"))
-      if (auto e = splice_includes(full["tensors"], docs, origin_of.at(name), "/tensors", 0)) return *e;
-    Reader reader(origin_of.at(name));
-    auto d = reader.description(full);
-    if (!d) return d.error();
-    table.descriptions_.push_back(std::move(d).value());
+    // The checks above name the field of a malformed description; a shape they
+    // miss still ends as a one-line error naming the file, never a crash.
+    try {
+      auto resolved = resolve(name, docs, origin_of, 0);
+      if (!resolved) return resolved.error();
+      nlohmann::json full = std::move(resolved).value();
+      if (full.contains("tensors"))
+        if (auto e = splice_includes(full["tensors"], docs, origin_of.at(name), "/tensors", 0)) return *e;
+      Reader reader(origin_of.at(name));
+      auto d = reader.description(full);
+      if (!d) return d.error();
+      table.descriptions_.push_back(std::move(d).value());
+    } catch (const nlohmann::json::exception& e) {
+      return Error{origin_of.at(name), "", fmt::format("malformed description: {}", e.what())};
+    }
   }
   // Model types are claimed once.
   std::map<std::string, std::string> claimed;

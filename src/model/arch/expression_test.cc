@@ -105,6 +105,25 @@ TEST(ArchTable, EveryEmbeddedDescriptionParsesAndClaimsItsTypesOnce) {
   auto loop = ArchitectureTable::parse({{"a.json", R"({"name": "a", "tensors": [{"include": "a"}]})"}});
   ASSERT_FALSE(loop.ok());
   EXPECT_NE(loop.error().message.find("nest deeper than 8"), std::string::npos);
+  // Wrong shapes are one-line errors naming the file and field (the fuzzer's finding: a string
+  // "checks" was indexed as a list and threw).
+  struct Malformed {
+    const char* json;
+    const char* error;
+  };
+  const Malformed malformed[] = {
+      {R"({"name": "a", "checks": "transformers models"})", "a.json: /checks: expected a list"},
+      {R"({"name": "a", "notes": {"x": 1}})", "a.json: /notes: expected a list"},
+      {R"({"name": "a", "summary": 3})", "a.json: /summary: expected a string"},
+      {R"({"name": "a", "parts": [7]})", "a.json: /parts/0: expected an object"},
+      {R"({"name": "a", "parts": [{"use": 1}]})", "a.json: /parts/0/use: expected a string"},
+      {R"({"name": "a", "component": "yes"})", "a.json: /component: expected true or false"},
+  };
+  for (const auto& m : malformed) {
+    auto r = ArchitectureTable::parse({{"a.json", m.json}});
+    ASSERT_FALSE(r.ok()) << m.json;
+    EXPECT_EQ(r.error().to_string(), m.error);
+  }
   // The five Mamba-2 hybrids include one mixer (SsmDescriptions checks what it expands to).
   EXPECT_TRUE(table.by_name("mamba2_mixer")->component);
 }
