@@ -152,7 +152,9 @@ int run_launch(const Options& o, Io& io) {
   }
   in.settings = std::move(settings).value();
 
-  auto plan = make_plan(with_settings(o, in.settings));
+  auto plan_options = with_settings(o, in.settings);
+  plan_options.suggest = false;  // the command's comment states the verdict; suggestions are plan's
+  auto plan = make_plan(plan_options);
   if (!plan) return fail(io, plan.error());
   auto launch = build_launch(*plan, in);
   if (!launch) return fail(io, launch.error());
