@@ -299,7 +299,7 @@ Result<Plan> make_plan(const Options& o, LoadedModel* loaded_out) {
           budget->check();
           return inner(g, r);
         };
-      plan.value().verdict.suggestions = find_fixes(loaded->model, evaluate, cluster->gpu, *request, *plan);
+      plan.value().verdict.suggestions = find_fixes(evaluate, cluster->gpu, *request, *plan);
     }
     if (loaded_out != nullptr) *loaded_out = std::move(loaded).value();
     return plan;

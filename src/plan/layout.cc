@@ -149,4 +149,8 @@ std::vector<LayoutOptions> candidate_layouts(const ModelSpec& model, std::uint64
   return out;
 }
 
+std::string layout_summary(const Layout& l) {
+  return fmt::format("TP {} x DP {}, EP {}, PP {}, DCP {}", l.tp, l.dp, l.ep, l.pp, l.dcp);
+}
+
 }  // namespace preflight

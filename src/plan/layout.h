@@ -70,4 +70,7 @@ Result<Layout> choose_layout(const ModelSpec& model, std::uint64_t world, const 
                              const std::vector<std::pair<std::uint64_t, std::string>>* tp_divisors = nullptr,
                              bool explain = true);  // false: leave chosen_by empty (the solvers' fast path)
 
+// "TP 8 x DP 1, EP 8, PP 1, DCP 1": the resolved layout in one phrase.
+std::string layout_summary(const Layout& layout);
+
 }  // namespace preflight

@@ -285,8 +285,8 @@ std::string wrapped(std::string_view text, std::size_t width, std::string_view i
 std::string render_brief(const Plan& plan) {
   const auto& v = plan.verdict;
   const auto fig = [&](std::string_view id) { return find_figure(plan.figures, id); };
-  std::string out = fmt::format("{} on {} x {}: TP {} x DP {}, EP {}, PP {}, DCP {}\n", plan.model_name, plan.gpu_count,
-                                plan.gpu.id, plan.layout.tp, plan.layout.dp, plan.layout.ep, plan.layout.pp, plan.layout.dcp);
+  std::string out = fmt::format("{} on {} x {}: {}\n", plan.model_name, plan.gpu_count,
+                                plan.gpu.id, layout_summary(plan.layout));
   out += fmt::format("Verdict: {} [{}]\n", v.fits ? "GREEN" : "RED", evidence_label(v.evidence));
   out += wrapped(v.summary, 100, "  ");
   const auto headroom = v.headroom_bytes >= 0 ? static_cast<std::uint64_t>(v.headroom_bytes)

@@ -10,12 +10,8 @@ namespace preflight {
 
 namespace {
 
-std::string layout_text(const Layout& l) {
-  return fmt::format("TP {} x DP {}, EP {}, PP {}, DCP {}", l.tp, l.dp, l.ep, l.pp, l.dcp);
-}
-
 VerdictSuggestion suggestion(std::string flags, const ProbeResult& r) {
-  return {std::move(flags), r.verdict.headroom_bytes, layout_text(r.layout)};
+  return {std::move(flags), r.verdict.headroom_bytes, layout_summary(r.layout)};
 }
 
 // "65536" as "64K" when it is a whole number of K (the form --context takes).
@@ -23,9 +19,8 @@ std::string tokens_text(std::uint64_t v) { return v % 1024 == 0 ? fmt::format("{
 
 }  // namespace
 
-std::vector<VerdictSuggestion> find_fixes(const ModelSpec& model, const PlanEvaluator& evaluate, const Accelerator& gpu,
-                                          const PlanRequest& request, const Plan& plan) {
-  (void)model;
+std::vector<VerdictSuggestion> find_fixes(const PlanEvaluator& evaluate, const Accelerator& gpu, const PlanRequest& request,
+                                          const Plan& plan) {
   std::vector<VerdictSuggestion> out;
   if (plan.verdict.fits) return out;
   // Every candidate is the red plan's request with one flag changed, planned as

@@ -46,7 +46,7 @@ TEST(Fixes, EverySuggestionPlansGreenAsWritten) {
     const auto plan = build_plan(model, gpu, req).value_or_throw();
     ASSERT_FALSE(plan.verdict.fits);
     const PlanContext context(model);
-    const auto fixes = find_fixes(model, verdict_plan_evaluator(context), gpu, req, plan);
+    const auto fixes = find_fixes(verdict_plan_evaluator(context), gpu, req, plan);
     std::vector<std::string> flags;
     for (const auto& f : fixes) {
       flags.push_back(f.flags.substr(0, f.flags.find(' ')));
@@ -66,7 +66,7 @@ TEST(Fixes, GreenPlansGetNone) {
   const auto plan = build_plan(model, gpu, req).value_or_throw();
   ASSERT_TRUE(plan.verdict.fits);
   const PlanContext context(model);
-  EXPECT_TRUE(find_fixes(model, verdict_plan_evaluator(context), gpu, req, plan).empty());
+  EXPECT_TRUE(find_fixes(verdict_plan_evaluator(context), gpu, req, plan).empty());
 }
 
 }  // namespace
