@@ -32,7 +32,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
           "num_key_value_heads": 2, "intermediate_size": 128, "vocab_size": 100, "max_position_embeddings": 256})");
   for (const auto& d : table->all()) {
     try {
-      (void)preflight::arch::build_described(*table, d, config, "fuzz");
+      (void)preflight::arch::build_described(*table, *d, config, "fuzz");
     } catch (const preflight::InputError&) {
     }
   }

@@ -5,11 +5,14 @@
 //   model_types / architectures  what it reads (config `model_type`, or `architectures[0]`)
 //   extends                      a description it refines (let, spec, defaults merged by key;
 //                                tensors, parts replaced when given; notes, checks appended)
-//   fields                       config fields type-checked first ([key, kind], in order)
+//   fields                       config fields type-checked first ([key, kind], in order; "a/b" is
+//                                field b of object a; kinds: positive, positives, count, counts,
+//                                flag, layers, layer_numbers (1-indexed, each once), list, object;
+//                                a trailing ? makes the field optional)
 //   let                          named expressions over the config (expression.h), evaluated lazily
 //   spec                         the planner's numbers: hidden_size, vocab_size, max_context,
 //                                layers, layer_kind (per layer i), gqa.*, moe.*, mla.*, mamba.*,
-//                                gdn.*, mtp_layers
+//                                gdn.*, kda.*, attn_res_block_size, mtp_layers
 //   tensors                      rules: a tensor {name, shape, module, role, linear?, dtype?,
 //                                experts?, when?} or a group {for, from, to, prefix, tensors,
 //                                when?, module?}; names substitute {var} ({E}: the expert index)
@@ -17,7 +20,7 @@
 //                                module}: the language model of a wrapper (use "text": the
 //                                description of text_config's model_type), a vision tower
 //   checks, notes                [condition, field, message] refusals and [condition, text] notes
-// C++ families (families/*.cc) remain for what this cannot express.
+// Every architecture preflight reads is a description; no C++ family readers remain.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -97,21 +100,30 @@ struct Description {
   std::vector<ClassDefault> class_defaults;
 };
 
-// Every description, resolved (extends applied), by name.
+// Every description, resolved (extends applied), by name. Lookups are safe from
+// several threads (the HTTP server's).
 class ArchitectureTable {
  public:
-  // Parses a set of description documents (name -> JSON text); errors name the file.
+  // Parses and builds every description now (name -> JSON text); errors name the file.
   static Result<ArchitectureTable> parse(const std::vector<std::pair<std::string, std::string>>& files);
-  // The table built from the embedded data/architectures/*.json.
+  // The embedded data/architectures/*.json: claims read at start, each description
+  // built when first looked up (an invalid embedded file throws std::logic_error;
+  // the ArchTable tests build every one).
   static const ArchitectureTable& embedded();
 
   const Description* by_name(std::string_view name) const;
   // The description for a config: its model_type, else architectures[0].
   const Description* for_config(std::string_view model_type, std::string_view architecture) const;
-  const std::vector<Description>& all() const { return descriptions_; }
+  // Every description, in name order (builds those not built yet).
+  std::vector<const Description*> all() const;
+  // Each description's name with the model types (and "architecture:" names) it claims,
+  // as the table read them; for the test that holds the embedded quick read to the full parse.
+  std::vector<std::pair<std::string, std::vector<std::string>>> claims() const;
 
  private:
-  std::vector<Description> descriptions_;
+  ArchitectureTable();
+  struct State;
+  std::shared_ptr<State> state_;
 };
 
 // Builds the model a description describes from a parsed config.json (the

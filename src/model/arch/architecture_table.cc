@@ -2,6 +2,10 @@
 // `extends` is resolved at the JSON level, then every expression is parsed once.
 #include <fmt/format.h>
 
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -165,7 +169,7 @@ class Reader {
           (k[0] == 'm' ? d.model_types : d.architectures).push_back(v.get<std::string>());
         }
     if (doc.contains("fields")) {
-      static const std::set<std::string> kKinds = {"positive", "positive?", "positives", "count?", "counts?", "flag?", "layers", "list?", "object?"};
+      static const std::set<std::string> kKinds = {"positive", "positive?", "positives", "count?", "counts?", "flag?", "layers", "layer_numbers", "list?", "object", "object?"};
       for (std::size_t i = 0; i < doc["fields"].size(); ++i) {
         const auto& f = doc["fields"][i];
         if (!f.is_array() || f.size() != 2 || !f[0].is_string() || !f[1].is_string() || !kKinds.count(f[1].get<std::string>()))
@@ -252,16 +256,23 @@ class Reader {
   std::string origin_;
 };
 
+// The description documents, parsed when first needed: every one for a table
+// built by parse(), only those a model reaches (its own, its extends chain, its
+// parts and includes) for the embedded table, which a plan reads on every run.
+struct Docs {
+  std::function<const nlohmann::json*(const std::string& name)> find;  // nullptr when there is none
+  std::function<std::string(const std::string& name)> origin;
+};
+
 // `extends`: the parent's document with the child's keys laid over it.
-Result<nlohmann::json> resolve(const std::string& name, const std::map<std::string, nlohmann::json>& docs,
-                               const std::map<std::string, std::string>& origin_of, int depth) {
-  const auto& doc = docs.at(name);
+Result<nlohmann::json> resolve(const std::string& name, const Docs& docs, int depth) {
+  const auto& doc = *docs.find(name);
   if (!doc.contains("extends")) return doc;
-  if (depth > 8) return Error{origin_of.at(name), "/extends", "extends chain is longer than 8 (a cycle?)"};
+  if (depth > 8) return Error{docs.origin(name), "/extends", "extends chain is longer than 8 (a cycle?)"};
   const auto parent_name = doc["extends"].is_string() ? doc["extends"].get<std::string>() : "";
-  if (!docs.count(parent_name))
-    return Error{origin_of.at(name), "/extends", fmt::format("no description named \"{}\"", parent_name)};
-  auto parent = resolve(parent_name, docs, origin_of, depth + 1);
+  if (!docs.find(parent_name))
+    return Error{docs.origin(name), "/extends", fmt::format("no description named \"{}\"", parent_name)};
+  auto parent = resolve(parent_name, docs, depth + 1);
   if (!parent) return parent;
   nlohmann::json out = *parent;
   out.erase("model_types");
@@ -295,8 +306,8 @@ Result<nlohmann::json> resolve(const std::string& name, const std::map<std::stri
 // named description's tensor rules (the Mamba-2 mixer shared by five hybrids);
 // they are evaluated with the including description's `let`, so it defines
 // the names they use.
-std::optional<Error> splice_includes(nlohmann::json& rules, const std::map<std::string, nlohmann::json>& docs,
-                                     const std::string& origin, const std::string& where, int depth) {
+std::optional<Error> splice_includes(nlohmann::json& rules, const Docs& docs, const std::string& origin,
+                                     const std::string& where, int depth) {
   if (!rules.is_array()) return std::nullopt;
   for (std::size_t i = 0; i < rules.size(); ++i) {
     auto& rule = rules[i];
@@ -304,11 +315,11 @@ std::optional<Error> splice_includes(nlohmann::json& rules, const std::map<std::
     if (rule.is_object() && rule.contains("include")) {
       if (depth > 8) return Error{origin, at + "/include", "includes nest deeper than 8 (a cycle?)"};
       const auto name = rule["include"].is_string() ? rule["include"].get<std::string>() : "";
-      auto it = docs.find(name);
-      if (it == docs.end() || !it->second.contains("tensors") || !it->second["tensors"].is_array())
+      const auto* included = docs.find(name);
+      if (!included || !included->contains("tensors") || !(*included)["tensors"].is_array())
         return Error{origin, at + "/include", fmt::format("no description named \"{}\" with tensors", name)};
       rule.erase("include");
-      rule["tensors"] = it->second["tensors"];
+      rule["tensors"] = (*included)["tensors"];
       if (auto e = splice_includes(rule["tensors"], docs, origin, at + "/tensors", depth + 1)) return e;
     } else if (rule.is_object() && rule.contains("tensors")) {
       if (auto e = splice_includes(rule["tensors"], docs, origin, at + "/tensors", depth)) return e;
@@ -317,78 +328,179 @@ std::optional<Error> splice_includes(nlohmann::json& rules, const std::map<std::
   return std::nullopt;
 }
 
+// One description from its resolved document.
+Result<Description> build_one(const std::string& name, const Docs& docs) {
+  const auto origin = docs.origin(name);
+  // The checks name the field of a malformed description; a shape they miss
+  // still ends as a one-line error naming the file, never a crash.
+  try {
+    auto resolved = resolve(name, docs, 0);
+    if (!resolved) return resolved.error();
+    nlohmann::json full = std::move(resolved).value();
+    if (full.contains("tensors"))
+      if (auto e = splice_includes(full["tensors"], docs, origin, "/tensors", 0)) return *e;
+    return Reader(origin).description(full);
+  } catch (const nlohmann::json::exception& e) {
+    return Error{origin, "", fmt::format("malformed description: {}", e.what())};
+  }
+}
+
+// A top-level value of a description in the house layout (tools/format_descriptions.py):
+// the line `  "key": value,`. nullopt when the line is absent or not one JSON value
+// (the caller then parses the whole document).
+std::optional<nlohmann::json> top_level_line(std::string_view text, std::string_view key) {
+  const std::string marker = fmt::format("\n  \"{}\": ", key);
+  const auto at = text.find(marker);
+  if (at == std::string_view::npos) return nlohmann::json();  // absent: null
+  const auto start = at + marker.size();
+  auto end = text.find('\n', start);
+  if (end == std::string_view::npos) end = text.size();
+  auto line = text.substr(start, end - start);
+  if (line.ends_with(',')) line.remove_suffix(1);
+  auto v = nlohmann::json::parse(line, nullptr, false);
+  if (v.is_discarded()) return std::nullopt;
+  return v;
+}
+
+std::vector<std::string> strings_of(const nlohmann::json& v) {
+  std::vector<std::string> out;
+  if (v.is_array())
+    for (const auto& x : v)
+      if (x.is_string()) out.push_back(x.get<std::string>());
+  return out;
+}
+
 }  // namespace
 
+struct ArchitectureTable::State {
+  struct Source {
+    std::string origin;
+    std::string_view text;  // the embedded file (lazy tables only)
+    std::vector<std::string> model_types, architectures;
+  };
+  std::map<std::string, Source, std::less<>> sources;  // by name, in name order
+  std::mutex mutex;                                     // guards the two caches below
+  std::map<std::string, nlohmann::json, std::less<>> docs;
+  std::map<std::string, std::unique_ptr<Description>, std::less<>> built;
+
+  const nlohmann::json* doc(const std::string& name) {
+    if (auto it = docs.find(name); it != docs.end()) return &it->second;
+    auto src = sources.find(name);
+    if (src == sources.end()) return nullptr;
+    auto parsed = parse_json(src->second.text, src->second.origin, "", DuplicateKeys::reject);
+    if (!parsed) throw std::logic_error("the embedded architecture table is invalid: " + parsed.error().to_string());
+    return &docs.emplace(name, std::move(parsed).value()).first->second;
+  }
+
+  Docs lookup() {
+    return Docs{[this](const std::string& name) { return doc(name); },
+                [this](const std::string& name) {
+                  auto it = sources.find(name);
+                  return it == sources.end() ? name : it->second.origin;
+                }};
+  }
+
+  const Description* description(std::string_view name) {
+    std::lock_guard lock(mutex);
+    if (auto it = built.find(name); it != built.end()) return it->second.get();
+    if (!sources.count(name)) return nullptr;
+    auto d = build_one(std::string(name), lookup());
+    if (!d) throw std::logic_error("the embedded architecture table is invalid: " + d.error().to_string());
+    return built.emplace(std::string(name), std::make_unique<Description>(std::move(d).value())).first->second.get();
+  }
+};
+
+ArchitectureTable::ArchitectureTable() : state_(std::make_shared<State>()) {}
+
 Result<ArchitectureTable> ArchitectureTable::parse(const std::vector<std::pair<std::string, std::string>>& files) {
-  std::map<std::string, nlohmann::json> docs;
-  std::map<std::string, std::string> origin_of;
+  ArchitectureTable table;
+  State& st = *table.state_;
   for (const auto& [origin, content] : files) {
     auto parsed = parse_json(content, origin, "", DuplicateKeys::reject);
     if (!parsed) return parsed.error();
     if (!parsed.value().is_object() || !parsed.value().contains("name") || !parsed.value()["name"].is_string())
       return Error{origin, "/name", "a description needs a name"};
     const auto name = parsed.value()["name"].get<std::string>();
-    if (docs.count(name)) return Error{origin, "/name", fmt::format("\"{}\" is described twice", name)};
-    origin_of[name] = origin;
-    docs.emplace(name, std::move(parsed).value());
+    if (st.docs.count(name)) return Error{origin, "/name", fmt::format("\"{}\" is described twice", name)};
+    st.sources[name].origin = origin;
+    st.docs.emplace(name, std::move(parsed).value());
   }
-  ArchitectureTable table;
-  for (const auto& [name, doc] : docs) {
-    // The checks above name the field of a malformed description; a shape they
-    // miss still ends as a one-line error naming the file, never a crash.
-    try {
-      auto resolved = resolve(name, docs, origin_of, 0);
-      if (!resolved) return resolved.error();
-      nlohmann::json full = std::move(resolved).value();
-      if (full.contains("tensors"))
-        if (auto e = splice_includes(full["tensors"], docs, origin_of.at(name), "/tensors", 0)) return *e;
-      Reader reader(origin_of.at(name));
-      auto d = reader.description(full);
-      if (!d) return d.error();
-      table.descriptions_.push_back(std::move(d).value());
-    } catch (const nlohmann::json::exception& e) {
-      return Error{origin_of.at(name), "", fmt::format("malformed description: {}", e.what())};
-    }
+  const Docs docs = st.lookup();
+  for (auto& [name, source] : st.sources) {
+    auto d = build_one(name, docs);
+    if (!d) return d.error();
+    source.model_types = d->model_types;
+    source.architectures = d->architectures;
+    st.built.emplace(name, std::make_unique<Description>(std::move(d).value()));
   }
   // Model types are claimed once.
   std::map<std::string, std::string> claimed;
-  for (const auto& d : table.descriptions_)
-    for (const auto& t : d.model_types) {
+  for (const auto& [name, source] : st.sources)
+    for (const auto& t : source.model_types) {
       if (claimed.count(t))
-        return Error{origin_of.at(d.name), "/model_types",
-                     fmt::format("model_type \"{}\" is claimed by \"{}\" and \"{}\"", t, claimed[t], d.name)};
-      claimed[t] = d.name;
+        return Error{source.origin, "/model_types",
+                     fmt::format("model_type \"{}\" is claimed by \"{}\" and \"{}\"", t, claimed[t], name)};
+      claimed[t] = name;
     }
   return table;
 }
 
 const ArchitectureTable& ArchitectureTable::embedded() {
+  // Only each file's name and claims are read here (one line each in the house
+  // layout, which a test holds equal to the full parse); a description is built
+  // when a model first needs it, so a plan pays for the three or so it uses.
   static const ArchitectureTable table = [] {
-    std::vector<std::pair<std::string, std::string>> files;
-    for (auto path : preflight::embedded::embedded_paths())
-      if (path.starts_with("data/architectures/"))
-        files.emplace_back(std::string(path) + " (embedded)", std::string(preflight::embedded::embedded_file(path)));
-    auto parsed = parse(files);
-    if (!parsed) throw std::logic_error("the embedded architecture table is invalid: " + parsed.error().to_string());
-    return std::move(parsed).value();
+    ArchitectureTable t;
+    for (auto path : preflight::embedded::embedded_paths()) {
+      if (!path.starts_with("data/architectures/")) continue;
+      const auto text = preflight::embedded::embedded_file(path);
+      auto name = top_level_line(text, "name");
+      auto types = top_level_line(text, "model_types");
+      auto archs = top_level_line(text, "architectures");
+      if (!name || !name->is_string() || !types || !archs) {
+        auto doc = nlohmann::json::parse(text);  // not in the house layout: read it whole
+        name = doc.value("name", nlohmann::json());
+        types = doc.value("model_types", nlohmann::json());
+        archs = doc.value("architectures", nlohmann::json());
+      }
+      if (!name->is_string()) throw std::logic_error(fmt::format("the embedded description {} has no name", path));
+      auto& source = t.state_->sources[name->get<std::string>()];
+      source.origin = std::string(path) + " (embedded)";
+      source.text = text;
+      source.model_types = strings_of(*types);
+      source.architectures = strings_of(*archs);
+    }
+    return t;
   }();
   return table;
 }
 
-const Description* ArchitectureTable::by_name(std::string_view name) const {
-  for (const auto& d : descriptions_)
-    if (d.name == name) return &d;
+const Description* ArchitectureTable::by_name(std::string_view name) const { return state_->description(name); }
+
+const Description* ArchitectureTable::for_config(std::string_view model_type, std::string_view architecture) const {
+  for (const auto& [name, source] : state_->sources)
+    for (const auto& t : source.model_types)
+      if (!model_type.empty() && t == model_type) return state_->description(name);
+  for (const auto& [name, source] : state_->sources)
+    for (const auto& a : source.architectures)
+      if (!architecture.empty() && a == architecture) return state_->description(name);
   return nullptr;
 }
 
-const Description* ArchitectureTable::for_config(std::string_view model_type, std::string_view architecture) const {
-  for (const auto& d : descriptions_)
-    for (const auto& t : d.model_types)
-      if (!model_type.empty() && t == model_type) return &d;
-  for (const auto& d : descriptions_)
-    for (const auto& a : d.architectures)
-      if (!architecture.empty() && a == architecture) return &d;
-  return nullptr;
+std::vector<const Description*> ArchitectureTable::all() const {
+  std::vector<const Description*> out;
+  for (const auto& [name, source] : state_->sources) out.push_back(state_->description(name));
+  return out;
+}
+
+std::vector<std::pair<std::string, std::vector<std::string>>> ArchitectureTable::claims() const {
+  std::vector<std::pair<std::string, std::vector<std::string>>> out;
+  for (const auto& [name, source] : state_->sources) {
+    auto both = source.model_types;
+    for (const auto& a : source.architectures) both.push_back("architecture:" + a);
+    out.emplace_back(name, std::move(both));
+  }
+  return out;
 }
 
 }  // namespace preflight::arch

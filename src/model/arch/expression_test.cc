@@ -2,6 +2,8 @@
 // absent fields and their errors.
 #include <gtest/gtest.h>
 
+#include "embedded_files.h"
+
 #include "model/arch/architecture.h"
 #include "model/arch/expression.h"
 #include "model/family_registry.h"
@@ -86,6 +88,17 @@ TEST(ArchExpression, ErrorsNameTheFieldOrTheText) {
 
 TEST(ArchTable, EveryEmbeddedDescriptionParsesAndClaimsItsTypesOnce) {
   const auto& table = ArchitectureTable::embedded();
+  // The embedded table reads only each file's name and claims at start (one line
+  // each); the full parse of the same files, which builds and checks every
+  // description, must find the same claims.
+  std::vector<std::pair<std::string, std::string>> files;
+  for (auto path : embedded::embedded_paths())
+    if (path.starts_with("data/architectures/"))
+      files.emplace_back(std::string(path), std::string(embedded::embedded_file(path)));
+  auto full = ArchitectureTable::parse(files);
+  ASSERT_TRUE(full.ok()) << full.error().to_string();
+  EXPECT_EQ(table.claims(), full.value().claims());
+  EXPECT_EQ(table.all().size(), files.size());
   EXPECT_GE(table.all().size(), 30u);
   EXPECT_EQ(table.for_config("phi3", "")->name, "phi3");
   EXPECT_EQ(table.for_config("", "QWenLMHeadModel")->name, "qwen");
