@@ -32,15 +32,6 @@ Result<std::string> read_architecture(const JsonFields& root) {
   return archs->empty() ? std::string() : archs->front();
 }
 
-std::optional<Error> read_positive_integers(const JsonFields& node, std::initializer_list<CountField> fields) {
-  for (const auto& f : fields) {
-    auto n = (f.node ? *f.node : node).positive_integer(f.key);
-    if (!n) return n.error();
-    *f.out = *n;
-  }
-  return std::nullopt;
-}
-
 Result<bool> read_flag(const JsonFields& node, std::string_view key, bool fallback) {
   if (!node.has(key)) return fallback;
   const auto& v = node.node()[std::string(key)];

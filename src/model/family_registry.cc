@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include "model/families/families.h"
 #include "core/json_read.h"
 #include "model/json_fields.h"
 #include "model/arch/architecture.h"
@@ -10,30 +9,7 @@
 
 namespace preflight {
 
-const std::vector<FamilyRow>& family_registry() {
-  static const std::vector<FamilyRow> kRows = {
-      {"kimi_k3", {"kimi_k3"}, build_kimi_k3, "Kimi K3: KDA + MLA, latent MoE with MXFP4 experts, AttnRes, MoonViT"},
-      {"kimi_linear", {"kimi_linear"}, build_kimi_linear, "Kimi-Linear: KDA + MLA, MoE"},
-  };
-  return kRows;
-}
-
 namespace {
-
-// A family reader's model, named by its row.
-Result<ModelSpec> from_row(const FamilyRow& row, const nlohmann::json& doc, std::string_view origin) {
-  auto m = row.build(doc, origin);
-  if (m) m.value().family = std::string(row.family);
-  return m;
-}
-
-const FamilyRow* row_for(std::string_view model_type) {
-  if (model_type.empty()) return nullptr;
-  for (const auto& row : family_registry())
-    for (auto t : row.model_types)
-      if (t == model_type) return &row;
-  return nullptr;
-}
 
 std::string string_at(const nlohmann::json& node, const char* key) {
   auto it = node.find(key);
@@ -52,9 +28,7 @@ Result<ModelSpec> build_model_from_config(std::string_view config_json, std::str
   std::string architecture;
   if (auto it = doc.find("architectures"); it != doc.end() && it->is_array() && !it->empty() && (*it)[0].is_string())
     architecture = (*it)[0].get<std::string>();
-  // The architecture's own reader: a C++ family, else a description (data/architectures/;
-  // the table is parsed on first use, so a C++ family's model never pays for it).
-  if (const auto* row = row_for(model_type)) return from_row(*row, doc, origin);
+  // The architecture's description (data/architectures/), parsed on first use.
   const auto& table = arch::ArchitectureTable::embedded();
   if (const auto* d = table.for_config(model_type, architecture); d && !d->component)
     return arch::build_described(table, *d, doc, origin);
@@ -63,10 +37,7 @@ Result<ModelSpec> build_model_from_config(std::string_view config_json, std::str
     const std::string inner = string_at(*text, "model_type");
     Result<ModelSpec> m = Error{};
     bool found = false;
-    if (const auto* row = row_for(inner)) {
-      m = from_row(*row, doc, origin);
-      found = true;
-    } else if (const auto* d = table.for_config(inner, ""); d && !d->component) {
+    if (const auto* d = table.for_config(inner, ""); d && !d->component) {
       m = arch::build_described(table, *d, doc, origin);
       found = true;
     }

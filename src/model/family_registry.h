@@ -1,7 +1,7 @@
-// The family registry: which reader builds a ModelSpec from a config.json.
-//
-// Rows match on `model_type` (root or text_config). A config no row claims is
-// read by the generic decoder reader, which says so in the model's notes.
+// Which reader builds a ModelSpec from a config.json: the architecture
+// description (data/architectures/) claiming its `model_type` (root, else
+// text_config's). A config no description claims is read by the generic
+// decoder reading, which says so in the model's notes.
 #pragma once
 
 #include <string_view>
@@ -14,18 +14,7 @@
 
 namespace preflight {
 
-using FamilyBuilder = Result<ModelSpec> (*)(const nlohmann::json& root, std::string_view origin);
-
-struct FamilyRow {
-  std::string_view family;                  // "llama", "deepseek_v3", ...
-  std::vector<std::string_view> model_types;  // model_type values it claims
-  FamilyBuilder build;
-  std::string_view description;
-};
-
-const std::vector<FamilyRow>& family_registry();
-
-// Parses config.json text and builds the model with its family's reader.
+// Parses config.json text and builds the model with its architecture's description.
 Result<ModelSpec> build_model_from_config(std::string_view config_json, std::string_view origin);
 
 }  // namespace preflight

@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "embedded_files.h"
-#include "model/kimi_k3_family.h"
+#include "model/family_registry.h"
 
 namespace preflight {
 namespace {
@@ -27,7 +27,10 @@ TEST(KimiK3ConfigErrors, EachBadFieldIsNamed) {
       {"/text_config/linear_attn_config/kda_layers/1", "1",
        "config.json: /text_config/linear_attn_config/kda_layers/1: layer 1 is listed twice"},
       {"/text_config/linear_attn_config/full_attn_layers", "[]",
-       "config.json: /text_config/linear_attn_config/kda_layers: layer 4 (1-indexed) is in neither kda_layers nor "
+       "config.json: /text_config/linear_attn_config/kda_layers: kda_layers and full_attn_layers list 69 of the 93 "
+       "layers: every layer must be in one of them (1-indexed)"},
+      {"/text_config/linear_attn_config/full_attn_layers/-", "1",
+       "config.json: /text_config/linear_attn_config/kda_layers: 1 layer(s) are in both kda_layers and "
        "full_attn_layers"},
       {"/text_config/quantization_config/quant_method", "\"hqq\"",
        "config.json: /text_config/quantization_config/quant_method: quantization method 'hqq' is not supported "
@@ -37,8 +40,8 @@ TEST(KimiK3ConfigErrors, EachBadFieldIsNamed) {
       {"/text_config/quantization_config/config_groups/group_0/weights/group_size", "0",
        "config.json: /text_config/quantization_config/config_groups/group_0/weights/group_size: expected a positive "
        "integer, got 0"},
-      {"/text_config/dtype", "\"float128\"", "config.json: /text_config/dtype: unknown dtype \"float128\""},
-      {"/text_config", "DELETE", "config.json: /text_config: missing object"},
+      {"/dtype", "\"float128\"", "config.json: /dtype: unknown dtype \"float128\""},
+      {"/text_config", "DELETE", "config.json: /text_config: missing object (the text of a kimi_k3 model)"},
       {"/text_config/linear_attn_config", "[1]",
        "config.json: /text_config/linear_attn_config: expected an object, got [1]"},
       {"/vision_config/vt_num_hidden_layers", "null",
@@ -50,16 +53,16 @@ TEST(KimiK3ConfigErrors, EachBadFieldIsNamed) {
     const nlohmann::json::json_pointer ptr(c.pointer);
     if (std::string(c.value) == "DELETE") doc[ptr.parent_pointer()].erase(ptr.back());
     else doc[ptr] = nlohmann::json::parse(c.value);
-    const auto result = build_kimi_k3_model(doc.dump(), "config.json");
+    const auto result = build_model_from_config(doc.dump(), "config.json");
     ASSERT_FALSE(result.ok()) << c.pointer;
     EXPECT_EQ(result.error().to_string(), c.error);
   }
 }
 
 TEST(KimiK3ConfigErrors, NotJsonAtAll) {
-  EXPECT_EQ(build_kimi_k3_model("{", "config.json").error().to_string(), "config.json: invalid JSON: parse error at line 1, column 2: syntax error while parsing object key - unexpected "
+  EXPECT_EQ(build_model_from_config("{", "config.json").error().to_string(), "config.json: invalid JSON: parse error at line 1, column 2: syntax error while parsing object key - unexpected "
             "end of input; expected string literal");
-  EXPECT_EQ(build_kimi_k3_model("[]", "config.json").error().to_string(),
+  EXPECT_EQ(build_model_from_config("[]", "config.json").error().to_string(),
             "config.json: expected a JSON object at the top level");
 }
 
@@ -67,7 +70,7 @@ TEST(KimiK3ConfigErrors, IndexSensitivePatternsAreDecidedPerExpert) {
   // An ignore rule naming one expert keeps exactly that expert in BF16.
   auto doc = nlohmann::json::parse(embedded::data_models_kimi_k3_config_json);
   doc["text_config"]["quantization_config"]["ignore"].push_back("re:.*layers\\.1\\.block_sparse_moe\\.experts\\.7\\..*");
-  const auto m = build_kimi_k3_model(doc.dump(), "config.json").value_or_throw();
+  const auto m = build_model_from_config(doc.dump(), "config.json").value_or_throw();
   int bf16_experts = 0;
   for (const auto& t : m.manifest.tensors)
     if (t.module == ModuleClass::routed_experts && t.dtype == Dtype::BF16) bf16_experts += static_cast<int>(t.instances);

@@ -1,8 +1,6 @@
 // Checks the kimi_k3 generator against the released checkpoint's tensor
 // inventory (../shared/models/moonshotai__Kimi-K3/tensor_inventory.md): every
 // group's shape and dtype, and the exact totals.
-#include "model/kimi_k3_family.h"
-
 #include <gtest/gtest.h>
 
 #include <regex>

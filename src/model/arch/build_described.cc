@@ -100,9 +100,23 @@ class Builder {
  private:
   // --- declared fields -----------------------------------------------------
   std::optional<Error> check_fields() {
-    const JsonFields node(node_, origin_, node_pointer_);
-    for (const auto& [key, kind] : d_.fields) {
+    const JsonFields config(node_, origin_, node_pointer_);
+    // The decoder's layer count, for 1-indexed layer lists ("layer_numbers").
+    std::optional<std::uint64_t> layers;
+    for (const auto& [field, kind] : d_.fields) {
       const bool optional = kind.ends_with("?");
+      // "a/b": field b of the object a (K3's linear_attn_config/kda_layers).
+      const auto slash = field.rfind('/');
+      const std::string key = slash == std::string::npos ? field : field.substr(slash + 1);
+      std::optional<JsonFields> nested;
+      if (slash != std::string::npos) {
+        const std::string parent = field.substr(0, slash);
+        if (optional && !(config.has(parent) && config.node()[parent].is_object())) continue;
+        auto o = config.object(parent);
+        if (!o) return o.error();
+        nested = *o;
+      }
+      const JsonFields& node = nested ? *nested : config;
       if (optional && !node.has(key)) continue;
       if (kind == "positive" || kind == "positive?") {
         if (auto v = node.positive_integer(key); !v) return v.error();
@@ -121,6 +135,19 @@ class Builder {
         auto v = node.positive_integer(key);
         if (!v) return v.error();
         if (*v > 4096) return node.error(key, fmt::format("{} layers is implausible", *v));
+        layers = *v;
+      } else if (kind == "layer_numbers") {  // 1-indexed layers, each once (Kimi's kda_layers / full_attn_layers)
+        auto v = node.integer_list(key);
+        if (!v) return v.error();
+        std::set<std::uint64_t> seen;
+        for (std::size_t i = 0; i < v->size(); ++i) {
+          const auto n = (*v)[i];
+          const auto at = fmt::format("{}/{}", node.pointer_to(key), i);
+          if (n < 1 || (layers && n > *layers))
+            return Error{origin_, at, fmt::format("layer {} is outside 1..{} (these lists are 1-indexed)", n,
+                                                  layers ? fmt::format("{}", *layers) : std::string("the layer count"))};
+          if (!seen.insert(n).second) return Error{origin_, at, fmt::format("layer {} is listed twice", n)};
+        }
       } else if (kind == "count?") {
         if (auto v = node.non_negative_integer(key); !v) return v.error();
       } else if (kind == "flag?") {
@@ -129,7 +156,7 @@ class Builder {
         if (auto v = node.integer_list(key); !v) return v.error();
       } else if (kind == "list?") {
         if (!node.node()[key].is_array()) return node.error(key, fmt::format("expected a list, got {}", show(node.node()[key])));
-      } else if (kind == "object?") {
+      } else if (kind == "object?" || kind == "object") {
         if (auto v = node.object(key); !v) return v.error();
       }
     }
@@ -242,6 +269,8 @@ class Builder {
         {"gdn.conv_kernel", &m.gdn.conv_kernel},
         {"short_conv.dim", &m.short_conv.dim},  {"short_conv.kernel", &m.short_conv.kernel},
         {"lightning.heads", &m.lightning.heads}, {"lightning.head_dim", &m.lightning.head_dim},
+        {"kda.heads", &m.kda.heads},            {"kda.head_dim", &m.kda.head_dim},
+        {"kda.conv_kernel", &m.kda.conv_kernel}, {"attn_res_block_size", &m.attn_res_block_size},
     };
     for (const auto& [key, expr] : d_.spec) {
       if (key == "layers" || key == "layer_kind" || key == "moe_layer") continue;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 
@@ -287,7 +288,7 @@ class Parser {
       }
       static const std::pair<std::string_view, std::size_t> kArity[] = {
           {"has", 1}, {"len", 1}, {"min", 2}, {"max", 2}, {"ceil_div", 2}, {"round_up", 2},
-          {"contains", 2}, {"int", 1}, {"floor", 1}, {"max_of", 1}, {"version", 1}, {"item", 2}};
+          {"contains", 2}, {"int", 1}, {"floor", 1}, {"max_of", 1}, {"version", 1}, {"item", 2}, {"union_size", 2}};
       for (const auto& [fn, arity] : kArity)
         if (fn == id) {
           if (args.size() != arity) return fail(fmt::format("{}() takes {} arguments", id, arity));
@@ -520,6 +521,17 @@ class Eval {
         best = std::max(best, item.get<double>());
       }
       return Value::of(best);
+    }
+    if (fn == "union_size") {  // how many distinct values two lists hold together (a cover of the layers)
+      std::vector<nlohmann::json> seen;
+      for (const auto* arg : {n.args[0].get(), n.args[1].get()}) {
+        auto list = present(*arg);
+        if (!list) return list;
+        if (!list->json.is_array()) return mistyped(*list, "a list");
+        for (const auto& item : list->json)
+          if (std::find(seen.begin(), seen.end(), item) == seen.end()) seen.push_back(item);
+      }
+      return Value::of(static_cast<double>(seen.size()));
     }
     if (fn == "item") {  // item(x, i): x[i] for a list, x itself for a scalar (a per-layer list or one value)
       auto x = present(*n.args[0]);

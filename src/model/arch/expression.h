@@ -13,6 +13,7 @@
 //   calls: has(x) len(x) min(a,b) max(a,b) ceil_div(a,b) round_up(a,m) contains(list,x) int(x) floor(x) max_of(list)
 //          version(s): "4.31.0" as 4031000, to compare transformers_version
 //          item(x, i): x[i] when x is a list, else x (a per-layer list or one value for all)
+//          union_size(a, b): how many distinct values the two lists hold together
 // Numbers are doubles (exact for every dimension below 2^53); `//` floors.
 // Using a missing field in any other way is an error naming the field.
 #pragma once

@@ -97,9 +97,10 @@ TEST(KimiLinear, BadConfigsNameTheField) {
       {"/linear_attn_config/kda_layers/0", "28",
        "config.json: /linear_attn_config/kda_layers/0: layer 28 is outside 1..27 (these lists are 1-indexed)"},
       {"/linear_attn_config/full_attn_layers/6", "26",
-       "config.json: /linear_attn_config/full_attn_layers/6: layer 26 is listed twice"},
+       "config.json: /linear_attn_config/kda_layers: 1 layer(s) are in both kda_layers and full_attn_layers"},
       {"/linear_attn_config/full_attn_layers", "[4, 8, 12, 16, 20, 24]",
-       "config.json: /linear_attn_config/kda_layers: layer 27 (1-indexed) is in neither kda_layers nor full_attn_layers"},
+       "config.json: /linear_attn_config/kda_layers: kda_layers and full_attn_layers list 26 of the 27 layers: every "
+       "layer must be in one of them (1-indexed)"},
       {"/linear_attn_config/head_dim", "0", "config.json: /linear_attn_config/head_dim: expected a positive integer, got 0"},
       {"/num_experts_per_token", "257",
        "config.json: /num_experts_per_token: 257 selected experts exceed the 256 routed experts"},
