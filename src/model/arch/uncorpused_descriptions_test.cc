@@ -127,6 +127,12 @@ const Card kCards[] = {
  "text_config": {"model_type": "glm4v_moe_text", "hidden_size": 4096, "intermediate_size": 10944, "moe_intermediate_size": 1408, "num_hidden_layers": 46, "num_attention_heads": 96, "num_key_value_heads": 8, "head_dim": 128, "n_routed_experts": 128, "n_shared_experts": 1, "num_experts_per_tok": 8, "first_k_dense_replace": 1, "vocab_size": 151552, "attention_bias": true, "max_position_embeddings": 65536, "partial_rotary_factor": 0.5, "num_nextn_predict_layers": 1},
  "vision_config": {"model_type": "glm4v_moe", "depth": 24, "hidden_size": 1536, "intermediate_size": 10944, "num_heads": 12, "image_size": 336, "patch_size": 14, "out_hidden_size": 4096, "spatial_merge_size": 2, "temporal_patch_size": 2}})",
      108e9, "glm4v_moe"},
+    {"meta-llama/Llama-3.2-90B-Vision-Instruct (88.8B; text 8192 wide, 100 layers of which 20 cross-attention)",
+     R"({"architectures": ["MllamaForConditionalGeneration"], "model_type": "mllama", "torch_dtype": "bfloat16",
+ "text_config": {"model_type": "mllama_text_model", "hidden_size": 8192, "num_hidden_layers": 100, "num_attention_heads": 64, "num_key_value_heads": 8, "intermediate_size": 28672, "vocab_size": 128256, "max_position_embeddings": 131072,
+   "cross_attention_layers": [3, 8, 13, 18, 23, 28, 33, 38, 43, 48, 53, 58, 63, 68, 73, 78, 83, 88, 93, 98]},
+ "vision_config": {"hidden_size": 1280, "intermediate_size": 5120, "num_hidden_layers": 32, "num_global_layers": 8, "image_size": 560, "patch_size": 14, "max_num_tiles": 4, "vision_output_dim": 7680}})",
+     88.8e9, "mllama"},
 };
 
 TEST(UncorpusedDescriptions, ParameterCountsNearTheModelCards) {
@@ -138,6 +144,23 @@ TEST(UncorpusedDescriptions, ParameterCountsNearTheModelCards) {
     const double params = static_cast<double>(m.manifest.logical_params());
     EXPECT_LT(std::fabs(params - c.params) / c.params, 0.015) << params;
   }
+}
+
+// Llama 3.2 11B Vision, exact: the public index of meta-llama/Llama-3.2-11B-Vision-Instruct
+// gives metadata.total_size 21,340,441,670 B (BF16: 10,670,220,835 parameters, an odd count the
+// description reproduces to the unit: embed_tokens' 8 extra rows, the [1] gates, the tile and
+// aspect-ratio embeddings of 9 rows, 1601 positions for 560-pixel tiles). The config carries the
+// released dimensions; no stored snapshot of the pair was found, so it is not in the corpus.
+TEST(UncorpusedDescriptions, Llama32VisionIsExactAgainstItsIndexTotal) {
+  const auto m = build_model_from_config(R"({"architectures": ["MllamaForConditionalGeneration"], "image_token_index": 128256, "model_type": "mllama", "torch_dtype": "bfloat16", "transformers_version": "4.45.0.dev0",
+ "text_config": {"model_type": "mllama_text_model", "hidden_size": 4096, "num_hidden_layers": 40, "num_attention_heads": 32, "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 128256, "max_position_embeddings": 131072, "cross_attention_layers": [3, 8, 13, 18, 23, 28, 33, 38], "tie_word_embeddings": false, "torch_dtype": "bfloat16"},
+ "vision_config": {"model_type": "mllama_vision_model", "hidden_size": 1280, "intermediate_size": 5120, "num_hidden_layers": 32, "num_global_layers": 8, "attention_heads": 16, "image_size": 560, "patch_size": 14, "max_num_tiles": 4, "vision_output_dim": 7680, "supported_aspect_ratios": [[1, 1], [1, 2], [1, 3], [1, 4], [2, 1], [2, 2], [3, 1], [4, 1]], "intermediate_layers_indices": [3, 7, 15, 23, 30]}})", "config.json").value_or_throw();
+  EXPECT_EQ(m.family, "mllama");
+  EXPECT_EQ(m.manifest.payload_bytes(), 21'340'441'670u);
+  EXPECT_EQ(m.manifest.logical_params(), 10'670'220'835u);
+  // 32 self-attention layers carry the KV cache; the 8 cross-attention layers attend to image tokens.
+  EXPECT_EQ(m.count_layers(LayerKind::full_attention), 32u);
+  EXPECT_EQ(m.count_layers(LayerKind::stateless), 8u);
 }
 
 TEST(UncorpusedDescriptions, Llama4LayersAreChunkedExceptTheNoPeOnes) {
