@@ -163,6 +163,23 @@ TEST(UncorpusedDescriptions, Llama32VisionIsExactAgainstItsIndexTotal) {
   EXPECT_EQ(m.count_layers(LayerKind::stateless), 8u);
 }
 
+// Two descriptions read from transformers' modules alone (no pair, no card figure to hold them to):
+// Arcee's MLP has no gate (4,619,184,640 parameters for the AFM-4.5B dimensions: the Llama count
+// less 36 gate matrices of 18,432 x 2,560), and OLMo 3 is OLMo 2 with layer_types' sliding layers.
+TEST(UncorpusedDescriptions, ArceeHasNoGateAndOlmo3SlidesWhereLayerTypesSay) {
+  const auto arcee = build_model_from_config(R"({"architectures":["ArceeForCausalLM"],"model_type":"arcee","hidden_size":2560,"intermediate_size":18432,"num_hidden_layers":36,"num_attention_heads":20,"num_key_value_heads":4,"head_dim":128,"vocab_size":128004,"max_position_embeddings":65536,"tie_word_embeddings":false,"torch_dtype":"bfloat16"})", "config.json").value_or_throw();
+  EXPECT_EQ(arcee.family, "arcee");
+  EXPECT_EQ(arcee.manifest.logical_params(), 4'619'184'640u);
+  for (const auto& t : arcee.manifest.tensors) EXPECT_EQ(t.name.find("gate_proj"), std::string::npos) << t.name;
+  const auto olmo3 = build_model_from_config(R"({"model_type": "olmo3", "hidden_size": 4096, "num_hidden_layers": 4,
+      "num_attention_heads": 32, "intermediate_size": 11008, "vocab_size": 100278, "sliding_window": 4096,
+      "layer_types": ["sliding_attention", "sliding_attention", "sliding_attention", "full_attention"]})",
+                                             "config.json").value_or_throw();
+  EXPECT_EQ(olmo3.family, "olmo2");
+  EXPECT_EQ(olmo3.count_layers(LayerKind::sliding_attention), 3u);
+  EXPECT_EQ(olmo3.gqa.sliding_window, 4096u);
+}
+
 TEST(UncorpusedDescriptions, Llama4LayersAreChunkedExceptTheNoPeOnes) {
   const auto m = build_model_from_config(kCards[5].config, "config.json").value_or_throw();
   EXPECT_EQ(m.count_layers(LayerKind::chunked_attention), 36u);  // every 4th layer (NoPE) is global
