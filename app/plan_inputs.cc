@@ -288,19 +288,31 @@ Result<Plan> make_plan(const Options& o, LoadedModel* loaded_out) {
   request.value().gpu_count = cluster->count;
   if (auto e = prepare_engine_inputs(loaded.value(), o, request.value(), &cluster->gpu, cluster->count)) return *e;
   try {
-    auto plan = build_plan(loaded->model, cluster->gpu, *request);
-    if (plan && !plan->verdict.fits && o.suggest) {
-      // What would make it green, each change planned (the solvers' fast path;
-      // through the API, checked against the request's budget between plans).
-      const PlanContext context(loaded->model);
-      PlanEvaluator evaluate = verdict_plan_evaluator(context);
-      if (o.budget != nullptr)
-        evaluate = [inner = std::move(evaluate), budget = o.budget](const Accelerator& g, const PlanRequest& r) {
-          budget->check();
-          return inner(g, r);
-        };
-      plan.value().verdict.suggestions = find_fixes(evaluate, cluster->gpu, *request, *plan);
+    // Plans are evaluated on the solvers' fast path (through the API, checked
+    // against the request's budget between plans) and resolved as `fit` would:
+    // without layout flags, the practical layout with the best verdict.
+    const PlanContext context(loaded->model);
+    PlanEvaluator verdicts = verdict_plan_evaluator(context);
+    if (o.budget != nullptr)
+      verdicts = [inner = std::move(verdicts), budget = o.budget](const Accelerator& g, const PlanRequest& r) {
+        budget->check();
+        return inner(g, r);
+      };
+    const PlanEvaluator evaluate = practical_evaluator(verdicts, loaded->model);
+    PlanRequest resolved = *request;
+    if (!layout_given(request->layout)) {
+      auto tried = layouts_to_try(loaded->model, cluster->gpu, *request).size();
+      if (auto best = evaluate(cluster->gpu, *request)) {
+        resolved.layout = layout_options_of(best->layout);
+        resolved.layout_reason = fmt::format(
+            "the practical layout `fit` picks at {} GPUs ({} tried: TP a power of two within a node dividing the "
+            "heads, PP only across nodes, {}; green first, then the fewest stages, then the most headroom)",
+            request->gpu_count, tried, loaded->model.moe.routed_experts > 0 ? "EP over each stage" : "DP replicas");
+      }
     }
+    auto plan = build_plan(context, cluster->gpu, resolved, PlanDetail::full);
+    if (plan && !plan->verdict.fits && o.suggest)
+      plan.value().verdict.suggestions = find_fixes(evaluate, cluster->gpu, *request, *plan);
     if (loaded_out != nullptr) *loaded_out = std::move(loaded).value();
     return plan;
   } catch (const InputError& e) {

@@ -121,28 +121,32 @@ Result<Layout> choose_layout(const ModelSpec& model, std::uint64_t world, const 
   return layout;
 }
 
-std::vector<LayoutOptions> candidate_layouts(const ModelSpec& model, std::uint64_t world, std::uint64_t gpus_per_node) {
+std::vector<LayoutOptions> practical_layouts(const ModelSpec& model, std::uint64_t world, std::uint64_t gpus_per_node) {
   std::vector<LayoutOptions> out;
   const auto layers = decoder_layers(model);
   const auto divisors = model.tp_divisors();
+  const std::uint64_t node = gpus_per_node > 0 ? gpus_per_node : world;
+  const auto tp_ok = [&](std::uint64_t tp) { return (tp & (tp - 1)) == 0 && !heads_not_divided(model, divisors, tp); };
+  // The largest TP the model allows inside a node: where it is below the node
+  // size, the heads (not the GPU count) stop TP growing.
+  std::uint64_t tp_cap = 1;
+  for (std::uint64_t tp = 1; tp <= node; tp *= 2)
+    if (tp_ok(tp)) tp_cap = tp;
   for (std::uint64_t pp = 1; pp <= world && pp <= layers; ++pp) {
     if (world % pp != 0) continue;
     const auto per_stage = world / pp;
-    // A pipeline stage spans whole nodes, or fits in one.
-    if (gpus_per_node > 0 && pp > 1 && per_stage % gpus_per_node != 0 && gpus_per_node % per_stage != 0) continue;
-    for (std::uint64_t tp = 1; tp <= per_stage; ++tp) {
-      if (per_stage % tp != 0 || heads_not_divided(model, divisors, tp)) continue;
+    // Pipeline stages span whole nodes; inside a node only when each stage is
+    // one TP group that the heads keep below the node size.
+    if (pp > 1 && per_stage % node != 0 && !(per_stage == tp_cap && tp_cap < node)) continue;
+    if (is_moe(model) && per_stage > model.moe.routed_experts) continue;
+    for (std::uint64_t tp = 1; tp <= per_stage && tp <= node; tp *= 2) {
+      if (per_stage % tp != 0 || !tp_ok(tp)) continue;
       LayoutOptions o;
       o.tp = tp;
       o.pp = pp;
       o.dp = per_stage / tp;
+      o.ep = is_moe(model) ? per_stage : 1;
       o.gpus_per_node = gpus_per_node;
-      if (is_moe(model)) {
-        o.ep = per_stage;
-        if (o.ep > model.moe.routed_experts) continue;
-      } else {
-        o.ep = 1;
-      }
       out.push_back(o);
     }
   }

@@ -57,12 +57,16 @@ struct Layout {
 // before the last, counting back from the second-to-last.
 std::vector<std::uint64_t> pipeline_stage_layers(std::uint64_t layers, std::uint64_t pp);
 
-// Every layout the planner may try for `world` GPUs (TP x DP x PP = world,
-// EP over a stage for MoE models, DCP 1), valid for the model; the solvers
-// (fit, sweep) search these. Pipeline stages span whole nodes (or fit inside
-// one). TP may cross nodes (SGLang's TP 32 over 4 x 8 H100 does): memory does
-// not forbid it, throughput pays for it.
-std::vector<LayoutOptions> candidate_layouts(const ModelSpec& model, std::uint64_t world, std::uint64_t gpus_per_node);
+// The layouts people deploy for `world` GPUs (TP x DP x PP = world, DCP 1),
+// the one set plan, fit, max, sweep and launch choose from:
+//   - TP a power of two, inside a node, dividing every head count TP shards;
+//   - PP only in stages of whole nodes, or inside a node where the heads keep
+//     TP below the node size (each stage then one TP group of that size);
+//   - DP (data-parallel attention, or replicas of a dense model) fills the rest
+//     of a stage; EP spans the stage's TP x DP ranks for MoE models.
+// TP 24 over three 8-GPU nodes or PP 7 on one node are valid (choose_layout
+// accepts them when asked) but not practical, so the solvers never pick them.
+std::vector<LayoutOptions> practical_layouts(const ModelSpec& model, std::uint64_t world, std::uint64_t gpus_per_node);
 
 // Validates or chooses a layout for `world` GPUs. Errors name the flag.
 // `tp_divisors`: model.tp_divisors() when the caller has it cached (the solvers).

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+
 #include <map>
 #include <numeric>
 #include <string>
@@ -191,64 +193,46 @@ TEST(ChooseLayout, RankCoordinates) {
 // ---------------------------------------------------------------------------
 // Candidates
 
-// Every (TP, PP) a brute force allows: PP divides the world and is at most the layers, a
-// stage spans whole nodes or fits in one, TP divides the stage and every head count.
-std::uint64_t brute_force_count(const ModelSpec& m, std::uint64_t world, std::uint64_t per_node) {
-  std::uint64_t n = 0;
-  for (std::uint64_t pp = 1; pp <= world; ++pp) {
-    if (world % pp || pp > m.layers.size()) continue;
-    const auto stage = world / pp;
-    if (pp > 1 && stage % per_node && per_node % stage) continue;
-    if (m.moe.routed_experts > 0 && stage > m.moe.routed_experts) continue;
-    for (std::uint64_t tp = 1; tp <= stage; ++tp) {
-      bool ok = stage % tp == 0;
-      for (const auto& [count, what] : m.tp_divisors()) ok = ok && count % tp == 0;
-      n += ok ? 1 : 0;
-    }
-  }
-  return n;
-}
-
-struct CandidateCase {
+// The practical layouts: TP a power of two within a node dividing the heads, PP
+// only in whole-node stages (or inside a node where the heads cap TP below the
+// node size), DP the rest of a stage, EP the whole stage for MoE models.
+struct PracticalCase {
   const char* model;
-  std::uint64_t world, per_node, expected;
+  std::uint64_t world, per_node;
+  std::vector<std::array<std::uint64_t, 3>> expected;  // {TP, PP, DP}, in the order produced
 };
 
-TEST(CandidateLayouts, CountsAndValidity) {
-  const CandidateCase cases[] = {
-      // K3: TP must divide 96 (KDA and MLA heads); PP divides the world, at most 93.
-      // 8 GPUs: PP 1 (TP 1, 2, 4, 8) + PP 2 (1, 2, 4) + PP 4 (1, 2) + PP 8 (1) = 10.
-      {"kimi-k3", 8, 8, 10},
-      // 16: 5 + 4 + 3 + 2 + 1 = 15 (TP 16 divides 96).
-      {"kimi-k3", 16, 8, 15},
-      // 32: 6 + 5 + 4 + 3 + 2 + 1 = 21 (TP 32 divides 96).
-      {"kimi-k3", 32, 8, 21},
-      // 24 on 8-GPU nodes: PP 1 (TP 1, 2, 3, 4, 6, 8, 12, 24) + PP 3 (1, 2, 4, 8) + PP 6 (1, 2, 4)
-      // + PP 12 (1, 2) + PP 24 (1) = 18; PP 2, 4 and 8 would split a node across stages.
-      {"kimi-k3", 24, 8, 18},
-      // Llama (32 heads) on 8: 4 + 3 + 2 + 1 = 10.
-      {"llama-3.1-8b", 8, 8, 10},
-      // Mixtral on 16: a stage of 16 would need EP 16 > 8 experts, so PP 1 is out: PP 2 (4) + 4 (3) + 8 (2) + 16 (1).
-      {"mixtral-8x7b", 16, 8, 10},
+TEST(PracticalLayouts, PowersOfTwoInsideANodeAndPipelinesAcrossNodes) {
+  const PracticalCase cases[] = {
+      // K3 (96 heads) on one node: TP 1..8, no pipeline inside a node TP can fill.
+      {"kimi-k3", 8, 8, {{1, 1, 8}, {2, 1, 4}, {4, 1, 2}, {8, 1, 1}}},
+      // K3 on three nodes: TP never crosses a node (no TP 24); PP 3 stages of one node each.
+      {"kimi-k3", 24, 8, {{1, 1, 24}, {2, 1, 12}, {4, 1, 6}, {8, 1, 3}, {1, 3, 8}, {2, 3, 4}, {4, 3, 2}, {8, 3, 1}}},
+      // Llama 3.1 8B (32 heads, 8 KV heads) on 8: TP 1..8 over DP.
+      {"llama-3.1-8b", 8, 8, {{1, 1, 8}, {2, 1, 4}, {4, 1, 2}, {8, 1, 1}}},
+      // Seven H100s: TP 1 only (7 is no power of two), and no 7-stage pipeline inside the node.
+      {"llama-3.1-70b", 7, 8, {{1, 1, 7}}},
+      // Mixtral on 16: one stage of 16 would need EP 16 > 8 experts; two one-node stages.
+      {"mixtral-8x7b", 16, 8, {{1, 2, 8}, {2, 2, 4}, {4, 2, 2}, {8, 2, 1}}},
+      // Qwen2-7B (28 heads, 4 KV heads): TP stops at 4 on an 8-GPU node, so two 4-GPU stages are practical.
+      {"qwen2-7b-instruct", 8, 8, {{1, 1, 8}, {2, 1, 4}, {4, 1, 2}, {1, 2, 4}, {2, 2, 2}, {4, 2, 1}}},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(::testing::Message() << c.model << " on " << c.world);
     const auto& m = model(c.model);
-    const auto candidates = candidate_layouts(m, c.world, c.per_node);
-    EXPECT_EQ(candidates.size(), c.expected);
-    EXPECT_EQ(candidates.size(), brute_force_count(m, c.world, c.per_node));
-    for (const auto& o : candidates) {
-      SCOPED_TRACE(::testing::Message() << "TP " << o.tp << " PP " << o.pp << " DP " << o.dp << " EP " << o.ep);
-      EXPECT_EQ(o.tp * o.dp * o.pp, c.world);
+    const auto layouts = practical_layouts(m, c.world, c.per_node);
+    std::vector<std::array<std::uint64_t, 3>> got;
+    for (const auto& o : layouts) {
+      got.push_back({o.tp, o.pp, o.dp});
       EXPECT_EQ(o.dcp, 1u);
       EXPECT_EQ(o.gpus_per_node, c.per_node);
+      // Every practical layout is one choose_layout accepts as given.
       const auto l = choose_layout(m, c.world, o);
       ASSERT_TRUE(l.ok()) << l.error().to_string();
-      EXPECT_EQ(l->tp, o.tp);
-      EXPECT_EQ(l->dp, o.dp);
-      EXPECT_EQ(l->pp, o.pp);
+      EXPECT_EQ(l->tp * l->dp * l->pp, c.world);
       EXPECT_EQ(l->ep, m.moe.routed_experts > 0 ? c.world / o.pp : 1);
     }
+    EXPECT_EQ(got, c.expected);
   }
 }
 

@@ -725,6 +725,7 @@ Result<Plan> build_plan(const PlanContext& context, const Accelerator& gpu, cons
   }
   plan.gpu_count = request.gpu_count;
   plan.layout = *layout;
+  if (full && !request.layout_reason.empty()) plan.layout.chosen_by = request.layout_reason;
   plan.mtp_layers = model.mtp_layers;
   if (request.draft) {
     if (request.workload.spec_tokens == 0)

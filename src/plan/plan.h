@@ -60,6 +60,7 @@ struct ChecklistItem {
 struct PlanRequest {
   std::uint64_t gpu_count = 0;
   LayoutOptions layout;
+  std::string layout_reason;                 // why this layout (set when a search chose it); "" : the flags or choose_layout's
   WorkloadOptions workload;
   EngineOptions engine;
   PerfOptions perf;                          // throughput, cost and cold-start inputs (full plans only)

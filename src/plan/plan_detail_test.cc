@@ -34,7 +34,7 @@ TEST(PlanDetail, VerdictOnlyMatchesTheFullPlanOnEveryCandidateLayout) {
     const PlanContext context(model);
     const auto& gpu = **GpuCatalogue::embedded().find(c.gpu, "test");
     int compared = 0;
-    for (const auto& layout : candidate_layouts(model, c.count, gpu.gpus_per_node)) {
+    for (const auto& layout : practical_layouts(model, c.count, gpu.gpus_per_node)) {
       PlanRequest req;
       req.gpu_count = c.count;
       req.layout = layout;

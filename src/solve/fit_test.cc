@@ -6,6 +6,7 @@
 #include "hardware/gpu_catalogue.h"
 #include "model/model_catalogue.h"
 #include "solve/gpu_counts.h"
+#include "support/catalogue_plan.h"
 #include "support/fixtures.h"
 
 namespace preflight {
@@ -135,7 +136,9 @@ TEST(SolveFit, KimiK3WeightsOnlyMinimumCounts) {
   const Case cases[] = {
       {"H100", 24, 16},  // 1,560.9 GB / 85.0 GB = 18.4 GPUs: three 8-GPU nodes
       {"H200", 16, 8},
-      {"B300", 6, 5},  // inside one node any count goes
+      // Inside one node TP stays a power of two: 6 and 7 GPUs leave TP 2 and TP 1, whose
+      // replicated attention does not fit, so the practical answer is the whole node.
+      {"B300", 8, 7},
   };
   const auto evaluate = full_plan_evaluator(k3());
   for (const auto& c : cases) {
@@ -151,6 +154,38 @@ TEST(SolveFit, KimiK3WeightsOnlyMinimumCounts) {
     PlanRequest r;
     r.gpu_count = c.min_gpus;
     EXPECT_TRUE(evaluate(gpu(c.gpu), r)->verdict.fits) << c.gpu;
+  }
+}
+
+// The layout issue's case: Llama 3.1 70B at 32 x 32K on H100 with vLLM's rules needs a whole
+// node at TP 8 (7 GPUs allow only TP 1, whose full weights do not fit one GPU); and `plan`
+// without layout flags (practical_evaluator, what make_plan applies) agrees with fit at every
+// count fit examines: red below the answer, the same layout and headroom at it.
+TEST(SolveFit, PlanAgreesWithFitOnEveryCountItExamines) {
+  const auto& model = testing::catalogue_model("llama-3.1-70b");
+  const auto& h100 = gpu("H100");
+  PlanRequest request = testing::request_for({"llama-3.1-70b", "H100", 0, 32768, 32, EngineKind::vllm}, false);
+  const PlanContext context(model);
+  const auto verdicts = verdict_plan_evaluator(context);
+  auto fit = fit_family(model, verdicts, h100, request, FitOptions{});
+  ASSERT_TRUE(fit.ok());
+  ASSERT_TRUE(fit->fits);
+  EXPECT_EQ(fit->min_gpus, 8u);
+  EXPECT_EQ(fit->best.layout.tp, 8u);
+  EXPECT_EQ(fit->best.layout.pp, 1u);
+  const auto plan = practical_evaluator(full_plan_evaluator(model), model);
+  for (std::uint64_t count = 1; count <= fit->min_gpus; ++count) {
+    SCOPED_TRACE(count);
+    request.gpu_count = count;
+    auto probe = plan(h100, request);
+    ASSERT_TRUE(probe.ok()) << probe.error().to_string();
+    EXPECT_EQ(probe->verdict.fits, count == fit->min_gpus);
+    if (count == fit->min_gpus) {
+      EXPECT_EQ(probe->layout.tp, fit->best.layout.tp);
+      EXPECT_EQ(probe->layout.dp, fit->best.layout.dp);
+      EXPECT_EQ(probe->layout.pp, fit->best.layout.pp);
+      EXPECT_EQ(probe->verdict.headroom_bytes, fit->best.verdict.headroom_bytes);
+    }
   }
 }
 

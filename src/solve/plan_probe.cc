@@ -50,7 +50,7 @@ std::uint64_t node_size(const Accelerator& gpu, const LayoutOptions& options) {
 
 std::vector<LayoutOptions> layouts_to_try(const ModelSpec& model, const Accelerator& gpu, const PlanRequest& request) {
   if (layout_given(request.layout)) return {request.layout};
-  auto layouts = candidate_layouts(model, request.gpu_count, node_size(gpu, request.layout));
+  auto layouts = practical_layouts(model, request.gpu_count, node_size(gpu, request.layout));
   for (auto& l : layouts)
     if (l.gpus_per_node == 0) l.gpus_per_node = request.layout.gpus_per_node;
   return layouts;
@@ -84,6 +84,26 @@ Result<LayoutSearch> best_layout(const PlanEvaluator& evaluate, const Accelerato
   }
   if (!any) return last;
   return search;
+}
+
+PlanEvaluator practical_evaluator(PlanEvaluator evaluate, const ModelSpec& model) {
+  return [evaluate = std::move(evaluate), &model](const Accelerator& gpu, const PlanRequest& request) -> Result<ProbeResult> {
+    if (layout_given(request.layout)) return evaluate(gpu, request);
+    auto search = best_layout(evaluate, gpu, request, layouts_to_try(model, gpu, request));
+    if (!search) return search.error();
+    return search->best;
+  };
+}
+
+LayoutOptions layout_options_of(const Layout& layout) {
+  LayoutOptions o;
+  o.tp = layout.tp;
+  o.ep = layout.ep;
+  o.pp = layout.pp;
+  o.dp = layout.dp;
+  o.dcp = layout.dcp;
+  o.gpus_per_node = layout.gpus_per_node;
+  return o;
 }
 
 }  // namespace preflight

@@ -58,7 +58,7 @@ bool layout_given(const LayoutOptions& options);
 std::uint64_t node_size(const Accelerator& gpu, const LayoutOptions& options);
 
 // The layouts a solver tries for `request.gpu_count` GPUs: the request's own
-// when layout_given, else candidate_layouts(model, count, node size), each
+// when layout_given, else practical_layouts(model, count, node size), each
 // carrying the request's --gpus-per-node.
 std::vector<LayoutOptions> layouts_to_try(const ModelSpec& model, const Accelerator& gpu, const PlanRequest& request);
 
@@ -75,5 +75,14 @@ Result<LayoutSearch> best_layout(const PlanEvaluator& evaluate, const Accelerato
 
 // True when `a` is the better plan of the two (see best_layout).
 bool better_probe(const ProbeResult& a, const ProbeResult& b);
+
+// How `preflight plan` resolves a request: with layout flags, as given; without,
+// the practical layout best_layout picks among layouts_to_try, the one `fit`
+// picks at that count (so plan, fit, max, sweep, launch and the suggestions
+// agree). Keeps a reference to `model`.
+PlanEvaluator practical_evaluator(PlanEvaluator evaluate, const ModelSpec& model);
+
+// The flags that reproduce a resolved layout.
+LayoutOptions layout_options_of(const Layout& layout);
 
 }  // namespace preflight

@@ -1,0 +1,1 @@
+plan --gpus 32xH100 --context 1M --tp 32
