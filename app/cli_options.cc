@@ -127,6 +127,7 @@ void add_fit_options(CLI::App& app, Options& o) {
   app.add_option("--gpu", o.gpu_families, "GPU family to search (repeatable; default: every catalogue family)");
   app.add_option("--max-gpus", o.max_gpus, "largest count searched (default 256)");
   add_workload(app, o);
+  add_parallelism(app, o);
   add_engine(app, o);
   add_perf(app, o);
   app.add_option("--format", o.format,

@@ -47,7 +47,7 @@ FamilyFit fit_one(const ModelSpec& model, const PlanEvaluator& evaluate, const A
       continue;
     }
     r.gpu_count = count;
-    auto search = best_layout(evaluate, gpu, r, layouts_to_try(model, gpu, r));
+    auto search = best_layout(evaluate, gpu, r, layouts_within(model, gpu, r));
     if (!search) {
       // No layout of this count can be planned (e.g. more expert groups than
       // experts): skip the count, remember why in case nothing can be.

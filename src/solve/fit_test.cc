@@ -189,6 +189,26 @@ TEST(SolveFit, PlanAgreesWithFitOnEveryCountItExamines) {
   }
 }
 
+// Layout flags are constraints for fit: --tp 8 lets PP and DP vary with the count (Kimi K3 at
+// 1M on H100 needs four one-node stages), --tp 4 --pp 1 finds nothing within 256 GPUs.
+TEST(SolveFit, LayoutFlagsAreConstraints) {
+  PlanRequest request = testing::request_for({"kimi-k3", "H100", 0, 1048576, 1}, false);
+  const PlanContext context(k3());
+  const auto evaluate = verdict_plan_evaluator(context);
+  request.layout.tp = 8;
+  auto fit = fit_family(k3(), evaluate, gpu("H100"), request, FitOptions{});
+  ASSERT_TRUE(fit.ok());
+  ASSERT_TRUE(fit->fits);
+  EXPECT_EQ(fit->min_gpus, 32u);
+  EXPECT_EQ(fit->best.layout.tp, 8u);
+  EXPECT_EQ(fit->best.layout.pp, 4u);
+  request.layout.tp = 4;
+  request.layout.pp = 1;
+  fit = fit_family(k3(), evaluate, gpu("H100"), request, FitOptions{});
+  ASSERT_TRUE(fit.ok());
+  EXPECT_FALSE(fit->fits);
+}
+
 // Every catalogue family: the answer is green, whole nodes above one node,
 // and the count searched just below it is red.
 TEST(SolveFit, EveryFamilyHonoursNodeSize) {

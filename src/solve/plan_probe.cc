@@ -56,6 +56,25 @@ std::vector<LayoutOptions> layouts_to_try(const ModelSpec& model, const Accelera
   return layouts;
 }
 
+std::vector<LayoutOptions> layouts_within(const ModelSpec& model, const Accelerator& gpu, const PlanRequest& request) {
+  const auto& given = request.layout;
+  if (!layout_given(given)) return layouts_to_try(model, gpu, request);
+  std::vector<LayoutOptions> out;
+  for (auto l : practical_layouts(model, request.gpu_count, node_size(gpu, given))) {
+    if ((given.tp && l.tp != given.tp) || (given.pp && l.pp != given.pp) || (given.dp && l.dp != given.dp) ||
+        (given.ep && l.ep != given.ep) || (given.dcp > 1 && l.tp % given.dcp != 0))
+      continue;
+    if (given.ep) l.ep = given.ep;
+    l.dcp = given.dcp;
+    l.gpus_per_node = given.gpus_per_node;
+    out.push_back(l);
+  }
+  // No practical layout honours the flags (TP 24, say): the flags as written, which
+  // choose_layout accepts or refuses with its own error.
+  if (out.empty()) out.push_back(given);
+  return out;
+}
+
 bool better_probe(const ProbeResult& a, const ProbeResult& b) {
   if (a.verdict.fits != b.verdict.fits) return a.verdict.fits;
   // Among green layouts, fewer pipeline stages first: deep pipelines often

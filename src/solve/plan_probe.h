@@ -62,6 +62,12 @@ std::uint64_t node_size(const Accelerator& gpu, const LayoutOptions& options);
 // carrying the request's --gpus-per-node.
 std::vector<LayoutOptions> layouts_to_try(const ModelSpec& model, const Accelerator& gpu, const PlanRequest& request);
 
+// The layouts `fit` tries at a count when the request carries layout flags:
+// the flags are constraints (fit --tp 8 tries every practical layout with TP 8
+// at each count: PP and DP vary), else the practical layouts; when no practical
+// layout honours them, the flags as written.
+std::vector<LayoutOptions> layouts_within(const ModelSpec& model, const Accelerator& gpu, const PlanRequest& request);
+
 // The best of `layouts` for the request: green before red; among green, the
 // fewest pipeline stages, then the most headroom; among red, the most headroom;
 // ties keep the earlier layout. Layouts the evaluator rejects are
