@@ -288,7 +288,7 @@ class Parser {
       }
       static const std::pair<std::string_view, std::size_t> kArity[] = {
           {"has", 1}, {"len", 1}, {"min", 2}, {"max", 2}, {"ceil_div", 2}, {"round_up", 2},
-          {"contains", 2}, {"int", 1}, {"floor", 1}, {"max_of", 1}, {"version", 1}, {"item", 2}, {"union_size", 2}};
+          {"contains", 2}, {"int", 1}, {"floor", 1}, {"max_of", 1}, {"version", 1}, {"item", 2}, {"union_size", 2}, {"numbers", 1}};
       for (const auto& [fn, arity] : kArity)
         if (fn == id) {
           if (args.size() != arity) return fail(fmt::format("{}() takes {} arguments", id, arity));
@@ -521,6 +521,29 @@ class Eval {
         best = std::max(best, item.get<double>());
       }
       return Value::of(best);
+    }
+    if (fn == "numbers") {  // a list as it is, or "4,5,6" (Step3's moe_layers_enum) as [4, 5, 6]
+      auto x = present(*n.args[0]);
+      if (!x) return x;
+      if (x->json.is_array()) return x;
+      if (!x->json.is_string()) return mistyped(*x, "a list or a comma-separated string of numbers");
+      const auto text = x->json.get<std::string>();
+      nlohmann::json list = nlohmann::json::array();
+      std::size_t at = 0;
+      while (at <= text.size()) {
+        auto end = text.find(',', at);
+        if (end == std::string::npos) end = text.size();
+        std::string item = text.substr(at, end - at);
+        while (!item.empty() && item.front() == ' ') item.erase(item.begin());
+        while (!item.empty() && item.back() == ' ') item.pop_back();
+        if (!item.empty()) {
+          if (item.size() > 9 || item.find_first_not_of("0123456789") != std::string::npos)
+            return mistyped(*x, "a comma-separated string of whole numbers");
+          list.push_back(std::stoll(item));
+        }
+        at = end + 1;
+      }
+      return Value::of(std::move(list), x->pointer);
     }
     if (fn == "union_size") {  // how many distinct values two lists hold together (a cover of the layers)
       std::vector<nlohmann::json> seen;

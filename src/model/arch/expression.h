@@ -14,6 +14,7 @@
 //          version(s): "4.31.0" as 4031000, to compare transformers_version
 //          item(x, i): x[i] when x is a list, else x (a per-layer list or one value for all)
 //          union_size(a, b): how many distinct values the two lists hold together
+//          numbers(x): a list as it is, or a comma-separated string ("4,5,6") as a list of numbers
 // Numbers are doubles (exact for every dimension below 2^53); `//` floors.
 // Using a missing field in any other way is an error naming the field.
 #pragma once

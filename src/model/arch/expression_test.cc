@@ -53,7 +53,9 @@ TEST(ArchExpression, Values) {
       {"version('4.9.1') < version('4.31')", true},     // not a string comparison
       {"version('5.5.0.dev0') > version('4.57.1')", true},
       {"item([8, 9, 10], 1) + item(7, 1)", 16},
-      {"'M-M*'[3]", "*"},                              // a pattern string indexes its characters         // a per-layer list, or one value for every layer
+      {"'M-M*'[3]", "*"},                              // a pattern string indexes its characters
+      {"numbers('4, 5,6')", nlohmann::json::array({4, 5, 6})},  // Step3's moe_layers_enum
+      {"contains(numbers([1, 2]), 2) && union_size([1, 2], [2, 3]) == 3", true},
   };
   for (const auto& c : cases) {
     auto v = eval(c.text);

@@ -133,6 +133,24 @@ const Card kCards[] = {
    "cross_attention_layers": [3, 8, 13, 18, 23, 28, 33, 38, 43, 48, 53, 58, 63, 68, 73, 78, 83, 88, 93, 98]},
  "vision_config": {"hidden_size": 1280, "intermediate_size": 5120, "num_hidden_layers": 32, "num_global_layers": 8, "image_size": 560, "patch_size": 14, "max_num_tiles": 4, "vision_output_dim": 7680}})",
      88.8e9, "mllama"},
+    // Step3: the card's 321B (316B language model); the vision MLP of 15,360 is what that total needs (the config
+    // class default 3,072 would give 318.2B). Stacked experts, one shared KV head of 256 (MFA).
+    {"stepfun-ai/step3 (321B)",
+     R"({"architectures": ["Step3VLForConditionalGeneration"], "model_type": "step3_vl", "torch_dtype": "bfloat16", "projector_bias": false, "understand_projector_stride": 2,
+ "text_config": {"model_type": "step3_text", "hidden_size": 7168, "intermediate_size": 18432, "num_attention_heads": 64, "num_attention_groups": 1, "num_hidden_layers": 61, "vocab_size": 128815, "head_dim": 256, "share_q_dim": 2048, "moe_num_experts": 48, "moe_top_k": 3, "moe_intermediate_size": 5120, "share_expert_dim": 5120, "moe_layers_enum": "4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50,51,52,53,54,55,56,57,58,59", "max_position_embedding": 65536, "rope_theta": 500000},
+ "vision_config": {"model_type": "step3_vision_encoder", "hidden_size": 1792, "intermediate_size": 15360, "num_hidden_layers": 63, "num_attention_heads": 16, "patch_size": 14, "image_size": 728, "output_hidden_size": 4096}})",
+     321e9, "step3_vl"},
+    // DeepSeek-VL2: the SigLIP encoder with its attention pool (the published 3.37B needs the pool) and the
+    // downsample MLP projector; tiny reads plain attention, the full model MLA with a score-correction bias.
+    {"deepseek-ai/deepseek-vl2-tiny (3.37B)",
+     R"({"architectures": ["DeepseekVLV2ForCausalLM"], "model_type": "deepseek_vl_v2", "torch_dtype": "bfloat16", "tile_tag": "2D", "global_view_pos": "head",
+ "vision_config": {"model_name": "siglip_so400m_patch14_384", "image_size": 384, "patch_size": 14, "width": 1152, "layers": 27, "heads": 16, "mlp_ratio": 3.7362, "global_pool": "map", "ignore_head": true, "class_token": false},
+ "projector_config": {"projector_type": "downsample_mlp_gelu", "input_dim": 1152, "n_embed": 1280, "depth": 2, "mlp_ratio": 1, "downsample_ratio": 2},
+ "language_config": {"model_type": "deepseek_v2", "hidden_size": 1280, "num_hidden_layers": 12, "num_attention_heads": 10, "num_key_value_heads": 10, "use_mla": false, "intermediate_size": 6848, "moe_intermediate_size": 896, "n_routed_experts": 64, "num_experts_per_tok": 6, "n_shared_experts": 2, "first_k_dense_replace": 1, "moe_layer_freq": 1, "topk_method": "greedy", "vocab_size": 129280, "max_position_embeddings": 4096, "tie_word_embeddings": false}})",
+     3.37e9, "deepseek_vl_v2"},
+    {"deepseek-ai/deepseek-vl2 (27.5B)",
+     R"({"architectures": ["DeepseekVLV2ForCausalLM"], "model_type": "deepseek_vl_v2", "torch_dtype": "bfloat16", "tile_tag": "2D", "global_view_pos": "head", "vision_config": {"model_name": "siglip_so400m_patch14_384", "image_size": 384, "patch_size": 14, "width": 1152, "layers": 27, "heads": 16, "mlp_ratio": 3.7362, "global_pool": "map", "ignore_head": true, "class_token": false}, "projector_config": {"projector_type": "downsample_mlp_gelu", "input_dim": 1152, "n_embed": 2560, "depth": 2, "mlp_ratio": 1, "downsample_ratio": 2}, "language_config": {"model_type": "deepseek_v2", "hidden_size": 2560, "num_hidden_layers": 30, "num_attention_heads": 32, "num_key_value_heads": 32, "use_mla": true, "intermediate_size": 12288, "moe_intermediate_size": 1536, "n_routed_experts": 72, "num_experts_per_tok": 6, "n_shared_experts": 2, "first_k_dense_replace": 1, "moe_layer_freq": 1, "topk_method": "noaux_tc", "vocab_size": 129280, "max_position_embeddings": 4096, "tie_word_embeddings": false, "kv_lora_rank": 512, "q_lora_rank": null, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128}})",
+     27.5e9, "deepseek_vl_v2"},
 };
 
 TEST(UncorpusedDescriptions, ParameterCountsNearTheModelCards) {
