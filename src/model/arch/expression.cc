@@ -338,6 +338,15 @@ class Eval {
         auto i = present(*n.args[1]);
         if (!i) return i.error();
         if (base->missing) return Value::absent(base->pointer);
+        // An object indexed by a string: a member whose key is no identifier (DeepSeek-OCR-2's
+        // width['qwen2-0-5b']); absent when the object lacks it, as x.key is.
+        if (base->json.is_object() && i->json.is_string()) {
+          const auto& key = i->json.get_ref<const std::string&>();
+          const std::string where = base->pointer + "/" + key;
+          auto it = base->json.find(key);
+          if (it == base->json.end() || it->is_null()) return Value::absent(where);
+          return Value::of(*it, where);
+        }
         // A string indexes its characters (Nemotron-H's hybrid_override_pattern "M-M*...").
         const bool text = base->json.is_string();
         if (!base->json.is_array() && !text) return mistyped(*base, "a list");

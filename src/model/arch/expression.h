@@ -7,7 +7,7 @@
 //   $a.b   a field of the language-model config (text_config when nested), else the root
 //   @a.b   a field of the root config
 //   name   a variable of the description's `let` table or a loop variable (i: the layer)
-//   x[i]   list element, x.key object member
+//   x[i]   list element (or a string's character), x.key or x['key'] object member
 //   ! - * / // % + - < <= > >= == != && || ?? ?:
 //   a ?? b b when a is missing or null (a field the config does not have)
 //   calls: has(x) len(x) min(a,b) max(a,b) ceil_div(a,b) round_up(a,m) contains(list,x) int(x) floor(x) max_of(list)

@@ -54,6 +54,7 @@ TEST(ArchExpression, Values) {
       {"version('5.5.0.dev0') > version('4.57.1')", true},
       {"item([8, 9, 10], 1) + item(7, 1)", 16},
       {"'M-M*'[3]", "*"},                              // a pattern string indexes its characters
+      {"@text_config['vision'].depth + (@text_config['no-such'] ?? 1)", 4},  // a member by string key
       {"numbers('4, 5,6')", nlohmann::json::array({4, 5, 6})},  // Step3's moe_layers_enum
       {"contains(numbers([1, 2]), 2) && union_size([1, 2], [2, 3]) == 3", true},
   };
