@@ -137,8 +137,8 @@ TEST(ArchCorpus, ConfigAloneMatchesTheIndexes) {
   std::cout << "in scope (not excused as files: or config:): " << in_scope.pairs << " pairs, " << in_scope.within
             << " within 0.3%, " << in_scope.exact << " exact names\n";
   EXPECT_EQ(total.pairs, 157u);
-  EXPECT_GE(total.within, 131u) << "fewer pairs within 0.3% than on 2026-12-03 (Molmo and DeepSeek-OCR-2 added)";
-  EXPECT_GE(total.exact, 137u) << "fewer pairs with exact names than on 2026-12-03 (Molmo and DeepSeek-OCR-2 added)";
+  EXPECT_GE(total.within, 132u) << "fewer pairs within 0.3% than on 2026-12-03 (Molmo, DeepSeek-OCR-2 and VideoLLaMA3 added)";
+  EXPECT_GE(total.exact, 138u) << "fewer pairs with exact names than on 2026-12-03 (Molmo, DeepSeek-OCR-2 and VideoLLaMA3 added)";
   // Issue 15's acceptance on in-scope pairs: at least 95% within 0.3% and 90% with the exact names.
   EXPECT_GE(in_scope.within * 100, in_scope.pairs * 95) << in_scope.within << " of " << in_scope.pairs;
   EXPECT_GE(in_scope.exact * 100, in_scope.pairs * 90) << in_scope.exact << " of " << in_scope.pairs;
