@@ -275,7 +275,8 @@ DecodeEstimate estimate_decode(const PerfInputs& in, const FormatPlacement& plac
   a.push_back("bounds assume memory traffic, math and communication overlap perfectly, with no kernel-launch or "
               "collective latency: real steps are slower");
   if (moe) a.push_back("routing is uniform and independent across tokens (real routers are skewed: fewer distinct experts)");
-  a.push_back("no speculative decoding; MTP layers, vision tower and projector are not read");
+  a.push_back("bounds without speculative decoding (a speculative speed-up, when asked, is its own hypothesis); MTP "
+              "layers, vision tower and projector are not read");
   a.push_back("the input embedding is gathered (one row per token), the LM head read in full");
   if (s1.communication_unknown || sb.communication_unknown)
     a.push_back(fmt::format("{} has no interconnect bandwidth in the catalogue: the communication term is unknown and "
