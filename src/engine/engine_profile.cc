@@ -146,6 +146,11 @@ Result<VllmProfile> read_vllm(const Reader& r) {
     if (auto err = assign(era.chunked_prefill_default, e.flag("chunked_prefill_default", true))) return *err;
     if (auto err = assign(era.sampler_bytes_per_logit, e.number("sampler_bytes_per_logit", 14))) return *err;
     if (auto err = assign(era.kv_tokens_from_concurrency, e.flag("kv_tokens_from_concurrency", false))) return *err;
+    if (auto err = assign(era.hybrid_kv_manager, e.text("hybrid_kv_manager", false))) return *err;
+    if (era.hybrid_kv_manager.empty()) era.hybrid_kv_manager = "on";
+    if (era.hybrid_kv_manager != "none" && era.hybrid_kv_manager != "on" && era.hybrid_kv_manager != "chunked_off")
+      return Error{r.origin, e.path + "/hybrid_kv_manager",
+                   fmt::format("expected none, on or chunked_off, got '{}'", era.hybrid_kv_manager)};
     if (auto err = assign(era.source, e.text("source", true))) return *err;
     if (!p.eras.empty() && !(p.eras.back().from < era.from))
       return Error{r.origin, e.path + "/from", "eras must be in ascending version order"};

@@ -31,6 +31,10 @@ struct VllmEra {
   bool chunked_prefill_default = true;
   double sampler_bytes_per_logit = 14;      // profile run's dummy sampler, per (sequence x vocab) logit
   bool kv_tokens_from_concurrency = false;  // "GPU KV cache size" = max_concurrency x max_model_len
+  // The hybrid KV cache manager: "none" (window layers of a mixed model unified
+  // into full attention), "on" (each kind keeps its window), "chunked_off" (on,
+  // but off for models with chunked local attention).
+  std::string hybrid_kv_manager = "on";
   std::string source;
 };
 

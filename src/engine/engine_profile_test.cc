@@ -86,23 +86,28 @@ struct EraCase {
   bool cuda_graph_subtracted;
   bool tokens_from_concurrency;
   bool chunked_prefill;
+  const char* hybrid_kv_manager;
 };
 
 TEST(EngineProfile, EraSelectionAtTheBoundaries) {
-  // data/engines.json eras: from 0.0 (V0), 0.8, 0.12, 0.17, 0.21.
+  // data/engines.json eras: from 0.0 (V0), 0.8, 0.10 (hybrid KV cache manager), 0.10.1 (off for chunked
+  // local attention, vLLM PR #21761), 0.12, 0.17, 0.21.
   const EraCase cases[] = {
-      {{0, 0, 0}, {0, 0, 0}, "v0", 0.35, 14, false, false, false},
-      {{0, 7, 99}, {0, 0, 0}, "v0", 0.35, 14, false, false, false},
-      {{0, 8, 0}, {0, 8, 0}, "v1", 0.13, 14, false, false, true},
-      {{0, 11, 1}, {0, 8, 0}, "v1", 0.13, 14, false, false, true},
-      {{0, 11, 99}, {0, 8, 0}, "v1", 0.13, 14, false, false, true},
-      {{0, 12, 0}, {0, 12, 0}, "v1", 0.25, 27, false, false, true},  // PyTorch sort sampler
-      {{0, 16, 9}, {0, 12, 0}, "v1", 0.25, 27, false, false, true},
-      {{0, 17, 0}, {0, 17, 0}, "v1", 0.25, 14, false, false, true},  // Triton sampler (PR #33538)
-      {{0, 19, 0}, {0, 17, 0}, "v1", 0.25, 14, false, false, true},
-      {{0, 20, 99}, {0, 17, 0}, "v1", 0.25, 14, false, false, true},
-      {{0, 21, 0}, {0, 21, 0}, "v1", 0.25, 14, true, true, true},    // vllm#50722, vllm#51041
-      {{3, 0, 0}, {0, 21, 0}, "v1", 0.25, 14, true, true, true},
+      {{0, 0, 0}, {0, 0, 0}, "v0", 0.35, 14, false, false, false, "none"},
+      {{0, 7, 99}, {0, 0, 0}, "v0", 0.35, 14, false, false, false, "none"},
+      {{0, 8, 0}, {0, 8, 0}, "v1", 0.13, 14, false, false, true, "none"},
+      {{0, 9, 2}, {0, 8, 0}, "v1", 0.13, 14, false, false, true, "none"},
+      {{0, 10, 0}, {0, 10, 0}, "v1", 0.13, 14, false, false, true, "on"},
+      {{0, 10, 1}, {0, 10, 1}, "v1", 0.13, 14, false, false, true, "chunked_off"},
+      {{0, 11, 1}, {0, 10, 1}, "v1", 0.13, 14, false, false, true, "chunked_off"},
+      {{0, 11, 99}, {0, 10, 1}, "v1", 0.13, 14, false, false, true, "chunked_off"},
+      {{0, 12, 0}, {0, 12, 0}, "v1", 0.25, 27, false, false, true, "chunked_off"},  // PyTorch sort sampler
+      {{0, 16, 9}, {0, 12, 0}, "v1", 0.25, 27, false, false, true, "chunked_off"},
+      {{0, 17, 0}, {0, 17, 0}, "v1", 0.25, 14, false, false, true, "chunked_off"},  // Triton sampler (PR #33538)
+      {{0, 19, 0}, {0, 17, 0}, "v1", 0.25, 14, false, false, true, "chunked_off"},
+      {{0, 20, 99}, {0, 17, 0}, "v1", 0.25, 14, false, false, true, "chunked_off"},
+      {{0, 21, 0}, {0, 21, 0}, "v1", 0.25, 14, true, true, true, "chunked_off"},    // vllm#50722, vllm#51041
+      {{3, 0, 0}, {0, 21, 0}, "v1", 0.25, 14, true, true, true, "chunked_off"},
   };
   const auto& p = engine_profiles().vllm;
   for (const auto& c : cases) {
@@ -115,6 +120,7 @@ TEST(EngineProfile, EraSelectionAtTheBoundaries) {
     EXPECT_EQ(era.cuda_graph_subtracted, c.cuda_graph_subtracted);
     EXPECT_EQ(era.kv_tokens_from_concurrency, c.tokens_from_concurrency);
     EXPECT_EQ(era.chunked_prefill_default, c.chunked_prefill);
+    EXPECT_EQ(era.hybrid_kv_manager, c.hybrid_kv_manager);
   }
 }
 
@@ -131,15 +137,15 @@ TEST(EngineProfile, EmbeddedProfileLoads) {
   EXPECT_EQ(v.max_num_seqs_large_gpu, 1024u);
   EXPECT_EQ(v.max_num_batched_tokens_small_gpu, 2048u);
   EXPECT_EQ(v.max_num_seqs_small_gpu, 256u);
-  ASSERT_EQ(v.eras.size(), 5u);
+  ASSERT_EQ(v.eras.size(), 7u);
   for (std::size_t i = 0; i < v.eras.size(); ++i) {
     EXPECT_FALSE(v.eras[i].source.empty()) << i;
     if (i > 0) {
       EXPECT_LT(v.eras[i - 1].from, v.eras[i].from) << i;
     }
   }
-  EXPECT_DOUBLE_EQ(v.eras[2].non_torch_gib_pp_only, 0.07);
-  EXPECT_DOUBLE_EQ(v.eras[2].non_torch_gib_per_tp_rank, 0.03);
+  EXPECT_DOUBLE_EQ(v.eras[4].non_torch_gib_pp_only, 0.07);  // the 0.12 era
+  EXPECT_DOUBLE_EQ(v.eras[4].non_torch_gib_per_tp_rank, 0.03);
   EXPECT_DOUBLE_EQ(v.cuda_graph_gib, 1.0);
   EXPECT_EQ(v.rope_cache_dtype_bytes, 2u);
   ASSERT_EQ(v.mxfp4_padding.count("hopper"), 1u);

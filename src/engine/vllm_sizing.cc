@@ -132,6 +132,7 @@ Result<EngineSizing> size_vllm(const EngineInputs& in) {
     if (t.role == ParallelRole::expert) routed_total = checked_add(routed_total, t.bytes());
 
   std::uint64_t min_blocks = UINT64_MAX;
+  std::uint64_t unified_window_layers = 0;  // window layers kept whole on a stage (hybrid manager off or absent)
   KvCacheShape limiting_shape;
   KvCacheInputs limiting_inputs;
   std::int64_t min_budget = INT64_MAX;
@@ -208,9 +209,17 @@ Result<EngineSizing> size_vllm(const EngineInputs& in) {
     const auto add = [&](KvSpecKind kind, std::uint64_t n, std::uint64_t per_token, std::uint64_t window) {
       for (std::uint64_t i = 0; i < n; ++i) kin.layers.push_back(KvLayerSpec{kind, per_token, 0, window});
     };
+    // Window layers the engine keeps whole (unify_hybrid_kv_cache_specs): before the
+    // hybrid KV cache manager, and where it is off (chunked local attention, 0.10.1 on).
+    const bool windows = c.sliding_layers + c.chunked_layers > 0;
+    const bool mixed = windows && (c.full_layers + c.mla_layers + c.state_layers > 0 ||
+                                   (c.sliding_layers > 0 && c.chunked_layers > 0));
+    const bool unify = mixed && (era.hybrid_kv_manager == "none" ||
+                                 (era.hybrid_kv_manager == "chunked_off" && m.gqa.attention_chunk > 0));
+    if (unify) unified_window_layers = c.sliding_layers + c.chunked_layers;
     add(KvSpecKind::full, c.full_layers, c.full_per_token, 0);
-    add(KvSpecKind::sliding, c.sliding_layers, c.sliding_per_token, m.gqa.sliding_window);
-    add(KvSpecKind::chunked, c.chunked_layers, c.chunked_per_token, m.gqa.attention_chunk);
+    add(unify ? KvSpecKind::full : KvSpecKind::sliding, c.sliding_layers, c.sliding_per_token, unify ? 0 : m.gqa.sliding_window);
+    add(unify ? KvSpecKind::full : KvSpecKind::chunked, c.chunked_layers, c.chunked_per_token, unify ? 0 : m.gqa.attention_chunk);
     add(KvSpecKind::mla, c.mla_layers, c.mla_per_token, 0);
     add(KvSpecKind::mla, c.indexer_per_token > 0 ? c.mla_layers : 0, c.indexer_per_token, 0);
     for (std::uint64_t i = 0; i < c.state_layers; ++i) kin.layers.push_back(KvLayerSpec{KvSpecKind::state, 0, c.state_per_layer, 0});
@@ -269,6 +278,14 @@ Result<EngineSizing> size_vllm(const EngineInputs& in) {
                                                                           with_commas(limiting_shape.state_page_unpadded), with_commas(limiting_shape.page_bytes))
                                                             : "",
                                 s.kv_groups, limiting_shape.group_size));
+  if (unified_window_layers > 0)
+    s.rules.push_back(fmt::format(
+        "hybrid KV cache manager {}: the {} sliding-window / chunked-local layers of a stage keep max_model_len "
+        "tokens like full attention (kv_cache_utils.unify_hybrid_kv_cache_specs)",
+        era.hybrid_kv_manager == "none" ? "not in this version (it came in 0.10.0)"
+                                        : "off for chunked local attention from 0.10.1 (vLLM PR #21761; "
+                                          "VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1 turns it on)",
+        unified_window_layers));
   s.rules.push_back(era.kv_tokens_from_concurrency
                         ? "GPU KV cache size = max_concurrency x max_model_len (newer vLLM reporting)"
                         : "GPU KV cache size = num_blocks // groups x block_size x DCP; Maximum concurrency = num_blocks / blocks per max_model_len request");

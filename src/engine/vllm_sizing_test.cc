@@ -13,6 +13,7 @@
 #include "core/bytes.h"
 #include "engine/engine_profile.h"
 #include "hardware/gpu_catalogue.h"
+#include "model/family_registry.h"
 #include "model/model_catalogue.h"
 #include "plan/plan.h"
 #include "support/fixtures.h"
@@ -373,6 +374,50 @@ TEST(VllmSizing, VerdictOnlyPlansAgreeWithFullPlans) {
   EXPECT_EQ(fast.engine->num_blocks, full.engine->num_blocks);
   EXPECT_TRUE(fast.engine->figures.empty());
   EXPECT_EQ(fast.verdict.fits, full.verdict.fits);
+}
+
+}  // namespace
+}  // namespace preflight
+
+namespace preflight {
+namespace {
+
+// The hybrid KV cache manager by version (data/engines.json eras[].hybrid_kv_manager): Llama 4
+// Scout's 36 chunked-local layers keep their 8,192-token chunk from 0.10.0, but from 0.10.1 the
+// manager is off for chunked local attention (vLLM PR #21761) and every layer keeps max_model_len
+// tokens: one uniform group of 48 layers, 24,576 B per token on each of 8 ranks (1 KV head of 128,
+// K and V, BF16).
+TEST(VllmSizing, ChunkedLocalAttentionKeepsWholeContextWhereTheHybridManagerIsOff) {
+  const auto scout = build_model_from_config(
+      R"({"model_type": "llama4", "torch_dtype": "bfloat16",
+          "text_config": {"model_type": "llama4_text", "hidden_size": 5120, "intermediate_size": 8192,
+            "intermediate_size_mlp": 16384, "num_hidden_layers": 48, "num_attention_heads": 40, "num_key_value_heads": 8,
+            "head_dim": 128, "vocab_size": 202048, "num_local_experts": 16, "num_experts_per_tok": 1,
+            "interleave_moe_layer_step": 1, "attention_chunk_size": 8192, "max_position_embeddings": 10485760},
+          "vision_config": {"hidden_size": 1408, "intermediate_size": 5632, "num_hidden_layers": 34, "image_size": 336,
+            "patch_size": 14, "projector_input_dim": 4096, "projector_output_dim": 4096, "vision_output_dim": 4096}})",
+      "config.json").value_or_throw();
+  const auto run = [&](const char* version) {
+    PlanRequest req;
+    req.gpu_count = 8;
+    req.layout.tp = 8;
+    req.workload.requested = true;
+    req.workload.context_tokens = 131072;
+    req.engine.kind = EngineKind::vllm;
+    req.engine.gpu_memory_utilization = 0.9;
+    req.engine.version = version;
+    return build_plan(scout, gpu("H100"), req).value_or_throw();
+  };
+  const auto with_manager = run("0.10.0");
+  const auto without = run("0.19.0");
+  EXPECT_EQ(without.engine->kv_groups, 1u);
+  EXPECT_EQ(without.engine->kv_bytes_per_token, 48u * 2 * 1 * 128 * 2);
+  EXPECT_GT(with_manager.engine->kv_groups, 1u);
+  // The chunked layers hold one chunk each with the manager: a 128K request fits more often.
+  EXPECT_GT(with_manager.engine->max_concurrency, 2 * without.engine->max_concurrency);
+  bool said = false;
+  for (const auto& r : without.engine->rules) said = said || r.find("PR #21761") != std::string::npos;
+  EXPECT_TRUE(said);
 }
 
 }  // namespace
