@@ -92,6 +92,36 @@ StatePool sglang_state_pool(std::uint64_t rest, std::uint64_t slot, double ratio
 
 }  // namespace
 
+SglangTokenPool sglang_token_pool(std::uint64_t available, std::uint64_t full_bytes_per_token,
+                                  std::uint64_t swa_bytes_per_token, double swa_ratio, std::uint64_t page) {
+  SglangTokenPool p;
+  page = std::max<std::uint64_t>(page, 1);
+  if (full_bytes_per_token == 0 && swa_bytes_per_token == 0) {
+    // No attention layer (a pure state-space model): the token pool costs nothing per token.
+    p.full_tokens = available / page * page;
+    p.max_total_tokens = p.full_tokens;
+    return p;
+  }
+  if (full_bytes_per_token == 0) {
+    // All-SWA: one pool of sliding layers at full size, the ratio ignored.
+    p.swa_tokens = available / swa_bytes_per_token / page * page;
+    p.max_total_tokens = p.swa_tokens;
+    return p;
+  }
+  if (swa_bytes_per_token == 0) {
+    p.full_tokens = available / full_bytes_per_token / page * page;
+    p.max_total_tokens = p.full_tokens;
+    return p;
+  }
+  // HybridSWA: cell = full + ratio x swa bytes per token; the SWA pool holds ratio x the full tokens.
+  const double cell = static_cast<double>(full_bytes_per_token) + swa_ratio * static_cast<double>(swa_bytes_per_token);
+  const auto full = static_cast<std::uint64_t>(std::floor(static_cast<double>(available) / cell));
+  p.full_tokens = full / page * page;
+  p.swa_tokens = static_cast<std::uint64_t>(static_cast<double>(p.full_tokens) * swa_ratio) / page * page;
+  p.max_total_tokens = p.full_tokens;
+  return p;
+}
+
 Result<EngineSizing> size_sglang(const EngineInputs& in) {
   const auto& prof = engine_profiles().sglang;
   const auto& m = *in.model;
@@ -169,23 +199,29 @@ Result<EngineSizing> size_sglang(const EngineInputs& in) {
       ew.state_request_bytes = checked_mul(slots_per_request + work.spec_tokens, c.state_total, "state slot");
       min_state_slots = std::min(min_state_slots, pool.slots);
     }
-    // Bytes per token: full attention and MLA layers (sliding layers at the SWA ratio).
-    std::uint64_t cell = c.full_layers * c.full_per_token + c.chunked_layers * c.chunked_per_token +
-                         c.mla_layers * (c.mla_per_token + c.indexer_per_token);
-    cell += static_cast<std::uint64_t>(prof.swa_full_tokens_ratio * static_cast<double>(c.sliding_layers * c.sliding_per_token));
+    // Bytes per token of the full pool (full attention, chunked and MLA layers) and of the
+    // SWA pool (sliding layers), sized together by sglang_token_pool.
+    std::uint64_t full_bytes = c.full_layers * c.full_per_token + c.chunked_layers * c.chunked_per_token +
+                               c.mla_layers * (c.mla_per_token + c.indexer_per_token);
+    const std::uint64_t swa_bytes = c.sliding_layers * c.sliding_per_token;
     if (in.draft != nullptr) {
       // The draft worker's token pool holds as many tokens as the target's.
       const auto d = stage_cache(*in.draft, in.draft_tp, kv_bytes, state_bytes, LayerRange{});
-      cell += d.full_layers * d.full_per_token + d.sliding_layers * d.sliding_per_token +
-              d.chunked_layers * d.chunked_per_token + d.mla_layers * d.mla_per_token;
+      full_bytes += d.full_layers * d.full_per_token + d.sliding_layers * d.sliding_per_token +
+                    d.chunked_layers * d.chunked_per_token + d.mla_layers * d.mla_per_token;
     }
+    const auto pool = sglang_token_pool(remaining, full_bytes, swa_bytes, prof.swa_full_tokens_ratio, s.block_size);
+    // Bytes per token as the pools hold them (sliding layers at the SWA ratio; all of them when no layer is full).
+    std::uint64_t cell = full_bytes == 0 ? swa_bytes
+                                         : full_bytes + static_cast<std::uint64_t>(prof.swa_full_tokens_ratio *
+                                                                                   static_cast<double>(swa_bytes));
     cell = std::max<std::uint64_t>(cell, 1);
     if (cell_formula.empty())
       cell_formula = fmt::format("{} full x {} B + {} MLA x ({} + {}) B + {} x {} sliding x {} B", c.full_layers, c.full_per_token,
                                  c.mla_layers, c.mla_per_token, c.indexer_per_token, prof.swa_full_tokens_ratio,
                                  c.sliding_layers, c.sliding_per_token);
-    const auto tokens = remaining / cell / s.block_size * s.block_size;
-    ew.kv_pool_bytes = checked_mul(tokens, cell);
+    const auto tokens = pool.max_total_tokens;
+    ew.kv_pool_bytes = checked_add(checked_mul(pool.full_tokens, full_bytes), checked_mul(pool.swa_tokens, swa_bytes));
     ew.kv_request_bytes = checked_mul(ceil_div(context, std::max<std::uint64_t>(layout.dcp, 1)), cell);
     if (tokens < min_tokens) {
       min_tokens = tokens;

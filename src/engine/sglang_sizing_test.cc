@@ -7,6 +7,8 @@
 // (182,630.4 MiB), A100-40GB 42,405,462,016 B, L4 23,654,532,383 B.
 #include <gtest/gtest.h>
 
+#include "engine/size_engine.h"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -415,6 +417,52 @@ TEST(SglangSizing, MaxRunningRequestsSizeTheStatePoolPerDpRank) {
   const auto p = plan({.model = "kimi-linear-48b", .gpu = "H200", .gpus = 2, .layout = {.tp = 1, .dp = 2},
                        .radix = "off", .max_running_requests = 64});
   EXPECT_EQ(p.engine->state_slots, 32u);
+}
+
+}  // namespace
+}  // namespace preflight
+
+namespace preflight {
+namespace {
+
+// SGLang's own unit tests as truth (issue 16, item 10): the figures, not the code,
+// of test/registered/unit/model_executor/test_pool_configurator.py (sgl-project/sglang
+// at 023d5640; gathered 2026-12-03). The mock: 4 KV heads x (64 + 64) x 2 B = 1,024 B
+// per layer per token, 10,000,000 B available. Figures the test only bounds (at least
+// 99% of the memory used, swa == int(full x ratio)) are worked from pool_configurator.py.
+TEST(SglangOwnTests, PoolConfigurator) {
+  constexpr std::uint64_t F = 1024;
+  struct Case {
+    const char* test;
+    std::uint64_t full_layers, swa_layers;
+    double ratio;
+    std::uint64_t page, available;
+    std::uint64_t full_tokens, swa_tokens, max_total;
+  };
+  const Case cases[] = {
+      {"TestDefaultConfigurator, 32 layers, page 1", 32, 0, 0.8, 1, 10'000'000, 305, 0, 305},
+      {"TestDefaultConfigurator, page 128", 32, 0, 0.8, 128, 10'000'000, 256, 0, 256},
+      {"TestHybridSWAConfigurator 16 + 16, ratio 0.5", 16, 16, 0.5, 1, 10'000'000, 406, 203, 406},
+      {"ratio 0.25", 16, 16, 0.25, 1, 10'000'000, 488, 122, 488},
+      {"ratio 0.75", 16, 16, 0.75, 1, 10'000'000, 348, 261, 348},
+      {"ratio 1.0", 16, 16, 1.0, 1, 10'000'000, 305, 305, 305},
+      {"HybridSWA page 128, ratio 0.5", 16, 16, 0.5, 128, 10'000'000, 384, 128, 384},
+      {"HybridSWA 24 full + 8 SWA, ratio 0.5", 24, 8, 0.5, 1, 10'000'000, 348, 174, 348},
+      {"TestAllSWAConfigurator: 32 SWA, the ratio ignored", 0, 32, 0.5, 1, 10'000'000, 0, 305, 305},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.test);
+    const auto p = sglang_token_pool(c.available, c.full_layers * F, c.swa_layers * F, c.ratio, c.page);
+    EXPECT_EQ(p.full_tokens, c.full_tokens);
+    EXPECT_EQ(p.swa_tokens, c.swa_tokens);
+    EXPECT_EQ(p.max_total_tokens, c.max_total);
+    // The test's own invariants: memory used within the budget and above 99% of it (page 1).
+    const auto used = p.full_tokens * c.full_layers * F + p.swa_tokens * c.swa_layers * F;
+    EXPECT_LE(used, c.available);
+    if (c.page == 1) {
+      EXPECT_GT(used * 100, c.available * 99);
+    }
+  }
 }
 
 }  // namespace

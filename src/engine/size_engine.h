@@ -46,6 +46,20 @@ struct EngineInputs {
 // vLLM (V1; V0 rules for versions before 0.8) and SGLang. Errors name the flag.
 Result<EngineSizing> size_vllm(const EngineInputs& in);
 Result<EngineSizing> size_sglang(const EngineInputs& in);
+
+// SGLang's token pools from the bytes left after weights, activations and the
+// state pool (model_executor/pool_configurator.py): the default pool, the
+// HybridSWA pair (cell = full + ratio x swa bytes per token; the SWA pool holds
+// ratio x the full tokens) and All-SWA (sliding layers only: one pool at full
+// size, the ratio ignored); each page-aligned down. max_total_num_tokens is the
+// full pool, or the SWA pool when there is no full layer.
+struct SglangTokenPool {
+  std::uint64_t full_tokens = 0;
+  std::uint64_t swa_tokens = 0;
+  std::uint64_t max_total_tokens = 0;
+};
+SglangTokenPool sglang_token_pool(std::uint64_t available, std::uint64_t full_bytes_per_token,
+                                  std::uint64_t swa_bytes_per_token, double swa_ratio, std::uint64_t page);
 Result<EngineSizing> size_engine(const EngineInputs& in);
 
 // Bytes the engine adds to or removes from a worker's placed weights: the

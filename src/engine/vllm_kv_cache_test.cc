@@ -244,3 +244,96 @@ TEST(VllmKvCacheReport, DcpTokensAreExactMultiples) {
 
 }  // namespace
 }  // namespace preflight
+
+namespace preflight {
+namespace {
+
+// ---------------------------------------------------------------------------
+// vLLM's own unit tests as truth (issue 16, item 10): the figures, not the code,
+// of tests/v1/core/test_kv_cache_utils.py (vllm-project/vllm at eaba533a and
+// 002f10e0; gathered 2026-12-03). Their default spec is FullAttention with
+// block 16, 2 KV heads of 64, float32: 2 x 2 x 64 x 4 = 1,024 B per layer per
+// token, a 16,384 B page; the sliding spec is the same with a window.
+constexpr std::uint64_t kTestSpecPerToken = 2 * 2 * 64 * 4;
+
+struct VllmTestCase {
+  const char* test;  // the vLLM test (and its sub-case)
+  std::vector<KvLayerSpec> specs;
+  std::uint64_t max_model_len, max_num_batched_tokens, available;
+  std::uint64_t num_blocks;   // asserted by the vLLM test
+  std::uint64_t groups;       // KV cache groups (0: not asserted)
+  std::uint64_t group_size;   // layers per group (0: not asserted)
+};
+
+TEST(VllmOwnTests, GetKvCacheConfigOneWorker) {
+  const auto full = [](std::uint64_t n) { return layers(KvSpecKind::full, n, kTestSpecPerToken); };
+  const auto sliding = [](std::uint64_t n) { return layers(KvSpecKind::sliding, n, kTestSpecPerToken, 1); };
+  const VllmTestCase cases[] = {
+      // all full: 1,048,576 // (16,384 x 2) = 32 blocks, one group of both layers
+      {"test_get_kv_cache_config_one_worker: 2 full", full(2), 16, 8192, 16384 * 2 * 32, 32, 1, 2},
+      // all sliding: the same 32 blocks in one group
+      {"test_get_kv_cache_config_one_worker: 2 sliding", sliding(2), 16, 8192, 16384 * 2 * 32, 32, 1, 2},
+      // 1 full + 1 sliding: groups of one layer each, 1,048,576 // 16,384 = 64 blocks
+      {"test_get_kv_cache_config_one_worker: 1 full + 1 sliding", concat(full(1), sliding(1)), 16, 8192,
+       16384 * 2 * 32, 64, 2, 1},
+      // 2 full + 4 sliding: group size 2 (4 >= 1.25 x 2), groups [1,2] [3,5] [4,6], 32 blocks
+      {"test_get_kv_cache_config_one_worker: 2 full + 4 sliding", concat(full(2), sliding(4)), 16, 8192,
+       16384 * 2 * 32, 32, 3, 2},
+      // 3 full + 7 sliding: group size 3, padded to 3 + 9 (4 groups), 1,572,864 // (16,384 x 3) = 32
+      {"test_get_kv_cache_config_one_worker: 3 full + 7 sliding", concat(full(3), sliding(7)), 16, 8192,
+       16384 * 3 * 32, 32, 4, 3},
+      // 6 full + 5 sliding (gpt-oss with an EAGLE layer): 6 < 1.25 x 5, group size 6, 2 groups, 32 blocks
+      {"test_get_kv_cache_config_one_worker: 6 full + 5 sliding", concat(full(6), sliding(5)), 16, 8192,
+       16384 * 6 * 32, 32, 2, 6},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.test);
+    auto in = inputs(c.specs, 16, 16, c.max_model_len, c.max_num_batched_tokens);
+    const auto shape = vllm_kv_cache_shape(in);
+    const auto report = vllm_kv_cache_report(shape, c.available, in, false);
+    EXPECT_EQ(report.num_blocks, c.num_blocks);
+    if (c.groups) {
+      EXPECT_EQ(shape.groups, c.groups);
+    }
+    if (c.group_size) {
+      EXPECT_EQ(shape.group_size, c.group_size);
+    }
+  }
+}
+
+// test_get_max_concurrency_for_kv_cache_config: max_model_len 16,384, 1,024 batched tokens,
+// 32 KV heads of 128 in FP16 (16,384 B per layer per token). Full attention needs 1,024 blocks
+// per request, sliding (window 1,024) 129 = cdiv(min(1,024 - 1 + 1,024, 16,384), 16) + 1, the
+// hybrid 1,153; the test fixes the block counts and expects 1.5, 3 and 3 (and, in the newer
+// file, a GPU KV cache size of 3 x 16,384 = 49,152 tokens).
+TEST(VllmOwnTests, MaxConcurrencyForKvCacheConfig) {
+  constexpr std::uint64_t per_token = 2 * 32 * 128 * 2;
+  const auto full = layers(KvSpecKind::full, 32, per_token);
+  const auto sliding = layers(KvSpecKind::sliding, 32, per_token, 1024);
+  struct Case {
+    const char* what;
+    std::vector<KvLayerSpec> specs;
+    std::uint64_t num_blocks;
+    double concurrency;
+  };
+  const Case cases[] = {
+      {"full attention, 1,536 blocks", full, 1536, 1.5},
+      {"sliding window, 387 blocks", sliding, 387, 3},
+      {"full + sliding, 3,459 blocks", concat(full, sliding), 3459, 3},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.what);
+    auto in = inputs(c.specs, 16, 16, 16384, 1024);
+    const auto shape = vllm_kv_cache_shape(in);
+    const auto report = vllm_kv_cache_report(shape, c.num_blocks * shape.bytes_per_block, in, false);
+    EXPECT_EQ(report.num_blocks, c.num_blocks);
+    EXPECT_DOUBLE_EQ(report.max_concurrency, c.concurrency);
+    if (std::string(c.what).starts_with("full + sliding")) {
+      const auto newer = vllm_kv_cache_report(shape, c.num_blocks * shape.bytes_per_block, in, true);
+      EXPECT_EQ(newer.kv_cache_tokens, 49'152u);  // get_kv_cache_capacity: 3 x 16,384
+    }
+  }
+}
+
+}  // namespace
+}  // namespace preflight
