@@ -132,7 +132,8 @@ Result<EngineSizing> size_vllm(const EngineInputs& in) {
     if (t.role == ParallelRole::expert) routed_total = checked_add(routed_total, t.bytes());
 
   std::uint64_t min_blocks = UINT64_MAX;
-  std::uint64_t unified_window_layers = 0;  // window layers kept whole on a stage (hybrid manager off or absent)
+  std::uint64_t unified_window_layers = 0;
+  std::string encoder_formula;  // the multimodal profile's estimate, when the model states its encoder  // window layers kept whole on a stage (hybrid manager off or absent)
   KvCacheShape limiting_shape;
   KvCacheInputs limiting_inputs;
   std::int64_t min_budget = INT64_MAX;
@@ -171,6 +172,30 @@ Result<EngineSizing> size_vllm(const EngineInputs& in) {
                 checked_mul(checked_mul(T, H), dt * prof.hidden_buffers_during_sampling);
     }
     ew.activation_peak_bytes = std::max(forward, sampler);
+    // Multimodal models: profile_run first encodes a batch of maximum-size dummy items
+    // (encoder budget = max(max_num_batched_tokens, tokens per item); items = budget //
+    // tokens per item, at least 1) and keeps their outputs ("Cache the dummy encoder
+    // outputs") through the language model's dummy run (vllm/v1/worker/gpu_model_runner.py
+    // profile_run; encoder_cache_manager.py compute_encoder_budget). The encoder's peak is
+    // estimated as the language model's is: patches x (copies x intermediate per TP rank +
+    // hidden buffers x width) x dtype.
+    if (m.mm.patches_per_item > 0 && m.mm.tokens_per_item > 0 && m.mm.encoder_hidden > 0) {
+      const auto budget = std::max<std::uint64_t>(T, m.mm.tokens_per_item);
+      const auto items = std::max<std::uint64_t>(1, budget / m.mm.tokens_per_item);
+      const auto patches = checked_mul(items, m.mm.patches_per_item);
+      const auto encoder = checked_mul(checked_mul(patches, dt),
+                                       prof.mlp_intermediate_copies * ceil_div(m.mm.encoder_intermediate, layout.tp) +
+                                           prof.hidden_buffers_in_layer * m.mm.encoder_hidden);
+      const auto kept = checked_mul(checked_mul(checked_mul(items, m.mm.tokens_per_item), H), dt);
+      ew.activation_peak_bytes = std::max(encoder, checked_add(ew.activation_peak_bytes, kept));
+      if (encoder_formula.empty())
+        encoder_formula = fmt::format(
+            "multimodal profile: {} dummy item(s) of {} patches / {} tokens (encoder budget {} tokens): encoder peak "
+            "{} patches x {} B x ({} x {} intermediate / TP {} + {} x {} hidden) = {}; outputs kept {} tokens x {} x {} B = {}",
+            items, m.mm.patches_per_item, m.mm.tokens_per_item, budget, with_commas(patches), dt, prof.mlp_intermediate_copies,
+            m.mm.encoder_intermediate, layout.tp, prof.hidden_buffers_in_layer, m.mm.encoder_hidden, format_gib(encoder, 2),
+            items * m.mm.tokens_per_item, H, dt, format_gib(kept, 2));
+    }
     if (activation_formula.empty())
       activation_formula = fmt::format(
           "max(forward of {} tokens: {} x {} B x ({} x intermediate per rank + {} x {} hidden) [MoE: x {} experts per token], "
@@ -291,6 +316,7 @@ Result<EngineSizing> size_vllm(const EngineInputs& in) {
                         : "GPU KV cache size = num_blocks // groups x block_size x DCP; Maximum concurrency = num_blocks / blocks per max_model_len request");
   s.estimates.push_back("activation peak of the profile run (sampler and forward model, " + era.source + ")");
   s.estimates.push_back("non-torch memory (" + era.source + ")");
+  if (!encoder_formula.empty()) s.estimates.push_back(encoder_formula);
   if (era.cuda_graph_subtracted) s.estimates.push_back(fmt::format("CUDA graph memory {} GiB", prof.cuda_graph_gib));
 
   if (in.with_figures && !s.workers.empty()) {

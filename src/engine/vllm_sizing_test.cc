@@ -16,6 +16,7 @@
 #include "model/family_registry.h"
 #include "model/model_catalogue.h"
 #include "plan/plan.h"
+#include "shared_files.h"
 #include "support/fixtures.h"
 
 namespace preflight {
@@ -417,6 +418,39 @@ TEST(VllmSizing, ChunkedLocalAttentionKeepsWholeContextWhereTheHybridManagerIsOf
   EXPECT_GT(with_manager.engine->max_concurrency, 2 * without.engine->max_concurrency);
   bool said = false;
   for (const auto& r : without.engine->rules) said = said || r.find("PR #21761") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
+}  // namespace
+}  // namespace preflight
+
+namespace preflight {
+namespace {
+
+// vLLM's multimodal profile run (gpu_model_runner.profile_run): Qwen2.5-VL-7B's largest image
+// is max_pixels 12,845,056 = 65,536 patches of 14 x 14, merged 2 x 2 into 16,384 tokens; the
+// encoder budget max(8,192 batched tokens, 16,384) holds one such item. Its encoder peak is
+// 65,536 x 2 B x (3 x 3,420 + 4 x 1,280) = 2,015,887,360 B, below the sampler's, so the peak is
+// the sampler's plus the kept encoder outputs, 16,384 tokens x 3,584 x 2 B = 117,440,512 B.
+TEST(VllmSizing, MultimodalProfileEncodesOneMaximumImageAndKeepsItsOutputs) {
+  const auto config = testing::read_file(std::string(PREFLIGHT_TEST_DATA_DIR) + "/arch_corpus/qwen2.5-vl-7b-lexiq/config.json");
+  const auto vl = build_model_from_config(config, "config.json").value_or_throw();
+  EXPECT_EQ(vl.mm.patches_per_item, 65'536u);
+  EXPECT_EQ(vl.mm.tokens_per_item, 16'384u);
+  PlanRequest req;
+  req.gpu_count = 1;
+  req.workload.requested = true;
+  req.workload.context_tokens = 32768;
+  req.engine.kind = EngineKind::vllm;
+  req.engine.version = "0.19.0";
+  const auto with = build_plan(vl, gpu("H100"), req).value_or_throw();
+  ModelSpec text_only = vl;
+  text_only.mm = {};
+  const auto without = build_plan(text_only, gpu("H100"), req).value_or_throw();
+  EXPECT_EQ(with.engine->workers.at(0).activation_peak_bytes - without.engine->workers.at(0).activation_peak_bytes,
+            16'384u * 3'584 * 2);
+  bool said = false;
+  for (const auto& e : with.engine->estimates) said = said || e.find("multimodal profile: 1 dummy item") != std::string::npos;
   EXPECT_TRUE(said);
 }
 

@@ -85,6 +85,16 @@ struct LightningDims {
   std::uint64_t head_dim = 0;
 };
 
+// The multimodal encoder as an engine profiles it: the largest item (an image at the
+// processor's maximum size) in encoder patches and in the tokens it becomes, and the
+// encoder's width. Zero when the description does not state them.
+struct MultimodalDims {
+  std::uint64_t encoder_hidden = 0;
+  std::uint64_t encoder_intermediate = 0;
+  std::uint64_t patches_per_item = 0;  // encoder positions of one maximum-size item
+  std::uint64_t tokens_per_item = 0;   // language-model tokens it becomes (after merging / pooling)
+};
+
 struct MlaDims {
   std::uint64_t heads = 0;
   std::uint64_t q_lora_rank = 0;
@@ -143,6 +153,7 @@ struct ModelSpec {
   Mamba2Dims mamba;
   ShortConvDims short_conv;
   LightningDims lightning;
+  MultimodalDims mm;
   MoeDims moe;
   std::uint64_t mtp_layers = 0;   // multi-token-prediction layers stored beyond num_hidden_layers
   std::vector<std::string> notes; // what the family reader assumed or could not read

@@ -12,7 +12,8 @@
 //   let                          named expressions over the config (expression.h), evaluated lazily
 //   spec                         the planner's numbers: hidden_size, vocab_size, max_context,
 //                                layers, layer_kind (per layer i), gqa.*, moe.*, mla.*, mamba.*,
-//                                gdn.*, kda.*, attn_res_block_size, mtp_layers
+//                                gdn.*, kda.*, attn_res_block_size, mtp_layers, mm.* (the largest
+//                                multimodal item: encoder width, patches and tokens, for the profile run)
 //   tensors                      rules: a tensor {name, shape, module, role, linear?, dtype?,
 //                                experts?, when?} or a group {for, from, to, prefix, tensors,
 //                                when?, module?}; names substitute {var} ({E}: the expert index)

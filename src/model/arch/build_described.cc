@@ -271,6 +271,8 @@ class Builder {
         {"lightning.heads", &m.lightning.heads}, {"lightning.head_dim", &m.lightning.head_dim},
         {"kda.heads", &m.kda.heads},            {"kda.head_dim", &m.kda.head_dim},
         {"kda.conv_kernel", &m.kda.conv_kernel}, {"attn_res_block_size", &m.attn_res_block_size},
+        {"mm.encoder_hidden", &m.mm.encoder_hidden}, {"mm.encoder_intermediate", &m.mm.encoder_intermediate},
+        {"mm.patches_per_item", &m.mm.patches_per_item}, {"mm.tokens_per_item", &m.mm.tokens_per_item},
     };
     for (const auto& [key, expr] : d_.spec) {
       if (key == "layers" || key == "layer_kind" || key == "moe_layer") continue;
