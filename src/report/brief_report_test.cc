@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "report/text_report.h"
 #include "support/catalogue_plan.h"
@@ -41,6 +43,35 @@ TEST(BriefReport, AtMostTwelveLinesOfAtMostOneHundredColumns) {
     if (!c.fits) {
       EXPECT_EQ(text.find("tokens/s"), std::string::npos) << text;
     }
+  }
+}
+
+// The full plan's text keeps to 100 columns too: figure rows put their evidence tag on
+// the next line, long sentences wrap (render_plan's width pass). Every word survives.
+TEST(PlanReport, NoLineWiderThanOneHundredColumns) {
+  const testing::CataloguePlanCase cases[] = {
+      {"kimi-k3", "B300", 8, 1048576},
+      {"kimi-k3", "B300", 8, 1048576, 1, EngineKind::vllm},
+      {"kimi-k3", "H200", 16, 131072, 8, EngineKind::sglang},
+      {"kimi-k3", "H100", 8, 0},
+      {"deepseek-v3", "H200", 8, 32768, 16, EngineKind::vllm},
+      {"llama-3.1-8b-instruct", "A100-40GB", 1, 8192},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(::testing::Message() << c.model << " on " << c.gpus << " x " << c.gpu);
+    const auto plan = testing::plan_for(c, true);
+    const auto text = render_plan(plan, TextStyle::table);
+    std::istringstream lines(text);
+    std::string line;
+    while (std::getline(lines, line)) EXPECT_LE(line.size(), 100u) << line;
+    // Wrapping moves words, it never drops or splits one: the same words as before the width pass.
+    const auto words = [](const std::string& t) {
+      std::vector<std::string> out;
+      std::istringstream in(t);
+      for (std::string w; in >> w;) out.push_back(w);
+      return out;
+    };
+    EXPECT_EQ(words(text), words(render_plan_lines(plan, TextStyle::table)));
   }
 }
 

@@ -220,7 +220,68 @@ std::string rank_bar(const RankLedger& l, int width) {
   return bar;
 }
 
+namespace {
+
+constexpr std::size_t kPlanWidth = 100;  // columns: a plan reads in a terminal and a review diff
+
+// Every line of `text` within `width` columns: a figure row moves its evidence
+// tag ("[derived calculation]") to the next line under the value column; any
+// other line breaks at spaces, continuing two columns past its own indent (a
+// bullet's text, not its dash). A word longer than the width stays whole.
+std::string fit_to_width(const std::string& text, std::size_t width) {
+  std::string out;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    auto end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(start, end - start);
+    start = end + 1;
+    if (line.size() <= width) {
+      out += line + "\n";
+      continue;
+    }
+    const auto indent = line.find_first_not_of(' ');
+    const auto tag = line.rfind("  [");
+    if (line.back() == ']' && tag != std::string::npos && tag > 0 && line.size() - tag < 40 &&
+        tag <= width) {
+      out += line.substr(0, tag) + "\n";
+      out += std::string(std::min<std::size_t>(49, width / 2), ' ') + line.substr(tag + 2) + "\n";
+      continue;
+    }
+    const std::size_t lead = indent == std::string::npos ? 0 : indent;
+    const std::size_t bullet = line.compare(lead, 2, "- ") == 0 ? 2 : 0;
+    const std::string cont(std::min<std::size_t>(lead + bullet + 2, width / 2), ' ');
+    std::string current = line.substr(0, lead);
+    std::size_t pos = lead;
+    bool first_word = true;
+    while (pos < line.size()) {
+      auto space = line.find(' ', pos);
+      if (space == std::string::npos) space = line.size();
+      const auto word = line.substr(pos, space - pos);
+      pos = space + 1;
+      if (word.empty()) continue;
+      if (!first_word && current.size() + 1 + word.size() > width) {
+        out += current + "\n";
+        current = cont + word;
+      } else {
+        current += (first_word ? "" : " ") + word;
+      }
+      first_word = false;
+    }
+    out += current + "\n";
+  }
+  if (!text.empty() && text.back() != '\n' && !out.empty()) out.pop_back();
+  return out;
+}
+
+}  // namespace
+
 std::string render_plan(const Plan& plan, TextStyle style) {
+  return style == TextStyle::table ? fit_to_width(render_plan_lines(plan, style), kPlanWidth)
+                                   : render_plan_lines(plan, style);
+}
+
+std::string render_plan_lines(const Plan& plan, TextStyle style) {
   std::string out = plan_header(plan, style);
   out += "\n";
   verdict_block(out, plan, style);

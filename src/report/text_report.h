@@ -16,7 +16,11 @@ namespace preflight {
 
 enum class TextStyle { table, markdown };
 
+// The plan as text; the table style keeps every line within 100 columns (long
+// sentences wrap, a figure row's evidence tag moves to the next line).
 std::string render_plan(const Plan& plan, TextStyle style);
+// The same text before the width pass (tests compare the two word for word).
+std::string render_plan_lines(const Plan& plan, TextStyle style);
 // plan --brief: cluster and layout, the verdict, first boundary and headroom, weights on the
 // heaviest rank, the engine's pools or the workload's cache, a throughput bound; at most 12 lines.
 std::string render_brief(const Plan& plan);
