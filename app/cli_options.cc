@@ -122,6 +122,14 @@ void add_plan_options(CLI::App& app, Options& o) {
   add_format(app, o);
 }
 
+void add_explain_options(CLI::App& app, Options& o) {
+  add_plan_options(app, o);
+  app.add_option("--only", o.only,
+                 "one section: weights, state (recurrent state, activations, reserve), kv, engine, perf or disk "
+                 "(with cold start)")
+      ->check(CLI::IsMember(std::vector<std::string>{"weights", "state", "kv", "engine", "perf", "disk"}));
+}
+
 void add_fit_options(CLI::App& app, Options& o) {
   add_model_and_cluster(app, o, false);
   app.add_option("--gpu", o.gpu_families, "GPU family to search (repeatable; default: every catalogue family)");

@@ -28,6 +28,7 @@ struct Options {
   std::string format = "table";  // table | json | md
   bool suggest = true;            // a red plan carries the changes that plan green (off for launch's own plans)
   bool brief = false;             // plan --brief: the verdict and the figures behind it, at most 12 lines
+  std::string only;               // explain --only: weights | state | kv | engine | perf | disk ("" = all)
   std::string catalogue;         // extra GPU catalogue file
   // Workload (any of these turns on the second pass).
   std::string context;           // "1M", "128K", "131072"
@@ -97,6 +98,8 @@ struct Options {
 };
 
 void add_plan_options(CLI::App& app, Options& o);
+// explain: plan's options and --only SECTION.
+void add_explain_options(CLI::App& app, Options& o);
 // plan's own: the options above and --brief.
 void add_plan_command_options(CLI::App& app, Options& o);
 void add_fit_options(CLI::App& app, Options& o);

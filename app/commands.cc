@@ -43,7 +43,7 @@ int print_plan(const Options& o, Io& io, bool explain) {
     if (loaded.reconciliation) j["model"]["reconciliation"] = reconciliation_json(*loaded.reconciliation);
     io.out << json_text(j) << "\n";
   } else {
-    io.out << (explain ? render_explain(*plan, style_of(o)) : o.brief ? render_brief(*plan) : render_plan(*plan, style_of(o)));
+    io.out << (explain ? render_explain(*plan, style_of(o), o.only) : o.brief ? render_brief(*plan) : render_plan(*plan, style_of(o)));
   }
   return plan->verdict.fits ? 0 : 1;
 }

@@ -44,8 +44,9 @@ const CommandRow kCommands[] = {
      "  preflight plan --gpus 32xH100 --context 1M --kv-dtype fp8 --dcp 8 --format json",
      preflight::cli::add_plan_command_options, preflight::cli::run_plan},
     {"explain", "the same plan with the arithmetic, evidence and source behind every figure",
-     "  preflight explain --gpus 8xB300 --context 1M --concurrency 4",
-     preflight::cli::add_plan_options, preflight::cli::run_explain},
+     "  preflight explain --gpus 8xB300 --context 1M --concurrency 4\n"
+     "  preflight explain --gpus 8xB300 --context 1M --only kv",
+     preflight::cli::add_explain_options, preflight::cli::run_explain},
     {"fit", "minimum GPU count per family, with the layout that achieves it and the binding resource",
      "  preflight fit kimi-k3\n  preflight fit kimi-k3 --gpu H100 --gpu B300 --context 128K --engine vllm",
      preflight::cli::add_fit_options, preflight::cli::run_fit},

@@ -372,21 +372,62 @@ std::string render_brief(const Plan& plan) {
   return out;
 }
 
-std::string render_explain(const Plan& plan, TextStyle style) {
+namespace {
+
+// The figure-id prefixes and ledger resources of each explain --only section.
+struct ExplainSection {
+  std::string_view name;
+  std::vector<std::string_view> prefixes;
+  std::vector<Resource> rows;
+};
+
+const ExplainSection* explain_section(std::string_view only) {
+  static const std::vector<ExplainSection> kSections = {
+      {"weights", {"model.", "artifact.", "cluster.", "weights."}, {Resource::weights}},
+      {"state", {"state.", "activations.", "reserve."}, {Resource::recurrent_state, Resource::activations, Resource::reserve}},
+      {"kv", {"kv."}, {Resource::kv_cache}},
+      {"engine", {"engine."}, {}},
+      {"perf", {"perf."}, {}},
+      {"disk", {"disk.", "coldstart."}, {}},
+  };
+  for (const auto& s : kSections)
+    if (s.name == only) return &s;
+  return nullptr;
+}
+
+}  // namespace
+
+std::string render_explain(const Plan& plan, TextStyle style, std::string_view only) {
+  const auto* section = explain_section(only);
+  const auto shown = [&](std::string_view id) {
+    if (!section) return true;
+    for (auto p : section->prefixes)
+      if (id.starts_with(p)) return true;
+    return false;
+  };
   std::string out = plan_header(plan, style);
   out += "\n";
   verdict_block(out, plan, style);
-  if (plan.verdict.fits)
+  if (plan.verdict.fits && !section)
     out += "  A green verdict is a deployment hypothesis: it says the bytes can be placed under these inputs, not "
            "that latency, throughput or reliability targets are met. Benchmark it.\n";
-  out += heading(style, 2, "Every figure, with its evidence, formula and source");
-  figure_lines(out, plan.figures, "", style, true);
+  out += heading(style, 2, section ? fmt::format("The {} figures, with their evidence, formula and source", section->name)
+                                   : std::string("Every figure, with its evidence, formula and source"));
+  std::vector<Figure> figures;
+  for (const auto& f : plan.figures)
+    if (shown(f.id)) figures.push_back(f);
+  if (figures.empty()) out += fmt::format("  (no {} figures in this plan)\n", only);
+  figure_lines(out, figures, "", style, true);
+  if (section && section->rows.empty()) return out;
   out += heading(style, 2, "Ledger rows (tightest rank)");
   const auto& worst = *std::find_if(plan.ranks.begin(), plan.ranks.end(),
                                      [&](const RankLedger& l) { return l.rank == plan.verdict.worst_rank; });
-  for (const auto& r : worst.rows)
+  for (const auto& r : worst.rows) {
+    if (section && std::find(section->rows.begin(), section->rows.end(), r.resource) == section->rows.end()) continue;
     out += fmt::format("  {:<30} {:>28}  [{}]\n  {:<30}   = {}\n", r.label, bytes_cell(r.bytes),
                        evidence_label(r.evidence), "", r.formula);
+  }
+  if (section) return out;
   out += fmt::format("  sum of rows {} B {} capacity {} B: {}\n", with_commas(worst.demand),
                      worst.fits() ? "<=" : ">", with_commas(worst.capacity),
                      worst.fits() ? fmt::format("{} B free", with_commas(worst.free))

@@ -24,7 +24,10 @@ std::string render_plan_lines(const Plan& plan, TextStyle style);
 // plan --brief: cluster and layout, the verdict, first boundary and headroom, weights on the
 // heaviest rank, the engine's pools or the workload's cache, a throughput bound; at most 12 lines.
 std::string render_brief(const Plan& plan);
-std::string render_explain(const Plan& plan, TextStyle style);
+// explain: every figure with its formula and source, the tightest rank's ledger rows, the
+// checklist. `only` ("weights", "state", "kv", "engine", "perf", "disk"; "" for all) keeps one
+// section's figures and ledger rows.
+std::string render_explain(const Plan& plan, TextStyle style, std::string_view only = "");
 std::string render_inventory(const ModelSpec& model, const Inventory& inv, const Reconciliation* reconciliation,
                              TextStyle style);
 std::string render_gpus(const std::vector<Accelerator>& gpus, TextStyle style);

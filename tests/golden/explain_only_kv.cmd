@@ -1,0 +1,1 @@
+explain --gpus 8xB300 --context 1M --only kv
