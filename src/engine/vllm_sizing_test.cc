@@ -18,6 +18,7 @@
 #include "plan/plan.h"
 #include "shared_files.h"
 #include "support/fixtures.h"
+#include "support/model_configs.h"
 
 namespace preflight {
 namespace {
@@ -389,15 +390,7 @@ namespace {
 // tokens: one uniform group of 48 layers, 24,576 B per token on each of 8 ranks (1 KV head of 128,
 // K and V, BF16).
 TEST(VllmSizing, ChunkedLocalAttentionKeepsWholeContextWhereTheHybridManagerIsOff) {
-  const auto scout = build_model_from_config(
-      R"({"model_type": "llama4", "torch_dtype": "bfloat16",
-          "text_config": {"model_type": "llama4_text", "hidden_size": 5120, "intermediate_size": 8192,
-            "intermediate_size_mlp": 16384, "num_hidden_layers": 48, "num_attention_heads": 40, "num_key_value_heads": 8,
-            "head_dim": 128, "vocab_size": 202048, "num_local_experts": 16, "num_experts_per_tok": 1,
-            "interleave_moe_layer_step": 1, "attention_chunk_size": 8192, "max_position_embeddings": 10485760},
-          "vision_config": {"hidden_size": 1408, "intermediate_size": 5632, "num_hidden_layers": 34, "image_size": 336,
-            "patch_size": 14, "projector_input_dim": 4096, "projector_output_dim": 4096, "vision_output_dim": 4096}})",
-      "config.json").value_or_throw();
+  const auto scout = build_model_from_config(testing::kLlama4ScoutConfig, "config.json").value_or_throw();
   const auto run = [&](const char* version) {
     PlanRequest req;
     req.gpu_count = 8;

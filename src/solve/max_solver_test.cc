@@ -7,6 +7,7 @@
 #include "core/bytes.h"
 #include "hardware/gpu_catalogue.h"
 #include "model/model_catalogue.h"
+#include "solve/plan_probe.h"
 #include "support/fixtures.h"
 
 namespace preflight {
@@ -35,17 +36,6 @@ PlanEvaluator budget(std::int64_t free, std::int64_t per_token, std::uint64_t* c
     p.binding = p.verdict.fits ? Resource::kv_cache : p.verdict.first_boundary;
     return p;
   };
-}
-
-// The options that reproduce a resolved layout.
-LayoutOptions options_of(const Layout& l) {
-  LayoutOptions o;
-  o.tp = l.tp;
-  o.ep = l.ep;
-  o.pp = l.pp;
-  o.dp = l.dp;
-  o.dcp = l.dcp;
-  return o;
 }
 
 PlanRequest on(std::uint64_t gpus, std::uint64_t context = 0, std::uint64_t concurrency = 1) {
@@ -176,11 +166,11 @@ TEST(MaxSolver, KimiK3OnRealPlans) {
     at.workload.requested = true;
     at.workload.context_tokens = r->context_tokens;
     at.workload.concurrency = r->concurrency;
-    at.layout = options_of(r->at_value.layout);
+    at.layout = layout_options_of(r->at_value.layout);
     EXPECT_TRUE(evaluate(gpu(c.gpu), at)->verdict.fits) << c.gpu;
     auto& slot = c.solve == SolveFor::context ? at.workload.context_tokens : at.workload.concurrency;
     ++slot;
-    at.layout = options_of(r->beyond->layout);
+    at.layout = layout_options_of(r->beyond->layout);
     EXPECT_FALSE(evaluate(gpu(c.gpu), at)->verdict.fits) << c.gpu;
   }
 }

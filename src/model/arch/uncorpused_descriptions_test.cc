@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "model/family_registry.h"
+#include "support/model_configs.h"
 
 namespace preflight {
 namespace {
@@ -43,15 +44,7 @@ const Card kCards[] = {
      R"({"model_type": "gpt_bigcode", "n_embd": 6144, "n_layer": 40, "n_head": 48, "n_inner": 24576,
          "vocab_size": 49152, "n_positions": 8192, "multi_query": true})",
      15.5e9, "gpt_bigcode"},
-    {"meta-llama/Llama-4-Scout-17B-16E (109B)",
-     R"({"model_type": "llama4", "torch_dtype": "bfloat16",
-         "text_config": {"model_type": "llama4_text", "hidden_size": 5120, "intermediate_size": 8192,
-           "intermediate_size_mlp": 16384, "num_hidden_layers": 48, "num_attention_heads": 40, "num_key_value_heads": 8,
-           "head_dim": 128, "vocab_size": 202048, "num_local_experts": 16, "num_experts_per_tok": 1,
-           "interleave_moe_layer_step": 1, "attention_chunk_size": 8192, "max_position_embeddings": 10485760},
-         "vision_config": {"hidden_size": 1408, "intermediate_size": 5632, "num_hidden_layers": 34, "image_size": 336,
-           "patch_size": 14, "projector_input_dim": 4096, "projector_output_dim": 4096, "vision_output_dim": 4096}})",
-     109e9, "llama4"},
+    {"meta-llama/Llama-4-Scout-17B-16E (109B)", testing::kLlama4ScoutConfig, 109e9, "llama4"},
     {"mistralai/Mistral-Small-3.1-24B-Instruct-2503 (24B)",
      R"({"model_type": "mistral3", "text_config": {"model_type": "mistral", "hidden_size": 5120,
            "intermediate_size": 32768, "num_hidden_layers": 40, "num_attention_heads": 32, "num_key_value_heads": 8,
