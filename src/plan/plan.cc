@@ -340,6 +340,7 @@ RankLedger rank_ledger(const Plan& plan, const RankWeights& weights, const Pools
   RankLedger l;
   l.rank = weights.rank;
   l.capacity = plan.gpu.device_total_bytes;
+  l.rows.reserve(24);  // weight rows by module, then the pools: one allocation for the solvers' thousands of ledgers
   add_weight_rows(l, plan, weights, formulas, 0);
   add_draft_row(l, plan, formulas);
   if (pools) {
