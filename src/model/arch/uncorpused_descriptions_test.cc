@@ -144,6 +144,11 @@ const Card kCards[] = {
     {"deepseek-ai/deepseek-vl2 (27.5B)",
      R"({"architectures": ["DeepseekVLV2ForCausalLM"], "model_type": "deepseek_vl_v2", "torch_dtype": "bfloat16", "tile_tag": "2D", "global_view_pos": "head", "vision_config": {"model_name": "siglip_so400m_patch14_384", "image_size": 384, "patch_size": 14, "width": 1152, "layers": 27, "heads": 16, "mlp_ratio": 3.7362, "global_pool": "map", "ignore_head": true, "class_token": false}, "projector_config": {"projector_type": "downsample_mlp_gelu", "input_dim": 1152, "n_embed": 2560, "depth": 2, "mlp_ratio": 1, "downsample_ratio": 2}, "language_config": {"model_type": "deepseek_v2", "hidden_size": 2560, "num_hidden_layers": 30, "num_attention_heads": 32, "num_key_value_heads": 32, "use_mla": true, "intermediate_size": 12288, "moe_intermediate_size": 1536, "n_routed_experts": 72, "num_experts_per_tok": 6, "n_shared_experts": 2, "first_k_dense_replace": 1, "moe_layer_freq": 1, "topk_method": "noaux_tc", "vocab_size": 129280, "max_position_embeddings": 4096, "tie_word_embeddings": false, "kv_lora_rank": 512, "q_lora_rank": null, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128}})",
      27.5e9, "deepseek_vl_v2"},
+    // DBRX: 131,596,523,520 parameters (132B on the card, 36B active: 35,853,146,112 here), experts
+    // stored fused across experts (w1, v1, w2 of [16 x 10,752, 6,144]).
+    {"databricks/dbrx-instruct (132B)",
+     R"({"architectures": ["DbrxForCausalLM"], "model_type": "dbrx", "d_model": 6144, "n_heads": 48, "n_layers": 40, "max_seq_len": 32768, "vocab_size": 100352, "attn_config": {"clip_qkv": 8, "kv_n_heads": 8, "rope_theta": 500000}, "ffn_config": {"ffn_hidden_size": 10752, "moe_jitter_eps": 0, "moe_loss_weight": 0.05, "moe_num_experts": 16, "moe_top_k": 4}, "output_router_logits": false, "tie_word_embeddings": false, "torch_dtype": "bfloat16"})",
+     132e9, "dbrx"},
 };
 
 TEST(UncorpusedDescriptions, ParameterCountsNearTheModelCards) {
