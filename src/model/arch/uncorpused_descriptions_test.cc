@@ -149,6 +149,18 @@ const Card kCards[] = {
     {"databricks/dbrx-instruct (132B)",
      R"({"architectures": ["DbrxForCausalLM"], "model_type": "dbrx", "d_model": 6144, "n_heads": 48, "n_layers": 40, "max_seq_len": 32768, "vocab_size": 100352, "attn_config": {"clip_qkv": 8, "kv_n_heads": 8, "rope_theta": 500000}, "ffn_config": {"ffn_hidden_size": 10752, "moe_jitter_eps": 0, "moe_loss_weight": 0.05, "moe_num_experts": 16, "moe_top_k": 4}, "output_router_logits": false, "tie_word_embeddings": false, "torch_dtype": "bfloat16"})",
      132e9, "dbrx"},
+    // OPT: learned positions with the 2-row offset, biased projections and LayerNorms, a tied head;
+    // OPT-350m projects 512-wide embeddings in and out and puts its LayerNorms after the blocks.
+    // (6,658,473,984 and 331,196,416 parameters here.)
+    {"facebook/opt-6.7b (6.7B)",
+     R"({"model_type": "opt", "architectures": ["OPTForCausalLM"], "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
+         "ffn_dim": 16384, "vocab_size": 50272, "max_position_embeddings": 2048, "word_embed_proj_dim": 4096, "torch_dtype": "float16"})",
+     6.7e9, "opt"},
+    {"facebook/opt-350m (331M)",
+     R"({"model_type": "opt", "architectures": ["OPTForCausalLM"], "hidden_size": 1024, "num_hidden_layers": 24, "num_attention_heads": 16,
+         "ffn_dim": 4096, "vocab_size": 50272, "max_position_embeddings": 2048, "word_embed_proj_dim": 512,
+         "do_layer_norm_before": false, "torch_dtype": "float16"})",
+     331e6, "opt"},
 };
 
 TEST(UncorpusedDescriptions, ParameterCountsNearTheModelCards) {
