@@ -138,6 +138,12 @@ function drawVerdict(plan) {
     li.textContent = `green with ${s.flags} (${(Math.max(s.headroom_bytes, 0) / 1e9).toFixed(1)} GB free on the tightest rank; ${s.layout})`;
     list.appendChild(li);
   }
+  // Headline totals: the model's bytes against the cluster's device memory.
+  const c = plan.cluster;
+  const memory = c.capacity_bytes_per_gpu * c.count;
+  $("verdict-totals").textContent = `model ${gb(plan.model.checkpoint_bytes)} of weights (${num(plan.model.parameters / 1e9, 1)}B ` +
+    `parameters, ${num(plan.model.active_parameters / 1e9, 1)}B active) against ${gb(memory)} of device memory ` +
+    `(${c.count} x ${c.gpu_name}): ${(100 * plan.model.checkpoint_bytes / memory).toFixed(0)}% before the workload`;
   const l = plan.layout;
   $("verdict-meta").textContent = `evidence: ${v.evidence}` +
     (v.fits ? " (a deployment hypothesis until benchmarked)" : " (derived under these inputs)") +
@@ -187,6 +193,33 @@ function drawPerf(plan) {
   add("bring back one node", minutes(c.recover_node_s), "from a staged copy");
 }
 
+// A download link for `text` (the plan's JSON, the sweep's CSV), replacing the previous one.
+function offer(id, text, type, filename) {
+  const a = $(id);
+  if (a.href) URL.revokeObjectURL(a.href);
+  a.href = URL.createObjectURL(new Blob([text], {type}));
+  a.download = filename;
+  a.hidden = false;
+}
+
+function withdraw(id) {
+  const a = $(id);
+  if (a.href) URL.revokeObjectURL(a.href);
+  a.removeAttribute("href");
+  a.hidden = true;
+}
+
+function sweepCsv(sweep) {
+  const cols = ["gpu", "gpus", "verdict", "headroom_bytes", "binding", "tp", "dp", "ep", "pp"];
+  const lines = [cols.join(",")];
+  for (const f of sweep.families)
+    for (const c of f.cells)
+      lines.push([f.gpu, c.gpus, c.verdict, c.headroom_bytes, c.binding,
+                  c.layout ? c.layout.tp : "", c.layout ? c.layout.dp : "", c.layout ? c.layout.ep : "",
+                  c.layout ? c.layout.pp : ""].join(","));
+  return lines.join("\n") + "\n";
+}
+
 async function drawHeadroom(base, gen) {
   const family = $("gpu").value;
   $("headroom-family").textContent = family;
@@ -197,6 +230,7 @@ async function drawHeadroom(base, gen) {
   try {
     const sweep = await api("sweep", body);
     if (gen !== generation) return;
+    offer("export-sweep", sweepCsv(sweep), "text/csv", `preflight-sweep-${family}.csv`);
     const cells = sweep.families[0].cells.filter(c => c.verdict !== "n/a");
     barChart($("headroom-chart"), cells.map(c => ({
       x: c.gpus, y: c.headroom_bytes / 1e9, cls: c.gpus === count ? "current" : "",
@@ -251,10 +285,14 @@ async function update() {
   const base = params();
   $("verdict").className = "verdict pending";
   $("verdict-suggestions").textContent = "";  // the previous inputs' suggestions are not these inputs'
+  $("verdict-totals").textContent = "";
+  withdraw("export-plan");
+  withdraw("export-sweep");
   try {
     const plan = await api("plan", base);
     if (gen !== generation) return;
     drawVerdict(plan);
+    offer("export-plan", JSON.stringify(plan, null, 2) + "\n", "application/json", `preflight-plan-${plan.model.name.replace(/[^A-Za-z0-9._-]/g, "_")}.json`);
     drawRanks(plan);
     drawPerf(plan);
   } catch (e) {

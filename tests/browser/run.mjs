@@ -6,7 +6,7 @@
 // Exit codes: 0 passed, 1 failed, 77 skipped (no playwright-core or chromium:
 // scripts/install-deps.sh --browser installs both).
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import readline from "node:readline";
@@ -90,6 +90,24 @@ try {
   check(api8.verdict.suggestions.length > 0 && suggested.length === api8.verdict.suggestions.length &&
         suggested.every((text, i) => text.includes(api8.verdict.suggestions[i].flags)),
         `8 x H100: the page lists the API's suggestions (${suggested.join("; ")})`);
+  // Headline totals and the plan's export: the same JSON as the API's.
+  const totals = await page.textContent("#verdict-totals");
+  check(totals.includes(`${(api8.model.checkpoint_bytes / 1e9).toFixed(1)} GB of weights`),
+        `8 x H100: the headline totals give the model's bytes (${totals})`);
+  await page.waitForSelector("#export-plan:not([hidden])", { timeout: 30000 });
+  const downloaded = async selector => {
+    const [download] = await Promise.all([page.waitForEvent("download"), page.click(selector)]);
+    return readFileSync(await download.path(), "utf8");
+  };
+  const exported = JSON.parse(await downloaded("#export-plan"));
+  check(exported.verdict.headroom_bytes === api8.verdict.headroom_bytes && exported.model.name === "kimi-k3",
+        "8 x H100: the exported plan is the plan's JSON");
+  await page.waitForSelector("#export-sweep:not([hidden])", { timeout: 60000 });
+  const csv = await downloaded("#export-sweep");
+  const csvRows = csv.trim().split("\n");
+  check(csvRows[0].startsWith("gpu,gpus,verdict,headroom_bytes") && csvRows.length > 5 &&
+        csvRows.every(r => r.split(",").length === 9) && csvRows.some(r => r.includes(",8,red,")),
+        `8 x H100: the sweep exports as CSV (${csvRows.length - 1} counts, 8 GPUs red)`);
   await page.screenshot({ path: path.join(shotDir, "1-k3-8xh100.png"), fullPage: true });
 
   // 2. Change the GPU count from 8 to 32: the verdict and the bars change.
@@ -155,6 +173,8 @@ try {
   await page2.waitForFunction(() => document.getElementById("verdict").className.includes("error"), null, { timeout: 60000 });
   check((await page2.textContent("#verdict-summary")).includes("preflight serve --hub"),
         "a hub id without serve --hub: the page says how to allow it");
+  check(await page2.locator("#export-plan").isHidden() && (await page2.textContent("#verdict-totals")) === "",
+        "after an error: no plan to export and no totals of the previous inputs");
 
   // 5. A phone's width: nothing wider than the screen.
   const phone = await browser.newPage({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 });
