@@ -271,11 +271,17 @@ async function drawMax(base, gen) {
 
 async function drawLaunch(base, gen) {
   const body = Object.assign({}, base);
-  if (!body.engine) body.engine = "vllm";
+  // A launch names an engine; the generic memory rules have none, so say which one the command is for.
+  const defaulted = !body.engine;
+  if (defaulted) body.engine = "vllm";
   try {
     const l = await api("launch", body);
     if (gen !== generation) return;
-    $("launch").textContent = l.commands.map(c => c.shell).join("\n\n");
+    const head = [l.verdict.line];  // the plan's verdict as a comment, "would fail at start-up" when red
+    if (defaulted) head.push("# engine: vLLM (the page plans with the generic rules; pick vllm or sglang above for an engine's)");
+    if (uploaded) head.push(`# model: ${uploaded.name} was uploaded: replace its path with the model's folder or hub id`);
+    $("launch").dataset.fits = l.verdict.fits;
+    $("launch").textContent = head.join("\n") + "\n" + l.commands.map(c => c.shell).join("\n\n");
   } catch (e) { if (gen === generation) $("launch").textContent = "# " + e.message; }
 }
 

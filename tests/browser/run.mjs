@@ -108,6 +108,11 @@ try {
   check(csvRows[0].startsWith("gpu,gpus,verdict,headroom_bytes") && csvRows.length > 5 &&
         csvRows.every(r => r.split(",").length === 9) && csvRows.some(r => r.includes(",8,red,")),
         `8 x H100: the sweep exports as CSV (${csvRows.length - 1} counts, 8 GPUs red)`);
+  // The launch box is the plan's own: its verdict as the first comment, red here.
+  await page.waitForFunction(() => document.getElementById("launch").textContent.length > 10, null, { timeout: 60000 });
+  const launch8 = await page.textContent("#launch");
+  check(launch8.startsWith("# preflight: does NOT fit") && launch8.includes("would fail at start-up") &&
+        launch8.includes("# engine: vLLM"), "8 x H100: the launch box carries the red verdict and names its engine");
   await page.screenshot({ path: path.join(shotDir, "1-k3-8xh100.png"), fullPage: true });
 
   // 2. Change the GPU count from 8 to 32: the verdict and the bars change.
