@@ -224,6 +224,33 @@ namespace {
 
 constexpr std::size_t kPlanWidth = 100;  // columns: a plan reads in a terminal and a review diff
 
+// `text` broken at spaces into lines of at most `width` columns: the first after
+// `indent`, the rest after `continuation`. A word longer than the width stays whole.
+std::string wrapped(std::string_view text, std::size_t width, std::string_view indent, std::string_view continuation) {
+  std::string out, line;
+  std::string_view lead = indent;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    auto end = text.find(' ', start);
+    if (end == std::string_view::npos) end = text.size();
+    const auto word = text.substr(start, end - start);
+    if (!line.empty() && lead.size() + line.size() + 1 + word.size() > width) {
+      out += fmt::format("{}{}\n", lead, line);
+      line.clear();
+      lead = continuation;
+    }
+    if (!line.empty()) line += ' ';
+    line += word;
+    start = end + 1;
+  }
+  if (!line.empty()) out += fmt::format("{}{}\n", lead, line);
+  return out;
+}
+
+std::string wrapped(std::string_view text, std::size_t width, std::string_view indent) {
+  return wrapped(text, width, indent, indent);
+}
+
 // Every line of `text` within `width` columns: a figure row moves its evidence
 // tag ("[derived calculation]") to the next line under the value column; any
 // other line breaks at spaces, continuing two columns past its own indent (a
@@ -251,24 +278,7 @@ std::string fit_to_width(const std::string& text, std::size_t width) {
     const std::size_t lead = indent == std::string::npos ? 0 : indent;
     const std::size_t bullet = line.compare(lead, 2, "- ") == 0 ? 2 : 0;
     const std::string cont(std::min<std::size_t>(lead + bullet + 2, width / 2), ' ');
-    std::string current = line.substr(0, lead);
-    std::size_t pos = lead;
-    bool first_word = true;
-    while (pos < line.size()) {
-      auto space = line.find(' ', pos);
-      if (space == std::string::npos) space = line.size();
-      const auto word = line.substr(pos, space - pos);
-      pos = space + 1;
-      if (word.empty()) continue;
-      if (!first_word && current.size() + 1 + word.size() > width) {
-        out += current + "\n";
-        current = cont + word;
-      } else {
-        current += (first_word ? "" : " ") + word;
-      }
-      first_word = false;
-    }
-    out += current + "\n";
+    out += wrapped(std::string_view(line).substr(lead), width, std::string_view(line).substr(0, lead), cont);
   }
   if (!text.empty() && text.back() != '\n' && !out.empty()) out.pop_back();
   return out;
@@ -319,29 +329,6 @@ std::string render_plan_lines(const Plan& plan, TextStyle style) {
   return out;
 }
 
-namespace {
-
-// `text` broken at spaces into lines of at most `width` columns, each after `indent`.
-std::string wrapped(std::string_view text, std::size_t width, std::string_view indent) {
-  std::string out, line;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    auto end = text.find(' ', start);
-    if (end == std::string_view::npos) end = text.size();
-    const auto word = text.substr(start, end - start);
-    if (!line.empty() && indent.size() + line.size() + 1 + word.size() > width) {
-      out += fmt::format("{}{}\n", indent, line);
-      line.clear();
-    }
-    if (!line.empty()) line += ' ';
-    line += word;
-    start = end + 1;
-  }
-  if (!line.empty()) out += fmt::format("{}{}\n", indent, line);
-  return out;
-}
-
-}  // namespace
 
 std::string render_brief(const Plan& plan) {
   const auto& v = plan.verdict;
