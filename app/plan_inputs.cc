@@ -301,13 +301,15 @@ Result<Plan> make_plan(const Options& o, LoadedModel* loaded_out) {
     const PlanEvaluator evaluate = practical_evaluator(verdicts, loaded->model);
     PlanRequest resolved = *request;
     if (!layout_given(request->layout)) {
-      auto tried = layouts_to_try(loaded->model, cluster->gpu, *request).size();
-      if (auto best = evaluate(cluster->gpu, *request)) {
-        resolved.layout = layout_options_of(best->layout);
+      // The search practical_evaluator runs, here once with its count of layouts for the reason.
+      if (auto search = best_layout(verdicts, cluster->gpu, *request,
+                                    layouts_to_try(loaded->model, cluster->gpu, *request))) {
+        resolved.layout = layout_options_of(search->best.layout);
         resolved.layout_reason = fmt::format(
             "the practical layout `fit` picks at {} GPUs ({} tried: TP a power of two within a node dividing the "
             "heads, PP only across nodes, {}; green first, then the fewest stages, then the most headroom)",
-            request->gpu_count, tried, loaded->model.moe.routed_experts > 0 ? "EP over each stage" : "DP replicas");
+            request->gpu_count, search->evaluated,
+            loaded->model.moe.routed_experts > 0 ? "EP over each stage" : "DP replicas");
       }
     }
     auto plan = build_plan(context, cluster->gpu, resolved, PlanDetail::full);
