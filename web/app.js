@@ -143,7 +143,8 @@ function drawVerdict(plan) {
   const memory = c.capacity_bytes_per_gpu * c.count;
   $("verdict-totals").textContent = `model ${gb(plan.model.checkpoint_bytes)} of weights (${num(plan.model.parameters / 1e9, 1)}B ` +
     `parameters, ${num(plan.model.active_parameters / 1e9, 1)}B active) against ${gb(memory)} of device memory ` +
-    `(${c.count} x ${c.gpu_name}): ${(100 * plan.model.checkpoint_bytes / memory).toFixed(0)}% before the workload`;
+    `(${c.count} x ${c.gpu_name}): ${(100 * plan.model.checkpoint_bytes / memory).toFixed(0)}% before the workload ` +
+    `[derived calculation: checkpoint bytes / (device-reported capacity per GPU x ${c.count} GPUs)]`;
   const l = plan.layout;
   $("verdict-meta").textContent = `evidence: ${v.evidence}` +
     (v.fits ? " (a deployment hypothesis until benchmarked)" : " (derived under these inputs)") +
