@@ -33,6 +33,7 @@ const std::map<std::string, std::string Options::*>& string_keys() {
       {"gpus", &Options::gpus},
       {"context", &Options::context},
       {"concurrency", &Options::concurrency},
+      {"mix", &Options::mix},
       {"kv_dtype", &Options::kv_dtype},
       {"state_dtype", &Options::state_dtype},
       {"state_slots", &Options::state_slots},

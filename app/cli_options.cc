@@ -42,7 +42,14 @@ void add_model_and_cluster(CLI::App& app, Options& o, bool gpus_required) {
 void add_workload(CLI::App& app, Options& o) {
   app.add_option("--context", o.context, "tokens per request: 131072, 128K, 1M (default: the model's window)")
       ->group(kWorkload);
-  app.add_option("--concurrency", o.concurrency, "running requests (default 1)")->group(kWorkload);
+  app.add_option("--concurrency", o.concurrency, "running requests (default 1; with a mix, the total)")->group(kWorkload);
+  app.add_option("--mix", o.mix,
+                 "a request mix instead of --context: LENGTH:SHARE% of the running requests, e.g. 2K:70%,32K:25%,1M:5%")
+      ->group(kWorkload);
+  app.add_option("--mix-file", o.mix_file,
+                 "a request mix from a trace: a CSV of lengths (running requests), or input,output pairs (arrivals, "
+                 "weighted by output tokens)")
+      ->group(kWorkload);
   app.add_option("--kv-dtype", o.kv_dtype, "KV / MLA cache dtype: bf16 (default) or fp8")->group(kWorkload);
   app.add_option("--state-dtype", o.state_dtype, "recurrent state dtype: fp32 (default, engines' default) or bf16")
       ->group(kWorkload);

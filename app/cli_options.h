@@ -33,6 +33,8 @@ struct Options {
   // Workload (any of these turns on the second pass).
   std::string context;           // "1M", "128K", "131072"
   std::string concurrency;
+  std::string mix;               // "2K:70%,32K:25%,1M:5%" (shares of the running requests)
+  std::string mix_file;          // CSV of request lengths, or input,output pairs, from a trace
   std::string kv_dtype;
   std::string state_dtype;
   std::string state_slots;

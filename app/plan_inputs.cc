@@ -154,6 +154,23 @@ Result<PlanRequest> plan_request(const Options& o) {
   if (any(o.concurrency)) {
     if (auto e = set_positive(o.concurrency, "--concurrency", kMaxRequests, "requests", w.concurrency)) return *e;
   }
+  if (any(o.mix) || any(o.mix_file)) {
+    const bool file = !o.mix_file.empty();
+    if (!o.mix.empty() && file) return Error{"--mix-file", "", "give --mix or --mix-file, not both"};
+    const std::string flag = file ? "--mix-file" : "--mix";
+    if (!o.context.empty())
+      return Error{flag, "", "a mix sets each request's length: give --context or a mix, not both"};
+    Result<RequestMix> mix = Error{"", "", ""};
+    if (file) {
+      auto text = read_file(o.mix_file);
+      if (!text) return text.error();
+      mix = parse_mix_file(*text, o.mix_file);
+    } else {
+      mix = parse_mix(o.mix, "--mix");
+    }
+    if (!mix) return mix.error();
+    w.mix = std::move(mix).value();
+  }
   if (any(o.kv_dtype)) w.kv_dtype = o.kv_dtype;
   if (any(o.state_dtype)) w.state_dtype = o.state_dtype;
   if (any(o.state_slots)) {

@@ -30,6 +30,8 @@ struct EngineWorker {
   // One request of max_model_len as this worker allocates it (blocks / pages, padding included).
   std::uint64_t kv_request_bytes = 0;       // token cache (attention / MLA layers)
   std::uint64_t state_request_bytes = 0;    // recurrent state (all slots one request holds)
+  // With a request mix (workload.mix): one request of each member's length, in the mix's order.
+  std::vector<std::uint64_t> kv_request_bytes_by_length;
   // SGLang's pools are split at start-up; vLLM shares one pool (both 0).
   std::uint64_t kv_pool_bytes = 0;
   std::uint64_t state_pool_bytes = 0;

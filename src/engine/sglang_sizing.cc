@@ -223,6 +223,8 @@ Result<EngineSizing> size_sglang(const EngineInputs& in) {
     const auto tokens = pool.max_total_tokens;
     ew.kv_pool_bytes = checked_add(checked_mul(pool.full_tokens, full_bytes), checked_mul(pool.swa_tokens, swa_bytes));
     ew.kv_request_bytes = checked_mul(ceil_div(context, std::max<std::uint64_t>(layout.dcp, 1)), cell);
+    for (const auto& member : work.mix)
+      ew.kv_request_bytes_by_length.push_back(checked_mul(ceil_div(member.tokens, std::max<std::uint64_t>(layout.dcp, 1)), cell));
     if (tokens < min_tokens) {
       min_tokens = tokens;
       cell_used = cell;

@@ -260,6 +260,14 @@ Result<EngineSizing> size_vllm(const EngineInputs& in) {
     const auto token_blocks = shape.blocks_per_request - shape.state_blocks_per_request;
     const auto per_group_block = shape.uniform ? shape.bytes_per_block : checked_mul(shape.page_bytes, shape.group_size);
     ew.kv_request_bytes = checked_mul(token_blocks, per_group_block);
+    for (const auto& member : work.mix) {
+      // The same layout for a shorter request: only the blocks per request change.
+      auto at = kin;
+      at.max_model_len = member.tokens;
+      const auto member_shape = vllm_kv_cache_shape(at);
+      ew.kv_request_bytes_by_length.push_back(
+          checked_mul(member_shape.blocks_per_request - member_shape.state_blocks_per_request, per_group_block));
+    }
     ew.state_request_bytes = checked_mul(shape.state_blocks_per_request, per_group_block);
     const auto avail = ew.kv_budget_bytes > 0 ? static_cast<std::uint64_t>(ew.kv_budget_bytes) : 0;
     const auto blocks = shape.bytes_per_block ? avail / shape.bytes_per_block : 0;

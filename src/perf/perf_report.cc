@@ -22,7 +22,8 @@ PerfInputs perf_inputs(const PerfPlanInputs& in, std::uint64_t batch) {
   p.gpu = in.gpu;
   p.layout = in.layout;
   p.batch_per_group = batch;
-  p.context = in.workload->context_tokens;
+  // A mix: each decode step reads every running request's cache, on average the mean length's.
+  p.context = in.workload->mix.empty() ? in.workload->context_tokens : mean_tokens(in.workload->mix);
   p.kv_dtype_bytes = kv_dtype_bytes(in.workload->kv_dtype);
   p.state_dtype_bytes = state_dtype_bytes(in.workload->state_dtype);
   p.scale_out_gb_s = in.options.scale_out_gb_s;
@@ -151,6 +152,10 @@ PerfReport build_perf_report(const PerfPlanInputs& in) {
                                       "perf.bytes_per_token_by_dtype"));
     }
     r.assumptions = r.decode.assumptions;
+    if (!in.workload->mix.empty())
+      r.assumptions.push_back(fmt::format("request mix: decode reads each request's cache at the mix's mean length, {} tokens "
+                                          "(weighted by share); memory is sized at each member's length",
+                                          with_commas(p.context)));
     const auto prompt = o.prompt_tokens > 0 ? o.prompt_tokens
                                             : std::min<std::uint64_t>(std::max<std::uint64_t>(in.workload->context_tokens, 1),
                                                                       kDefaultPromptTokens);

@@ -50,17 +50,27 @@ std::string kv_disagreement(const Plan& plan, const ModelSpec& model) {
     per_token = checked_add(per_token, row.bytes_per_token, "KV bytes per token");
   const auto& e = *plan.engine;
   const auto block = std::max<std::uint64_t>(e.block_size, 1);
-  const auto per_request = checked_mul(checked_mul(ceil_div(e.max_model_len, block), block, "KV tokens"), per_token,
-                                       "KV bytes");
-  // Requests are spread over the DP attention groups; a rank holds its group's.
+  const auto per_request = [&](std::uint64_t tokens) {
+    return checked_mul(checked_mul(ceil_div(tokens, block), block, "KV tokens"), per_token, "KV bytes");
+  };
+  // Requests are spread over the DP attention groups; a rank holds its group's,
+  // each at its own length when the workload is a mix.
   const auto requests = ceil_div(plan.workload.concurrency, std::max<std::uint64_t>(plan.layout.dp, 1));
-  const auto expected = checked_mul(per_request, requests, "KV bytes");
+  std::uint64_t expected = 0;
+  if (plan.workload.mix.empty()) {
+    expected = checked_mul(per_request(e.max_model_len), requests, "KV bytes");
+  } else {
+    const auto counts = heaviest_group(plan.workload.mix, plan.workload.concurrency, plan.layout.dp);
+    for (std::size_t i = 0; i < counts.size(); ++i)
+      expected = checked_add(expected, checked_mul(per_request(plan.workload.mix[i].tokens), counts[i], "KV bytes"));
+  }
   for (const auto& rank : plan.ranks)
     for (const auto& row : rank.rows)
       if (row.id == "kv.cache" && row.bytes != expected)
         return fmt::format("rank {}: the KV row holds {} B, {} request(s) x ceil({} / {}) x {} tokens x {} B per token "
                            "make {} B",
-                           rank.rank, with_commas(row.bytes), requests, e.max_model_len, block, block,
+                           rank.rank, with_commas(row.bytes), requests,
+                           plan.workload.mix.empty() ? std::to_string(e.max_model_len) : "each length", block, block,
                            with_commas(per_token), with_commas(expected));
   return "";
 }

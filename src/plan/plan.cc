@@ -175,12 +175,20 @@ Pools compute_pools(const Plan& plan, const PlanContext& context, const ModelSpe
   p.slots_per_request = checked_add(w.state_slots, w.spec_tokens);  // one more per speculative position
   p.state_rank_bytes = checked_mul(checked_mul(p.slots_per_request, p.requests_per_group), p.slot_bytes, "state pool");
   p.cache_per_request = cache_bytes_for_context(p.rows->cache, checked_add(w.context_tokens, w.spec_tokens));
-  if (plan.draft_tp > 0) {
-    p.draft_cache = token_cache_per_rank(*draft, kv_dtype_bytes(w.kv_dtype), plan.draft_tp);
-    p.draft_cache_per_request = cache_bytes_for_context(p.draft_cache, checked_add(w.context_tokens, w.spec_tokens));
-    p.draft_cache_rank_bytes = checked_mul(p.requests_per_group, p.draft_cache_per_request, "draft cache");
+  if (plan.draft_tp > 0) p.draft_cache = token_cache_per_rank(*draft, kv_dtype_bytes(w.kv_dtype), plan.draft_tp);
+  // Each length's requests at that length (window layers capped per request).
+  const auto by_length = requests_by_length(w, layout.dp);
+  std::uint64_t group_cache = 0;
+  for (std::size_t i = 0; i < by_length.tokens.size(); ++i) {
+    if (by_length.counts[i] == 0) continue;
+    const auto tokens = checked_add(by_length.tokens[i], w.spec_tokens);
+    group_cache = checked_add(group_cache, checked_mul(by_length.counts[i], cache_bytes_for_context(p.rows->cache, tokens), "cache pool"));
+    if (plan.draft_tp > 0)
+      p.draft_cache_rank_bytes = checked_add(
+          p.draft_cache_rank_bytes, checked_mul(by_length.counts[i], cache_bytes_for_context(p.draft_cache, tokens), "draft cache"));
   }
-  p.cache_rank_bytes = ceil_div(checked_mul(p.requests_per_group, p.cache_per_request, "cache pool"), layout.dcp);
+  if (plan.draft_tp > 0) p.draft_cache_per_request = cache_bytes_for_context(p.draft_cache, checked_add(w.context_tokens, w.spec_tokens));
+  p.cache_rank_bytes = ceil_div(group_cache, layout.dcp);
   const auto width = dtype_bits(model.dtype) / 8;
   p.hidden_buffer = checked_mul(checked_mul(w.chunk_tokens, model.hidden_size), width, "activations");
   if (model.attn_res_block_size > 0) {
@@ -213,6 +221,17 @@ std::string joined(const std::vector<std::string>& parts, std::string_view sep) 
   std::string out;
   for (const auto& part : parts) out += (out.empty() ? "" : std::string(sep)) + part;
   return out;
+}
+
+// "3 requests" or, with a mix, "3 requests of the mix (2 x 2,048 + 1 x 32,768 tokens)".
+std::string requests_text(const WorkloadOptions& w, std::uint64_t groups) {
+  const auto requests = ceil_div(w.concurrency, std::max<std::uint64_t>(groups, 1));
+  if (w.mix.empty()) return fmt::format("{} requests", requests);
+  const auto b = requests_by_length(w, groups);
+  std::vector<std::string> parts;
+  for (std::size_t i = 0; i < b.tokens.size(); ++i)
+    if (b.counts[i] > 0) parts.push_back(fmt::format("{} x {}", b.counts[i], with_commas(b.tokens[i])));
+  return fmt::format("{} requests of the mix ({} tokens)", requests, joined(parts, " + "));
 }
 
 void add_pool_figures(Plan& plan, const ModelSpec& model, const Pools& p) {
@@ -259,8 +278,11 @@ void add_pool_figures(Plan& plan, const ModelSpec& model, const Pools& p) {
                                          with_commas(w.context_tokens)),
                              kConfigSource));
     f.push_back(bytes_figure("kv.pool_per_rank", "cache pool per rank", p.cache_rank_bytes, Evidence::derived,
-                             fmt::format("{} requests x {} B / DCP {}", p.requests_per_group,
-                                         with_commas(p.cache_per_request), plan.layout.dcp),
+                             w.mix.empty()
+                                 ? fmt::format("{} requests x {} B / DCP {}", p.requests_per_group,
+                                               with_commas(p.cache_per_request), plan.layout.dcp)
+                                 : fmt::format("{}, each at its length's cache / DCP {}",
+                                               requests_text(w, plan.layout.dp), plan.layout.dcp),
                              kConfigSource));
   }
   f.push_back(bytes_figure("activations.hidden_buffer",
@@ -379,17 +401,34 @@ RankLedger rank_ledger(const Plan& plan, const RankWeights& weights, const Pools
       });
       l.rows.push_back(row("kv.cache", label, Resource::kv_cache, p.cache_rank_bytes,
                            Evidence::derived,
-                           text_if(formulas, [&] { return fmt::format("{} requests x {} B per request / DCP {}", p.requests_per_group,
-                                                         with_commas(p.cache_per_request), plan.layout.dcp); })));
+                           text_if(formulas, [&] {
+                             return w.mix.empty() ? fmt::format("{} requests x {} B per request / DCP {}", p.requests_per_group,
+                                                                with_commas(p.cache_per_request), plan.layout.dcp)
+                                                  : fmt::format("{} / DCP {}", requests_text(w, plan.layout.dp), plan.layout.dcp);
+                           })));
     }
     if (p.draft_cache_rank_bytes > 0)
       l.rows.push_back(row("kv.draft", fmt::format("draft model cache ({})", plan.draft_name), Resource::kv_cache,
                            p.draft_cache_rank_bytes, Evidence::derived,
-                           text_if(formulas, [&] { return fmt::format("{} requests x {} B per request (draft at TP {})", p.requests_per_group,
-                                                         with_commas(p.draft_cache_per_request), plan.draft_tp); })));
+                           text_if(formulas, [&] { return w.mix.empty()
+                                                         ? fmt::format("{} requests x {} B per request (draft at TP {})", p.requests_per_group,
+                                                                       with_commas(p.draft_cache_per_request), plan.draft_tp)
+                                                         : fmt::format("{} (draft at TP {})", requests_text(w, plan.layout.dp), plan.draft_tp); })));
   }
   close_ledger(l);
   return l;
+}
+
+// The token cache a group's running requests hold on one engine worker: each
+// request at its length (a mix), else every request at max_model_len.
+std::uint64_t engine_kv_in_use(const EngineWorker& worker, const WorkloadOptions& w, std::uint64_t groups) {
+  if (w.mix.empty() || worker.kv_request_bytes_by_length.size() != w.mix.size())
+    return checked_mul(ceil_div(w.concurrency, std::max<std::uint64_t>(groups, 1)), worker.kv_request_bytes, "KV cache");
+  const auto counts = heaviest_group(w.mix, w.concurrency, groups);
+  std::uint64_t bytes = 0;
+  for (std::size_t i = 0; i < counts.size(); ++i)
+    bytes = checked_add(bytes, checked_mul(counts[i], worker.kv_request_bytes_by_length[i], "KV cache"));
+  return bytes;
 }
 
 // The ledger of a rank as vLLM or SGLang allocates it: weights as the engine
@@ -445,10 +484,15 @@ RankLedger engine_rank_ledger(const Plan& plan, const ModelSpec& model, const Ra
   }
   if (worker.kv_request_bytes > 0)
     l.rows.push_back(row("kv.cache", "KV cache in use", Resource::kv_cache,
-                         checked_mul(requests, worker.kv_request_bytes, "KV cache"), Evidence::estimate,
-                         text_if(formulas, [&] { return fmt::format("{} requests x {} B ({}-token blocks for {} tokens)", requests,
-                                                       with_commas(worker.kv_request_bytes), e.block_size,
-                                                       with_commas(e.max_model_len)); })));
+                         engine_kv_in_use(worker, plan.workload, plan.layout.dp), Evidence::estimate,
+                         text_if(formulas, [&] {
+                           return plan.workload.mix.empty()
+                                      ? fmt::format("{} requests x {} B ({}-token blocks for {} tokens)", requests,
+                                                    with_commas(worker.kv_request_bytes), e.block_size,
+                                                    with_commas(e.max_model_len))
+                                      : fmt::format("{}, each in {}-token blocks for its length", requests_text(plan.workload, plan.layout.dp),
+                                                    e.block_size);
+                         })));
   close_ledger(l);
   return l;
 }
@@ -602,9 +646,12 @@ void apply_engine_verdict(Plan& plan) {
         boundary = Resource::recurrent_state;
         break;
       }
-      if (checked_mul(requests, w.kv_request_bytes) > w.kv_pool_bytes) {
-        why = fmt::format("{} requests of {} tokens need more than the {} tokens of SGLang's KV pool", requests,
-                          with_commas(plan.workload.context_tokens), with_commas(e.kv_cache_tokens));
+      if (engine_kv_in_use(w, plan.workload, plan.layout.dp) > w.kv_pool_bytes) {
+        why = plan.workload.mix.empty()
+                  ? fmt::format("{} requests of {} tokens need more than the {} tokens of SGLang's KV pool", requests,
+                                with_commas(plan.workload.context_tokens), with_commas(e.kv_cache_tokens))
+                  : fmt::format("{} need more than the {} tokens of SGLang's KV pool", requests_text(plan.workload, plan.layout.dp),
+                                with_commas(e.kv_cache_tokens));
         boundary = Resource::kv_cache;
         break;
       }

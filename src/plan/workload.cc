@@ -1,5 +1,9 @@
 #include "plan/workload.h"
 
+#include <algorithm>
+
+#include "core/bytes.h"
+
 namespace preflight {
 
 std::uint64_t kv_dtype_bytes(const std::string& name) {
@@ -21,9 +25,22 @@ std::uint64_t state_dtype_bytes(const std::string& name) {
 }
 
 WorkloadOptions resolved_workload(WorkloadOptions w, std::uint64_t max_context, std::uint64_t model_dtype_bits) {
+  if (!w.mix.empty()) w.context_tokens = longest(w.mix);
   if (w.context_tokens == 0) w.context_tokens = max_context;
   w.kv_dtype = resolve_kv_dtype(w.kv_dtype, model_dtype_bits);
   return w;
+}
+
+RequestsByLength requests_by_length(const WorkloadOptions& w, std::uint64_t groups) {
+  RequestsByLength out;
+  if (w.mix.empty()) {
+    out.tokens = {w.context_tokens};
+    out.counts = {ceil_div(w.concurrency, std::max<std::uint64_t>(groups, 1))};
+    return out;
+  }
+  out.counts = heaviest_group(w.mix, w.concurrency, groups);
+  for (const auto& c : w.mix) out.tokens.push_back(c.tokens);
+  return out;
 }
 
 }  // namespace preflight

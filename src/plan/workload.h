@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/units.h"
+#include "plan/request_mix.h"
 
 namespace preflight {
 
@@ -23,7 +24,20 @@ struct WorkloadOptions {
   // keeps its own recurrent state (vLLM MambaSpec.num_speculative_blocks) and
   // its KV slots (lookahead); a --draft model adds its weights and cache.
   std::uint64_t spec_tokens = 0;
+  // --mix / --mix-file: running requests of several lengths (request_mix.h);
+  // empty: every request is context_tokens long. With a mix, context_tokens is
+  // its longest member (the engines' max_model_len).
+  RequestMix mix;
 };
+
+// The running requests of the heaviest of `groups` attention groups by
+// length: ceil(concurrency / groups) of context_tokens without a mix, else
+// the mix's heaviest_group (request_mix.h).
+struct RequestsByLength {
+  std::vector<std::uint64_t> tokens;
+  std::vector<std::uint64_t> counts;
+};
+RequestsByLength requests_by_length(const WorkloadOptions& w, std::uint64_t groups);
 
 // Bytes per element for the accepted dtype names; 0 for an unknown name.
 std::uint64_t kv_dtype_bytes(const std::string& name);

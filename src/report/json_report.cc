@@ -166,6 +166,16 @@ nlohmann::json plan_json(const Plan& plan) {
     j["workload"] = {{"context_tokens", w.context_tokens}, {"concurrency", w.concurrency},
                      {"kv_dtype", w.kv_dtype},             {"state_dtype", w.state_dtype},
                      {"state_slots", w.state_slots},       {"chunk_tokens", w.chunk_tokens}};
+    if (!w.mix.empty()) {
+      // Each member's share and the requests of the heaviest attention group at its length.
+      const auto counts = heaviest_group(w.mix, w.concurrency, plan.layout.dp);
+      auto mix = nlohmann::json::array();
+      for (std::size_t i = 0; i < w.mix.size(); ++i)
+        mix.push_back({{"context_tokens", w.mix[i].tokens},
+                       {"share_percent", share_percent(w.mix, i)},
+                       {"requests_per_group", counts[i]}});
+      j["workload"]["mix"] = mix;
+    }
   }
   j["verdict"] = {{"fits", plan.verdict.fits},
                   {"first_boundary", resource_key(plan.verdict.first_boundary)},

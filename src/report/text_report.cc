@@ -189,7 +189,9 @@ std::string plan_header(const Plan& plan, TextStyle style) {
                                                   plan.draft_name.empty() ? "" : " (draft " + plan.draft_name + ")")
                                     : "";
     const bool has_state = find_figure(plan.figures, "state.slot_per_rank") != nullptr;
-    out += fmt::format("workload: {} tokens x {} request{}, KV {}{}, prefill chunk {}\n", with_commas(w.context_tokens),
+    const auto lengths = w.mix.empty() ? fmt::format("{} tokens", with_commas(w.context_tokens))
+                                       : fmt::format("a mix of {}", describe_mix(w.mix));
+    out += fmt::format("workload: {} x {} request{}, KV {}{}, prefill chunk {}\n", lengths,
                        w.concurrency, w.concurrency == 1 ? "" : "s", w.kv_dtype,
                        has_state ? fmt::format(", recurrent state {} x {} slots{}", w.state_dtype, w.state_slots,
                                                  w.spec_tokens ? fmt::format(" + {} speculative", w.spec_tokens) : "")

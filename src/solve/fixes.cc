@@ -66,7 +66,7 @@ std::vector<VerdictSuggestion> find_fixes(const PlanEvaluator& evaluate, const A
           }))
         out.push_back(suggestion(fmt::format("--concurrency {}", b->first), b->second));
     const auto context = plan.workload.context_tokens;
-    if (context > 1)
+    if (context > 1 && plan.workload.mix.empty())  // a mix's lengths are the traffic's, not a knob
       if (auto b = largest(context, context > 4096 ? 1024 : 1, [&](PlanRequest& r, std::uint64_t v) {
             r.workload.context_tokens = v;
           }))

@@ -17,6 +17,8 @@ Result<SolveFor> parse_solve(std::string_view text, std::string_view flag) {
 Result<MaxResult> solve_max(const ModelSpec& model, const PlanEvaluator& evaluate, const Accelerator& gpu,
                             const PlanRequest& request, const MaxOptions& options) {
   if (request.gpu_count == 0) return Error{"--gpus", "", "GPU count must be at least 1"};
+  if (options.what == SolveFor::context && !request.workload.mix.empty())
+    return Error{"--solve", "context", "a request mix fixes every request's length; solve for concurrency (the mix scaled)"};
   MaxResult out;
   out.what = options.what;
   PlanRequest base = request;

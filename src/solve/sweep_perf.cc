@@ -16,7 +16,7 @@ void add_sweep_perf(Sweep& sweep, const PlanContext& context, const PlanRequest&
       in.gpu = &row.gpu;
       in.layout = &cell.best.layout;
       in.batch_per_group = decode_batch_per_group(cell.best.layout, w.concurrency);
-      in.context = w.context_tokens;
+      in.context = w.mix.empty() ? w.context_tokens : mean_tokens(w.mix);  // as perf_report: the mix's mean length
       in.kv_dtype_bytes = kv_dtype_bytes(w.kv_dtype);
       in.state_dtype_bytes = state_dtype_bytes(w.state_dtype);
       in.scale_out_gb_s = request.perf.scale_out_gb_s;

@@ -1,0 +1,17 @@
+// Fuzzes the request-mix readers: --mix text and --mix-file CSV (trace files
+// come from other tools; a malformed one must be a one-line error).
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "plan/request_mix.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  if (auto mix = preflight::parse_mix(text, "fuzz")) {
+    (void)preflight::heaviest_group(*mix, 1000, 7);
+    (void)preflight::describe_mix(*mix);
+  }
+  if (auto mix = preflight::parse_mix_file(text, "fuzz")) (void)preflight::heaviest_group(*mix, (1u << 24), 3);
+  return 0;
+}

@@ -1,0 +1,66 @@
+// A request mix: running requests of several lengths (issue 19, item 1).
+//
+// Seed 000's checklist asks for "the expected context distribution"; teams
+// size clusters from traffic, not from one context x N identical requests.
+// A mix is a list of lengths with weights: `--mix 2K:70%,32K:25%,1M:5%`
+// (shares of the running requests; `--concurrency` is the total) or
+// `--mix-file` (a CSV from a trace). The ledger sizes each pool for it: the
+// token cache by length (window layers capped per request), the recurrent
+// state once per request whatever its length.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/result.h"
+
+namespace preflight {
+
+struct MixClass {
+  std::uint64_t tokens = 0;  // the length a request of this class reaches (prompt + output)
+  std::uint64_t weight = 0;  // relative share of the running requests (parts per million from --mix)
+};
+
+// Classes sorted by length, one per distinct length, weights > 0.
+using RequestMix = std::vector<MixClass>;
+
+inline constexpr std::size_t kMaxMixClasses = 256;
+
+// "2K:70%,32K:25%,1M:5%": lengths as --context takes them, shares in percent
+// summing to 100 (within 0.01). Errors name `origin` and the bad member.
+Result<RequestMix> parse_mix(std::string_view text, std::string_view origin);
+
+// A CSV of requests, one per line (a header line and `#` comments skipped):
+//  - one column, `tokens`: each line one running request of that length;
+//  - two columns, `input,output`: each line one arriving request. It reaches
+//    input + output tokens, and by Little's law requests are running in
+//    proportion to how long they run, which decode dominates: weight = output
+//    tokens (at least 1).
+// More than 64 distinct lengths are bucketed: each length rounded up to the
+// next multiple of 2^(floor(log2 length) - 2) (at most +25%: never smaller).
+Result<RequestMix> parse_mix_file(std::string_view text, std::string_view origin);
+
+// The mix's running requests in one attention group: `requests` split by
+// weight with the largest-remainder method (Hamilton), ties to the longer
+// class, so the counts sum to `requests` and the cache lies between the
+// shortest and the longest member's. One count per class, in the mix's order.
+std::vector<std::uint64_t> apportion(const RequestMix& mix, std::uint64_t requests);
+
+// The heaviest of `groups` attention groups (DP) sharing `total` running
+// requests: the mix apportioned over the total, each class spread evenly over
+// the groups, and the group that gets every class's rounding-up, longest
+// first, filled to ceil(total / groups) requests. One group: apportion(mix, total).
+std::vector<std::uint64_t> heaviest_group(const RequestMix& mix, std::uint64_t total, std::uint64_t groups);
+
+std::uint64_t longest(const RequestMix& mix);
+// The running requests' mean length, weighted by share, rounded up: what a
+// decode step's attention reads per request on average (perf/).
+std::uint64_t mean_tokens(const RequestMix& mix);
+// "2,048:70%, 32,768:25%, 1,048,576:5%" (shares to 2 decimals where needed).
+std::string describe_mix(const RequestMix& mix);
+// A class's share in percent.
+double share_percent(const RequestMix& mix, std::size_t i);
+
+}  // namespace preflight
