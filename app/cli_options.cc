@@ -16,6 +16,7 @@ constexpr const char* kParallel = "Parallelism (default: a layout the engine sup
 constexpr const char* kEngine = "Engine (--engine picks vLLM or SGLang memory rules)";
 constexpr const char* kOverride = "Model overrides (what the engine loads)";
 constexpr const char* kPerf = "Throughput, cost and cold start (bounds and estimates)";
+constexpr const char* kLatency = "Latency targets (against the roofline bounds: a miss is certain, a meet a hypothesis)";
 
 void add_hub_flags(CLI::App& app, Options& o) {
   app.add_flag("--no-cache", o.no_cache, "hub models: neither read nor write the metadata cache");
@@ -58,6 +59,16 @@ void add_workload(CLI::App& app, Options& o) {
   app.add_option("--reserve", o.reserve, "runtime reserve per GPU: 10% (default) or bytes such as 8GiB (generic engine)")
       ->group(kWorkload);
   app.add_option("--chunk", o.chunk, "prefill chunk tokens for the activation estimate (default 16384)")->group(kWorkload);
+  app.add_option("--ttft", o.ttft, "time-to-first-token target, e.g. 2s or 500ms")->group(kLatency);
+  app.add_option("--tpot", o.tpot, "time-per-output-token target, e.g. 50ms")->group(kLatency);
+  app.add_option("--rate", o.rate,
+                 "requests per second: the running requests follow by Little's law (needs --tpot; instead of "
+                 "--concurrency), and prefill and decode share the GPUs")
+      ->group(kLatency);
+  app.add_option("--input-tokens", o.input_tokens, "prompt tokens per request (default: the length less the output)")
+      ->group(kLatency);
+  app.add_option("--output-tokens", o.output_tokens, "output tokens per request (default min(1024, half the length))")
+      ->group(kLatency);
 }
 
 void add_perf(CLI::App& app, Options& o) {

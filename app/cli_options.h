@@ -40,6 +40,12 @@ struct Options {
   std::string state_slots;
   std::string reserve;           // "10%" or "8GiB"
   std::string chunk;
+  // Latency targets (plan and fit): checked against the roofline bounds.
+  std::string ttft;              // "2s", "500ms"
+  std::string tpot;              // "50ms"
+  std::string rate;              // requests per second; sets the concurrency by Little's law
+  std::string input_tokens;
+  std::string output_tokens;
   // Parallelism.
   std::string tp;
   std::string ep;

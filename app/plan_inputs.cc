@@ -11,6 +11,7 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <tuple>
 
 #include "core/bytes.h"
 #include "core/text.h"
@@ -183,6 +184,38 @@ Result<PlanRequest> plan_request(const Options& o) {
   }
   if (any(o.chunk)) {
     if (auto e = set_positive(o.chunk, "--chunk", kMaxTokens, "tokens", w.chunk_tokens)) return *e;
+  }
+  auto& t = r.latency;
+  for (const auto& [text, flag, out] : {std::tuple<const std::string&, const char*, double&>{o.ttft, "--ttft", t.ttft_s},
+                                        {o.tpot, "--tpot", t.tpot_s}}) {
+    if (!any(text)) continue;
+    auto v = parse_duration(text, flag);
+    if (!v) return v.error();
+    out = *v;
+  }
+  if (any(o.rate)) {
+    auto v = parse_number(o.rate, "--rate", kMaxRate);
+    if (!v) return v.error();
+    if (!(*v > 0)) return Error{"--rate", "", fmt::format("expected requests per second above 0, got {}", echo(o.rate))};
+    t.rate_per_s = *v;
+  }
+  if (any(o.input_tokens))
+    if (auto e = set_positive(o.input_tokens, "--input-tokens", kMaxTokens, "tokens", t.input_tokens)) return *e;
+  if (any(o.output_tokens))
+    if (auto e = set_positive(o.output_tokens, "--output-tokens", kMaxTokens, "tokens", t.output_tokens)) return *e;
+  if ((t.input_tokens > 0 || t.output_tokens > 0) && !t.any())
+    return Error{t.input_tokens > 0 ? "--input-tokens" : "--output-tokens", "",
+                 "sizes the latency check: give --ttft, --tpot or --rate with it"};
+  if (t.rate_per_s > 0) {
+    if (!o.concurrency.empty())
+      return Error{"--rate", "", "the running requests follow from the rate: give --rate or --concurrency, not both"};
+    // The length the output default is taken from: the mix's mean, the context, or none yet (the model's window).
+    const auto length = !w.mix.empty() ? mean_tokens(w.mix) : w.context_tokens > 0 ? w.context_tokens : UINT64_MAX;
+    const auto output = t.output_tokens > 0 ? t.output_tokens : default_output_tokens(length);
+    auto n = concurrency_from_rate(t, output);
+    if (!n) return n.error();
+    w.concurrency = *n;
+    r.concurrency_from_rate = true;
   }
   auto& l = r.layout;
   if (auto e = set_positive(o.tp, "--tp", kMaxParallel, "GPUs", l.tp)) return *e;

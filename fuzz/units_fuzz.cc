@@ -12,5 +12,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   (void)preflight::parse_reserve(text, "fuzz");
   (void)preflight::parse_gpu_spec(text, "fuzz");
   (void)preflight::parse_positive_integer(text, "fuzz");
+  (void)preflight::parse_duration(text, "fuzz");
   return 0;
 }

@@ -119,6 +119,27 @@ Result<std::uint64_t> parse_byte_size(std::string_view text, std::string_view or
   return scale_to_integer(std::round(*v * mult), 1, text, origin, "size");
 }
 
+Result<double> parse_duration(std::string_view text, std::string_view origin) {
+  auto t = trim(text);
+  if (!t.empty() && t.front() == '-')
+    return Error{std::string(origin), "", fmt::format("a duration must be positive, got {}", echo(text))};
+  std::string_view number, suffix;
+  split_number(t, number, suffix);
+  auto v = parse_decimal(number, text, origin, "a duration such as 2s, 50ms or 250us");
+  if (!v) return v.error();
+  const std::string s = to_lower(suffix);
+  double mult = 0;
+  if (s.empty() || s == "s") mult = 1;
+  else if (s == "ms") mult = 1e-3;
+  else if (s == "us") mult = 1e-6;
+  else
+    return Error{std::string(origin), "", fmt::format("unknown unit {} in {} (use s, ms or us)", echo(suffix), echo(text))};
+  const double seconds = *v * mult;
+  if (!(seconds > 0) || seconds > 3600)
+    return Error{std::string(origin), "", fmt::format("expected a duration above 0 and at most 1 hour, got {}", echo(text))};
+  return seconds;
+}
+
 Result<ReserveSpec> parse_reserve(std::string_view text, std::string_view origin) {
   auto t = trim(text);
   if (!t.empty() && t.back() == '%') {

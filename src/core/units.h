@@ -17,6 +17,10 @@ Result<std::uint64_t> parse_token_count(std::string_view text, std::string_view 
 Result<std::uint64_t> parse_byte_size(std::string_view text, std::string_view origin);
 Result<std::uint64_t> parse_positive_integer(std::string_view text, std::string_view origin);
 
+// "2s", "50ms", "250us", "1.5" (seconds): a positive duration in seconds, at
+// most an hour (latency targets).
+Result<double> parse_duration(std::string_view text, std::string_view origin);
+
 // "10%" -> percent; "8GiB" -> bytes. Exactly one of the two is set.
 struct ReserveSpec {
   bool is_percent = true;

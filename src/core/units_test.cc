@@ -52,6 +52,21 @@ TEST(Units, ByteSizesAndReserve) {
             "--reserve: unknown unit 'XB' in '8XB' (use B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)");
 }
 
+TEST(Units, Durations) {
+  struct Case {
+    const char* text;
+    double seconds;
+  };
+  for (const auto& c : std::vector<Case>{{"2s", 2.0}, {"50ms", 0.05}, {"250us", 250e-6}, {"1.5", 1.5}, {" 200 ms ", 0.2},
+                                         {"3600s", 3600.0}})
+    EXPECT_DOUBLE_EQ(parse_duration(c.text, "--tpot").value_or_throw(), c.seconds) << c.text;
+  for (const char* bad : {"", "-1s", "0ms", "2 minutes", "ms", "3601s", "1e999s", "nan"}) {
+    auto d = parse_duration(bad, "--tpot");
+    ASSERT_FALSE(d.ok()) << bad;
+    EXPECT_EQ(d.error().origin, "--tpot");
+  }
+}
+
 TEST(Units, GpuSpecs) {
   const auto s = parse_gpu_spec("8xH100", "--gpus").value();
   EXPECT_EQ(s.count, 8u);

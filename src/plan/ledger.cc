@@ -14,6 +14,8 @@ std::string_view resource_key(Resource r) {
     case Resource::activations: return "activations";
     case Resource::recurrent_state: return "recurrent_state";
     case Resource::kv_cache: return "kv_cache";
+    case Resource::ttft: return "ttft";
+    case Resource::tpot: return "tpot";
   }
   return "none";
 }

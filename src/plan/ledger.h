@@ -15,7 +15,9 @@
 
 namespace preflight {
 
-enum class Resource { none, weights, reserve, activations, recurrent_state, kv_cache };
+// Memory in allocation order, then the latency targets (issue 19), which only
+// a plan whose memory fits can miss.
+enum class Resource { none, weights, reserve, activations, recurrent_state, kv_cache, ttft, tpot };
 
 std::string_view resource_key(Resource r);  // "weights", "kv_cache", ... "none"
 

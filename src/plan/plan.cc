@@ -11,6 +11,8 @@
 #include "plan/disk.h"
 #include "plan/placement.h"
 #include "engine/size_engine.h"
+#include "perf/roofline.h"
+#include "perf/step_shape.h"
 
 namespace preflight {
 
@@ -668,6 +670,56 @@ void apply_engine_verdict(Plan& plan) {
   v.summary = fmt::format("does not fit: first boundary crossed: {}; {}", resource_key(boundary), why);
 }
 
+// The latency targets against the roofline bounds at this plan's layout and
+// batch (perf/latency.h), from the representative ranks as the solvers' fast
+// path computes them. A plan whose memory fits but whose bounds miss a target
+// is red with `ttft` or `tpot` as its first boundary.
+void apply_latency(Plan& plan, const PlanContext& context, const Accelerator& gpu, const PlanRequest& request, bool full) {
+  if (!request.latency.any()) return;
+  const auto& model = *context.model;
+  const auto& w = plan.workload;
+  auto targets = request.latency;
+  const auto length = w.mix.empty() ? w.context_tokens : mean_tokens(w.mix);
+  if (targets.output_tokens == 0) targets.output_tokens = default_output_tokens(length);
+  if (targets.input_tokens == 0) targets.input_tokens = default_input_tokens(length, targets.output_tokens);
+  PerfInputs in;
+  in.model = &model;
+  in.gpu = &gpu;  // the catalogue's: a verdict-only plan copies only its capacity
+  in.layout = &plan.layout;
+  in.batch_per_group = decode_batch_per_group(plan.layout, w.concurrency);
+  in.context = length;
+  in.kv_dtype_bytes = kv_dtype_bytes(w.kv_dtype);
+  in.state_dtype_bytes = state_dtype_bytes(w.state_dtype);
+  in.scale_out_gb_s = request.perf.scale_out_gb_s;
+  if (auto e = validate_perf_inputs(in)) {
+    if (full) plan.assumptions.push_back(fmt::format("latency targets not checked: {}", e->message));
+    return;
+  }
+  const auto& placement = context.formats();
+  std::vector<RankFormatWeights> weights;
+  for (auto r : context.placement.representative_ranks(plan.layout)) weights.push_back(placement.rank_weights(plan.layout, r));
+  const auto decode = estimate_step(in, placement, weights, decode_step(in, in.batch_per_group));
+  const auto prefill = estimate_step(in, placement, weights, prefill_step(targets.input_tokens));
+  LatencyBounds b;
+  b.prefill_s = prefill.step_seconds;
+  b.prefill_slowest_stage_s = prefill.slowest_stage_seconds;
+  b.decode_step_s = decode.step_seconds;
+  b.decode_tokens_per_s = static_cast<double>(decode.tokens_per_step) / decode.slowest_stage_seconds;
+  b.dp_groups = plan.layout.dp;
+  plan.latency = check_latency(targets, w.concurrency, request.concurrency_from_rate, b);
+  const auto& check = *plan.latency;
+  if (full) {
+    for (const auto& f : check.figures) plan.figures.push_back(f);
+    for (const auto& a : check.assumptions) plan.assumptions.push_back(a);
+  }
+  auto& v = plan.verdict;
+  if (!v.fits || check.binding.empty()) return;  // memory first: it is what a plan must have at all
+  v.fits = false;
+  v.first_boundary = check.binding == "ttft" ? Resource::ttft : Resource::tpot;
+  v.evidence = Evidence::derived;
+  v.summary = fmt::format("does not meet the latency targets: first boundary crossed: {}; {}", check.binding, check.why);
+}
+
 // Where a --draft model sits: on every rank, at the largest TP dividing the
 // target's TP that its heads accept (vLLM runs a draft at the target's TP or
 // at 1), replicated over DP and PP. Its heaviest rank's weights.
@@ -858,6 +910,7 @@ Result<Plan> build_plan(const PlanContext& context, const Accelerator& gpu, cons
   }
   plan.verdict = judge(plan, full);
   apply_engine_verdict(plan);
+  apply_latency(plan, context, gpu, request, full);
   if (!full) {
     if (!model.family_reader) mark_guessed_structure(plan);
     return plan;

@@ -26,6 +26,7 @@
 #include "model/model_spec.h"
 #include "model/request_state.h"
 #include "perf/format_placement.h"
+#include "perf/latency.h"
 #include "perf/perf_report.h"
 #include "plan/layout.h"
 #include "plan/ledger.h"
@@ -64,6 +65,8 @@ struct PlanRequest {
   WorkloadOptions workload;
   EngineOptions engine;
   PerfOptions perf;                          // throughput, cost and cold-start inputs (full plans only)
+  LatencyTargets latency;                    // --ttft / --tpot / --rate: checked in every plan, the solvers' too
+  bool concurrency_from_rate = false;        // workload.concurrency came from --rate (Little's law)
   std::shared_ptr<const ModelSpec> draft;    // --draft: a speculative draft model (needs workload.spec_tokens)
 };
 
@@ -92,6 +95,7 @@ struct Plan {
   std::vector<ChecklistItem> checklist;
   std::vector<std::string> assumptions; // planning assumptions in force
   std::optional<PerfReport> perf;       // throughput bounds, cost and cold start (full plans)
+  std::optional<LatencyCheck> latency;  // the latency targets against the bounds, when any was given
   std::string draft_name;               // --draft model, when given
   std::string draft_ref;                // what an engine loads: its hub id when known, else the name or path
   std::uint64_t mtp_layers = 0;         // the model's own draft layers

@@ -189,6 +189,26 @@ nlohmann::json plan_json(const Plan& plan) {
       suggestions.push_back({{"flags", x.flags}, {"headroom_bytes", x.headroom_bytes}, {"layout", x.layout}});
     j["verdict"]["suggestions"] = suggestions;
   }
+  if (plan.latency) {
+    const auto& c = *plan.latency;
+    const auto& t = c.targets;
+    const auto or_null = [](double v) { return v > 0 ? nlohmann::json(v) : nlohmann::json(nullptr); };
+    j["latency"] = {{"targets", {{"ttft_s", or_null(t.ttft_s)}, {"tpot_s", or_null(t.tpot_s)},
+                                 {"rate_per_s", or_null(t.rate_per_s)}, {"input_tokens", t.input_tokens},
+                                 {"output_tokens", t.output_tokens}}},
+                    {"concurrency", c.concurrency},
+                    {"concurrency_from_rate", c.concurrency_from_rate},
+                    {"prefill_bound_s", c.bounds.prefill_s},
+                    {"decode_step_bound_s", c.bounds.decode_step_s},
+                    {"prefill_share", c.prefill_share},
+                    {"decode_share", c.decode_share},
+                    {"saturated", c.saturated},
+                    {"ttft_s", c.ttft_s},
+                    {"tpot_s", c.tpot_s},
+                    {"binding", c.binding.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.binding)},
+                    {"why", c.why},
+                    {"evidence", evidence_key(c.binding.empty() ? Evidence::hypothesis : Evidence::derived)}};
+  }
   j["ranks"] = nlohmann::json::array();
   for (const auto& r : plan.ranks) {
     nlohmann::json rows = nlohmann::json::array();

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "core/bytes.h"
+#include "perf/perf_inputs.h"
 #include "plan/ledger.h"
 
 namespace preflight {
@@ -49,6 +50,8 @@ char resource_letter(Resource r) {
     case Resource::activations: return 'A';
     case Resource::recurrent_state: return 'S';
     case Resource::kv_cache: return 'K';
+    case Resource::ttft: return 'F';  // first token
+    case Resource::tpot: return 'T';
     case Resource::none: return ' ';
   }
   return '?';
@@ -117,6 +120,16 @@ std::uint64_t nodes_for(std::uint64_t gpus, std::uint64_t node) {
   return ceil_div(gpus, std::max<std::uint64_t>(node, 1));
 }
 
+// Why a red probe is red, in brackets: the shortfall of memory, or the
+// latency sentence when a target was missed (memory then fits).
+std::string red_reason(const Verdict& v, Resource binding) {
+  if (binding == Resource::ttft || binding == Resource::tpot) {
+    const auto cut = v.summary.find("; ");
+    return fmt::format(" ({})", cut == std::string::npos ? v.summary : v.summary.substr(cut + 2));
+  }
+  return fmt::format(" ({} short on the worst rank)", amount(magnitude(v.headroom_bytes)));
+}
+
 // fit: the binding column / sentence for one family.
 std::string fit_binding_text(const FamilyFit& f, std::uint64_t max_gpus) {
   if (f.fits)
@@ -126,7 +139,7 @@ std::string fit_binding_text(const FamilyFit& f, std::uint64_t max_gpus) {
   if (f.limit_gpus == 0) return fmt::format("cannot be planned on up to {} GPUs: {}", max_gpus, f.note);
   std::string short_by;
   if (f.limit_planned)
-    short_by = fmt::format(" ({} short on the worst rank)", amount(magnitude(f.best.verdict.headroom_bytes)));
+    short_by = red_reason(f.best.verdict, f.binding);
   return fmt::format("does not fit within {} GPUs; at {} the binding resource is {}{}", max_gpus, f.limit_gpus,
                      resource_key(f.binding), short_by);
 }
@@ -144,8 +157,15 @@ std::string describe_workload(const ModelSpec& model, const PlanRequest& request
                        : w.reserve.is_percent ? fmt::format("{}% reserve", w.reserve.percent)
                                               : fmt::format("{} reserve", format_binary(w.reserve.bytes));
   const auto cache = w.kv_dtype == "auto" ? std::string("model-dtype") : w.kv_dtype;
-  return fmt::format("context {} tokens x {} request{}, {} cache, {} state, {}, {}", with_commas(context),
-                     w.concurrency, w.concurrency == 1 ? "" : "s", cache, w.state_dtype, reserve, engine);
+  const auto lengths = w.mix.empty() ? fmt::format("context {} tokens", with_commas(context))
+                                     : fmt::format("a mix of {}", describe_mix(w.mix));
+  std::string targets;
+  const auto& t = request.latency;
+  if (t.ttft_s > 0) targets += fmt::format(", TTFT <= {}", format_seconds(t.ttft_s));
+  if (t.tpot_s > 0) targets += fmt::format(", TPOT <= {}", format_seconds(t.tpot_s));
+  if (t.rate_per_s > 0) targets += fmt::format(", {:.4g} requests/s (concurrency by Little's law)", t.rate_per_s);
+  return fmt::format("{} x {} request{}, {} cache, {} state, {}, {}{}", lengths, w.concurrency,
+                     w.concurrency == 1 ? "" : "s", cache, w.state_dtype, reserve, engine, targets);
 }
 
 std::string layout_label(const Layout& l) {
@@ -275,9 +295,8 @@ std::string render_max(const ModelSpec& model, const Accelerator& gpu, const Pla
                        context ? (request.workload.context_tokens ? "--context" : "the model's context window")
                                : "the concurrency search limit");
   } else if (r.beyond) {
-    out += fmt::format("{}beyond it ({}): first boundary crossed: {} ({} short on the worst rank)\n", bullet,
-                       value_text(r.what, r.value + 1), resource_key(r.beyond->binding),
-                       amount(magnitude(r.beyond->verdict.headroom_bytes)));
+    out += fmt::format("{}beyond it ({}): first boundary crossed: {}{}\n", bullet, value_text(r.what, r.value + 1),
+                       resource_key(r.beyond->binding), red_reason(r.beyond->verdict, r.beyond->binding));
   } else {
     out += fmt::format("{}beyond it ({}): cannot be planned: {}\n", bullet, value_text(r.what, r.value + 1),
                        r.beyond_note);
@@ -373,7 +392,7 @@ std::string render_sweep(const ModelSpec& model, const PlanRequest& request, con
   std::string out = title(style, fmt::format("{}: verdict grid", model.name));
   out += describe_workload(model, request) + "\n";
   out += "Cell: headroom in GB on the tightest rank of the best layout (+ fits, - short); red cells name what runs "
-         "out first: W weights, R reserve, A activations, S recurrent state, K KV cache. n/a: no layout can be "
+         "out first: W weights, R reserve, A activations, S recurrent state, K KV cache, F time to first token, T time per output token. n/a: no layout can be "
          "planned at that count; blank: not searched for that family (whole nodes above one node). Best layout per "
          "cell: --format csv or json.\n";
   out += sweep_grid(sweep, style, cell_text);

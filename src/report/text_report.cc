@@ -19,6 +19,8 @@ char resource_glyph(Resource r) {
     case Resource::activations: return 'a';
     case Resource::recurrent_state: return 's';
     case Resource::kv_cache: return 'k';
+    case Resource::ttft:
+    case Resource::tpot: return '?';  // not a ledger row: never drawn
     case Resource::none: return '.';
   }
   return '?';
@@ -320,6 +322,10 @@ std::string render_plan_lines(const Plan& plan, TextStyle style) {
   if (style == TextStyle::table)
     out += "  bar: # weights  r reserve  a activations  s recurrent state  k KV cache  . free  ! over capacity\n";
   for (const auto& g : group_ranks(plan.ranks)) ledger_table(out, g, style);
+  if (plan.latency) {
+    out += heading(style, 2, "Latency targets (against the roofline bounds)");
+    figure_lines(out, plan.figures, "latency.", style, false);
+  }
   if (plan.perf) perf_block(out, plan, style);
   out += heading(style, 2, "Disk and download");
   figure_lines(out, plan.figures, "disk.", style, false);
@@ -376,7 +382,7 @@ const ExplainSection* explain_section(std::string_view only) {
       {"state", {"state.", "activations.", "reserve."}, {Resource::recurrent_state, Resource::activations, Resource::reserve}},
       {"kv", {"kv."}, {Resource::kv_cache}},
       {"engine", {"engine."}, {}},
-      {"perf", {"perf."}, {}},
+      {"perf", {"perf.", "latency."}, {}},
       {"disk", {"disk.", "coldstart."}, {}},
   };
   for (const auto& s : kSections)

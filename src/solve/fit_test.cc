@@ -6,6 +6,7 @@
 #include "hardware/gpu_catalogue.h"
 #include "model/model_catalogue.h"
 #include "solve/gpu_counts.h"
+#include "solve/plan_probe.h"
 #include "support/catalogue_plan.h"
 #include "support/fixtures.h"
 
@@ -227,6 +228,73 @@ TEST(SolveFit, EveryFamilyHonoursNodeSize) {
       }
     }
   }
+}
+
+}  // namespace
+}  // namespace preflight
+
+namespace preflight {
+namespace {
+
+PlanRequest k3_latency_request(double ttft_s, double tpot_s) {
+  PlanRequest r;
+  r.workload.requested = true;
+  r.workload.context_tokens = 131072;
+  r.latency.ttft_s = ttft_s;
+  r.latency.tpot_s = tpot_s;
+  r.perf.enabled = false;
+  return r;
+}
+
+// Issue 19's acceptance: Kimi K3 at 128K on B300 cannot reach a 1 ms TPOT at
+// any count (the decode step of TP 8 reads about 31 GB per rank: 3.9 ms at
+// 8 TB/s), and fits with 200 ms / 10 s targets where memory does.
+TEST(SolveFit, LatencyTargetsBindTheFit) {
+  const PlanContext context(k3());
+  const auto evaluate = verdict_plan_evaluator(context);
+  auto tight = fit_family(k3(), evaluate, gpu("B300"), k3_latency_request(0, 0.001), FitOptions{});
+  ASSERT_TRUE(tight.ok());
+  EXPECT_FALSE(tight->fits);
+  EXPECT_EQ(tight->binding, Resource::tpot);
+  EXPECT_EQ(tight->best.verdict.first_boundary, Resource::tpot);
+  EXPECT_GT(tight->best.verdict.headroom_bytes, 0) << "memory fits: latency is what fails";
+
+  auto loose = fit_family(k3(), evaluate, gpu("B300"), k3_latency_request(10, 0.2), FitOptions{});
+  ASSERT_TRUE(loose.ok());
+  EXPECT_TRUE(loose->fits);
+  auto memory_only = fit_family(k3(), evaluate, gpu("B300"), k3_latency_request(0, 0), FitOptions{});
+  ASSERT_TRUE(memory_only.ok());
+  EXPECT_EQ(loose->min_gpus, memory_only->min_gpus);
+}
+
+// The solvers' fast path checks the targets as the full plan does: the same
+// bounds from the representative ranks, the same verdict, on every practical layout.
+TEST(SolveFit, LatencyVerdictOfTheFastPathIsTheFullPlans) {
+  const PlanContext context(deepseek_v3());
+  std::size_t checked = 0, red_on_latency = 0;
+  for (const auto& [gpu_name, count] : {std::pair<const char*, std::uint64_t>{"H200", 8}, {"H200", 16}, {"B300", 16}}) {
+    for (const auto& options : practical_layouts(deepseek_v3(), count, gpu(gpu_name).gpus_per_node)) {
+      PlanRequest r = k3_latency_request(3.0, 0.02);
+      r.workload.context_tokens = 32768;
+      r.latency.rate_per_s = 1.5;
+      r.workload.concurrency = 48;
+      r.gpu_count = count;
+      r.layout = options;
+      auto full = build_plan(context, gpu(gpu_name), r, PlanDetail::full);
+      auto fast = build_plan(context, gpu(gpu_name), r, PlanDetail::verdict_only);
+      ASSERT_TRUE(full.ok() && fast.ok());
+      ASSERT_TRUE(full->latency && fast->latency);
+      EXPECT_DOUBLE_EQ(full->latency->ttft_s, fast->latency->ttft_s);
+      EXPECT_DOUBLE_EQ(full->latency->tpot_s, fast->latency->tpot_s);
+      EXPECT_EQ(full->verdict.fits, fast->verdict.fits);
+      EXPECT_EQ(full->verdict.first_boundary, fast->verdict.first_boundary);
+      ++checked;
+      red_on_latency += full->verdict.first_boundary == Resource::ttft || full->verdict.first_boundary == Resource::tpot;
+    }
+  }
+  EXPECT_GE(checked, 6u);
+  EXPECT_GT(red_on_latency, 0u) << "the table must exercise a missed target";
+  EXPECT_LT(red_on_latency, checked) << "and a met one";
 }
 
 }  // namespace

@@ -59,7 +59,7 @@ std::vector<VerdictSuggestion> find_fixes(const PlanEvaluator& evaluate, const A
       return best;
     };
     const auto concurrency = plan.workload.concurrency;
-    if (concurrency > 1)
+    if (concurrency > 1 && !request.concurrency_from_rate)  // --rate sets it: fewer requests means a lower rate
       if (auto b = largest(concurrency, 1, [&](PlanRequest& r, std::uint64_t v) {
             r.workload.context_tokens = plan.workload.context_tokens;
             r.workload.concurrency = v;

@@ -1,0 +1,81 @@
+// Latency targets (issue 19, item 2): time to first token (TTFT) and time per
+// output token (TPOT) against the roofline bounds, at a request rate.
+//
+// The bounds (roofline.h, prefill.h) are lower bounds on time, so a target
+// below them cannot be met: the plan is red with `ttft` or `tpot` as its first
+// boundary (a derived calculation from the bounds). Meeting them is a
+// deployment hypothesis, never proof: launch and collective latencies,
+// kernels below peak and scheduling all make real serving slower.
+//
+// With a rate R (requests per second), chunked prefill shares every step with
+// decode (vLLM V1 and SGLang by default), and the time each phase needs comes
+// out of the same GPUs:
+//   prefill share = R x prefill time of one prompt (slowest stage) / DP groups
+//   decode share  = R x output tokens / cluster tokens per second at the batch
+// Their sum at or above 1 means the queue grows without bound: TTFT fails.
+// Below 1, the planning estimate spreads each phase over the time the other
+// leaves: TTFT = prefill bound / (1 - decode share), TPOT = step bound /
+// (1 - prefill share). Without a rate, the bounds are checked as they are
+// (one prompt alone; the decode step at the plan's concurrency).
+//
+// Running requests follow from the rate by Little's law over a request's
+// duration at the targets: concurrency = ceil(R x (TTFT + output x TPOT)).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/figure.h"
+#include "core/result.h"
+
+namespace preflight {
+
+struct LatencyTargets {
+  double ttft_s = 0;                // --ttft; 0: none
+  double tpot_s = 0;                // --tpot; 0: none
+  double rate_per_s = 0;            // --rate, requests per second; 0: none
+  std::uint64_t input_tokens = 0;   // --input-tokens; 0: the request length less the output
+  std::uint64_t output_tokens = 0;  // --output-tokens; 0: min(1,024, half the request length)
+  bool any() const { return ttft_s > 0 || tpot_s > 0 || rate_per_s > 0; }
+};
+
+// Little's law: requests running when R arrive per second and each runs
+// TTFT + output x TPOT (the targets: the longest a request may take). Needs a
+// TPOT target; at least 1.
+Result<std::uint64_t> concurrency_from_rate(const LatencyTargets& t, std::uint64_t output_tokens);
+
+// The defaults of input and output tokens for requests of `length` tokens.
+std::uint64_t default_output_tokens(std::uint64_t length);
+std::uint64_t default_input_tokens(std::uint64_t length, std::uint64_t output_tokens);
+
+// The bounds a plan computed (seconds; shares of the cluster's time).
+struct LatencyBounds {
+  double prefill_s = 0;               // one prompt of input_tokens alone on a DP group, summed over stages
+  double prefill_slowest_stage_s = 0; // what a pipeline of prompts is paced by
+  double decode_step_s = 0;           // one decode step at the plan's batch, summed over stages
+  double decode_tokens_per_s = 0;     // the cluster at that batch
+  std::uint64_t dp_groups = 1;
+};
+
+struct LatencyCheck {
+  LatencyTargets targets;             // with input and output tokens resolved
+  std::uint64_t concurrency = 0;      // the plan's running requests
+  bool concurrency_from_rate = false;
+  LatencyBounds bounds;
+  double prefill_share = 0;           // of the cluster's time, at the rate (0 without one)
+  double decode_share = 0;
+  double ttft_s = 0;                  // bound, stretched by the decode share under a rate
+  double tpot_s = 0;                  // bound, stretched by the prefill share under a rate
+  bool saturated = false;             // prefill + decode shares >= 1
+  std::string binding;                // "" (met), "ttft" or "tpot"
+  std::string why;                    // one sentence when a target is missed
+  std::vector<Figure> figures;        // latency.*, every one labelled
+  std::vector<std::string> assumptions;
+};
+
+// Pure: the targets against the bounds.
+LatencyCheck check_latency(const LatencyTargets& targets, std::uint64_t concurrency, bool from_rate,
+                           const LatencyBounds& bounds);
+
+}  // namespace preflight

@@ -1,0 +1,1 @@
+plan --gpus 8xB300 --tpot 5min

@@ -1,0 +1,1 @@
+fit kimi-k3 --gpu B300 --context 128K --tpot 1ms
