@@ -1,5 +1,7 @@
 #include "cli_options.h"
 
+#include <tuple>
+
 namespace preflight::cli {
 
 namespace {
@@ -187,7 +189,25 @@ void add_sweep_options(CLI::App& app, Options& o) {
 void add_launch_options(CLI::App& app, Options& o) { add_plan_options(app, o); }
 
 void add_plan_command_options(CLI::App& app, Options& o) {
-  add_plan_options(app, o);
+  add_model_and_cluster(app, o, false);  // --gpus, or --prefill-gpus and --decode-gpus (checked by the command)
+  add_workload(app, o);
+  add_parallelism(app, o);
+  add_engine(app, o);
+  add_perf(app, o);
+  add_format(app, o);
+  constexpr const char* kDisaggregated =
+      "Disaggregated prefill and decode (instead of --gpus: a ledger per pool and the KV transfer)";
+  app.add_option("--prefill-gpus", o.prefill_gpus, "the prefill pool, COUNTxFAMILY, e.g. 8xB300")->group(kDisaggregated);
+  app.add_option("--decode-gpus", o.decode_gpus, "the decode pool, COUNTxFAMILY, e.g. 16xH200")->group(kDisaggregated);
+  for (auto [flag, target, what] : {std::tuple<const char*, std::string*, const char*>{"--prefill-tp", &o.prefill_tp, "prefill pool's TP"},
+                                    {"--prefill-ep", &o.prefill_ep, "prefill pool's EP"},
+                                    {"--prefill-pp", &o.prefill_pp, "prefill pool's PP"},
+                                    {"--prefill-dp", &o.prefill_dp, "prefill pool's DP"},
+                                    {"--decode-tp", &o.decode_tp, "decode pool's TP"},
+                                    {"--decode-ep", &o.decode_ep, "decode pool's EP"},
+                                    {"--decode-pp", &o.decode_pp, "decode pool's PP"},
+                                    {"--decode-dp", &o.decode_dp, "decode pool's DP"}})
+    app.add_option(flag, *target, what)->group(kDisaggregated);
   app.add_flag("--brief", o.brief, "the verdict, first boundary, headroom and the figures behind them in at most 12 lines");
 }
 

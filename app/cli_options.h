@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "perf/latency.h"
 #include "request_budget.h"
 
 namespace preflight::cli {
@@ -53,6 +54,14 @@ struct Options {
   std::string dp;
   std::string dcp;
   std::string gpus_per_node;
+  // Disaggregated prefill and decode (plan): each pool's cluster and layout flags.
+  std::string prefill_gpus;
+  std::string decode_gpus;
+  std::string prefill_tp, prefill_ep, prefill_pp, prefill_dp;
+  std::string decode_tp, decode_ep, decode_pp, decode_dp;
+  // Set by the disaggregated plan for each pool (never by the command line).
+  LatencyPhase latency_phase = LatencyPhase::both;
+  double kv_transfer_s = 0;
   // Engine and its knobs.
   std::string engine;                // vllm | sglang | generic
   std::string engine_version;

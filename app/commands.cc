@@ -50,7 +50,12 @@ int print_plan(const Options& o, Io& io, bool explain) {
 
 }  // namespace
 
-int run_plan(const Options& o, Io& io) { return print_plan(o, io, false); }
+int run_plan(const Options& o, Io& io) {
+  if (!o.prefill_gpus.empty() || !o.decode_gpus.empty()) return run_disaggregated_plan(o, io);
+  if (o.gpus.empty())
+    return fail(io, Error{"", "", "--gpus is required (COUNTxFAMILY, e.g. 8xH100), or --prefill-gpus and --decode-gpus"});
+  return print_plan(o, io, false);
+}
 int run_explain(const Options& o, Io& io) { return print_plan(o, io, true); }
 
 int run_inspect(const Options& o, Io& io) {

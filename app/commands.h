@@ -7,6 +7,8 @@
 namespace preflight::cli {
 
 int run_plan(const Options& o, Io& io);
+// plan --prefill-gpus --decode-gpus (disaggregated_command.cc).
+int run_disaggregated_plan(const Options& o, Io& io);
 int run_explain(const Options& o, Io& io);
 int run_inspect(const Options& o, Io& io);
 int run_gpus(const Options& o, Io& io);

@@ -206,7 +206,9 @@ Result<PlanRequest> plan_request(const Options& o) {
   if ((t.input_tokens > 0 || t.output_tokens > 0) && !t.any())
     return Error{t.input_tokens > 0 ? "--input-tokens" : "--output-tokens", "",
                  "sizes the latency check: give --ttft, --tpot or --rate with it"};
-  if (t.rate_per_s > 0) {
+  t.phase = o.latency_phase;
+  t.kv_transfer_s = o.kv_transfer_s;
+  if (t.rate_per_s > 0 && o.latency_phase != LatencyPhase::prefill) {  // a prefill pool's prompts in flight are set for it
     if (!o.concurrency.empty())
       return Error{"--rate", "", "the running requests follow from the rate: give --rate or --concurrency, not both"};
     // The length the output default is taken from: the mix's mean, the context, or none yet (the model's window).

@@ -46,18 +46,21 @@ LatencyCheck check_latency(const LatencyTargets& targets, std::uint64_t concurre
   c.bounds = b;
   const double rate = targets.rate_per_s;
   const auto out_tokens = static_cast<double>(targets.output_tokens);
+  const bool prefills = targets.phase != LatencyPhase::decode;
+  const bool decodes = targets.phase != LatencyPhase::prefill;
   if (rate > 0) {
-    c.prefill_share = rate * b.prefill_slowest_stage_s / static_cast<double>(std::max<std::uint64_t>(b.dp_groups, 1));
-    c.decode_share = b.decode_tokens_per_s > 0 ? rate * out_tokens / b.decode_tokens_per_s : INFINITY;
+    if (prefills)
+      c.prefill_share = rate * b.prefill_slowest_stage_s / static_cast<double>(std::max<std::uint64_t>(b.dp_groups, 1));
+    if (decodes) c.decode_share = b.decode_tokens_per_s > 0 ? rate * out_tokens / b.decode_tokens_per_s : INFINITY;
     c.saturated = !(c.prefill_share + c.decode_share < 1.0);
   }
-  c.ttft_s = rate > 0 && !c.saturated ? b.prefill_s / (1.0 - c.decode_share) : b.prefill_s;
+  c.ttft_s = (rate > 0 && !c.saturated ? b.prefill_s / (1.0 - c.decode_share) : b.prefill_s) + targets.kv_transfer_s;
   c.tpot_s = rate > 0 && !c.saturated ? b.decode_step_s / (1.0 - c.prefill_share) : b.decode_step_s;
 
-  const double ttft_over = targets.ttft_s > 0 ? c.ttft_s / targets.ttft_s : 0;
-  const double tpot_over = targets.tpot_s > 0 ? c.tpot_s / targets.tpot_s : 0;
+  const double ttft_over = targets.ttft_s > 0 && prefills ? c.ttft_s / targets.ttft_s : 0;
+  const double tpot_over = targets.tpot_s > 0 && decodes ? c.tpot_s / targets.tpot_s : 0;
   if (c.saturated) {
-    c.binding = "ttft";
+    c.binding = prefills ? "ttft" : "tpot";  // a decode pool that cannot keep up lets its requests' tokens wait
     c.why = fmt::format("{:.4g} requests/s need {:.0f}% of the cluster's time for prefill and {:.0f}% for decode at their "
                         "bounds: the queue grows without end",
                         rate, 100 * c.prefill_share, 100 * c.decode_share);
@@ -73,38 +76,46 @@ LatencyCheck check_latency(const LatencyTargets& targets, std::uint64_t concurre
   }
 
   auto& f = c.figures;
-  f.push_back(real_figure("latency.prefill_bound_s", fmt::format("prefill of one {}-token prompt, alone", targets.input_tokens),
-                          b.prefill_s, "s", Evidence::estimate,
-                          "largest of compute, memory and communication per rank, summed over stages (a lower bound)",
-                          kBoundsSource));
-  f.push_back(real_figure("latency.decode_step_bound_s", fmt::format("decode step at {} running requests", concurrency),
-                          b.decode_step_s, "s", Evidence::estimate,
-                          "largest of memory, compute and communication per rank, summed over stages (a lower bound)",
-                          kBoundsSource));
-  if (rate > 0) {
+  if (prefills)
+    f.push_back(real_figure("latency.prefill_bound_s", fmt::format("prefill of one {}-token prompt, alone", targets.input_tokens),
+                            b.prefill_s, "s", Evidence::estimate,
+                            "largest of compute, memory and communication per rank, summed over stages (a lower bound)",
+                            kBoundsSource));
+  if (decodes)
+    f.push_back(real_figure("latency.decode_step_bound_s", fmt::format("decode step at {} running requests", concurrency),
+                            b.decode_step_s, "s", Evidence::estimate,
+                            "largest of memory, compute and communication per rank, summed over stages (a lower bound)",
+                            kBoundsSource));
+  if (rate > 0 && prefills)
     f.push_back(real_figure("latency.prefill_share", "share of the cluster's time prefill needs at the rate",
                             100 * c.prefill_share, "%", Evidence::estimate,
                             fmt::format("{:.4g} requests/s x {} (slowest stage) / {} DP groups", rate,
                                         format_seconds(b.prefill_slowest_stage_s), b.dp_groups),
                             "--rate and the prefill bound"));
+  if (rate > 0 && decodes)
     f.push_back(real_figure("latency.decode_share", "share of the cluster's time decode needs at the rate",
                             100 * c.decode_share, "%", Evidence::estimate,
                             fmt::format("{:.4g} requests/s x {} output tokens / {:.4g} tokens/s (cluster bound at the batch)",
                                         rate, targets.output_tokens, b.decode_tokens_per_s),
                             "--rate, --output-tokens and the decode bound"));
-  }
-  f.push_back(real_figure("latency.ttft_s", "time to first token", c.ttft_s, "s", Evidence::estimate,
-                          rate > 0 && !c.saturated
-                              ? fmt::format("{} / (1 - decode share {:.3f}) (chunked prefill interleaved with decode)",
-                                            format_seconds(b.prefill_s), c.decode_share)
-                              : fmt::format("the prefill bound, {}", format_seconds(b.prefill_s)),
-                          fmt::format("target {}", seconds_or_none(targets.ttft_s))));
-  f.push_back(real_figure("latency.tpot_s", "time per output token", c.tpot_s, "s", Evidence::estimate,
-                          rate > 0 && !c.saturated
-                              ? fmt::format("{} / (1 - prefill share {:.3f}) (prefill chunks ride in decode steps)",
-                                            format_seconds(b.decode_step_s), c.prefill_share)
-                              : fmt::format("the decode step bound, {}", format_seconds(b.decode_step_s)),
-                          fmt::format("target {}", seconds_or_none(targets.tpot_s))));
+  const auto transfer = targets.kv_transfer_s > 0
+                            ? fmt::format(" + {} KV transfer to the decode pool", format_seconds(targets.kv_transfer_s))
+                            : std::string();
+  if (prefills)
+      f.push_back(real_figure("latency.ttft_s", "time to first token", c.ttft_s, "s", Evidence::estimate,
+                              (rate > 0 && !c.saturated && c.decode_share > 0
+                                   ? fmt::format("{} / (1 - decode share {:.3f}) (chunked prefill interleaved with decode)",
+                                                 format_seconds(b.prefill_s), c.decode_share)
+                                   : fmt::format("the prefill bound, {}", format_seconds(b.prefill_s))) +
+                                  transfer,
+                              fmt::format("target {}", seconds_or_none(targets.ttft_s))));
+  if (decodes)
+    f.push_back(real_figure("latency.tpot_s", "time per output token", c.tpot_s, "s", Evidence::estimate,
+                            rate > 0 && !c.saturated && c.prefill_share > 0
+                                ? fmt::format("{} / (1 - prefill share {:.3f}) (prefill chunks ride in decode steps)",
+                                              format_seconds(b.decode_step_s), c.prefill_share)
+                                : fmt::format("the decode step bound, {}", format_seconds(b.decode_step_s)),
+                            fmt::format("target {}", seconds_or_none(targets.tpot_s))));
   if (from_rate)
     f.push_back(exact_figure("latency.concurrency_from_rate", "running requests at the rate (Little's law)", concurrency,
                              "requests", Evidence::estimate,
@@ -115,7 +126,10 @@ LatencyCheck check_latency(const LatencyTargets& targets, std::uint64_t concurre
   c.assumptions.push_back(
       "latency: roofline bounds (no launch or collective latency, kernels at peak), so a missed target is certain and a "
       "met one a deployment hypothesis");
-  if (rate > 0)
+  if (targets.phase != LatencyPhase::both)
+    c.assumptions.push_back(fmt::format("latency: a disaggregated {} pool: only its phase is checked here",
+                                        prefills ? "prefill" : "decode"));
+  else if (rate > 0)
     c.assumptions.push_back(
         "latency under load: chunked prefill shares every step with decode (vLLM V1 and SGLang defaults); each phase "
         "gets the time the other leaves, spread evenly; queueing delay beyond that is not modelled");

@@ -31,12 +31,18 @@
 
 namespace preflight {
 
+// Disaggregated serving (plan/disaggregated.h): each pool checks its own
+// phase; the prefill pool's TTFT includes the KV transfer to the decode pool.
+enum class LatencyPhase { both, prefill, decode };
+
 struct LatencyTargets {
   double ttft_s = 0;                // --ttft; 0: none
   double tpot_s = 0;                // --tpot; 0: none
   double rate_per_s = 0;            // --rate, requests per second; 0: none
   std::uint64_t input_tokens = 0;   // --input-tokens; 0: the request length less the output
   std::uint64_t output_tokens = 0;  // --output-tokens; 0: min(1,024, half the request length)
+  LatencyPhase phase = LatencyPhase::both;
+  double kv_transfer_s = 0;         // prefill pool: added to the TTFT (the prompt's KV sent to the decode pool)
   bool any() const { return ttft_s > 0 || tpot_s > 0 || rate_per_s > 0; }
 };
 

@@ -290,6 +290,8 @@ std::string fit_to_width(const std::string& text, std::size_t width) {
 
 }  // namespace
 
+std::string within_plan_width(const std::string& text) { return fit_to_width(text, kPlanWidth); }
+
 std::string render_plan(const Plan& plan, TextStyle style) {
   return style == TextStyle::table ? fit_to_width(render_plan_lines(plan, style), kPlanWidth)
                                    : render_plan_lines(plan, style);

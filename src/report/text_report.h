@@ -24,6 +24,8 @@ std::string render_plan_lines(const Plan& plan, TextStyle style);
 // plan --brief: cluster and layout, the verdict, first boundary and headroom, weights on the
 // heaviest rank, the engine's pools or the workload's cache, a throughput bound; at most 12 lines.
 std::string render_brief(const Plan& plan);
+// Any report text within the plan's 100 columns (figure tags moved under the value, sentences wrapped).
+std::string within_plan_width(const std::string& text);
 // explain: every figure with its formula and source, the tightest rank's ledger rows, the
 // checklist. `only` ("weights", "state", "kv", "engine", "perf", "disk"; "" for all) keeps one
 // section's figures and ledger rows.

@@ -1,0 +1,1 @@
+plan --prefill-gpus 8xB300 --gpus 8xB300

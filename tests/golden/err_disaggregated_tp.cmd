@@ -1,0 +1,1 @@
+plan --prefill-gpus 8xB300 --decode-gpus 8xB300 --tp 8

@@ -1,0 +1,1 @@
+plan kimi-k3 --prefill-gpus 8xB300 --decode-gpus 8xB300 --context 128K --concurrency 8 --ttft 2.2s --tpot 50ms
