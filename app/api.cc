@@ -39,6 +39,7 @@ const std::map<std::string, std::string Options::*>& string_keys() {
       {"state_slots", &Options::state_slots},
       {"reserve", &Options::reserve},
       {"chunk", &Options::chunk},
+      {"kv_offload", &Options::kv_offload},
       {"ttft", &Options::ttft},
       {"tpot", &Options::tpot},
       {"rate", &Options::rate},

@@ -61,6 +61,10 @@ void add_workload(CLI::App& app, Options& o) {
   app.add_option("--reserve", o.reserve, "runtime reserve per GPU: 10% (default) or bytes such as 8GiB (generic engine)")
       ->group(kWorkload);
   app.add_option("--chunk", o.chunk, "prefill chunk tokens for the activation estimate (default 16384)")->group(kWorkload);
+  app.add_option("--kv-offload", o.kv_offload,
+                 "host memory per node for KV evicted from the GPUs (vLLM offloading connector, LMCache, SGLang "
+                 "HiCache), e.g. 512GiB: the tokens each tier holds; never changes the verdict")
+      ->group(kWorkload);
   app.add_option("--ttft", o.ttft, "time-to-first-token target, e.g. 2s or 500ms")->group(kLatency);
   app.add_option("--tpot", o.tpot, "time-per-output-token target, e.g. 50ms")->group(kLatency);
   app.add_option("--rate", o.rate,

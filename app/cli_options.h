@@ -41,6 +41,7 @@ struct Options {
   std::string state_slots;
   std::string reserve;           // "10%" or "8GiB"
   std::string chunk;
+  std::string kv_offload;        // host memory per node for evicted KV: 512GiB (a bare number is GiB)
   // Latency targets (plan and fit): checked against the roofline bounds.
   std::string ttft;              // "2s", "500ms"
   std::string tpot;              // "50ms"

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
@@ -171,6 +172,14 @@ Result<PlanRequest> plan_request(const Options& o) {
     }
     if (!mix) return mix.error();
     w.mix = std::move(mix).value();
+  }
+  if (any(o.kv_offload)) {
+    const bool bare = std::isdigit(static_cast<unsigned char>(o.kv_offload.back())) != 0;
+    auto v = parse_byte_size(bare ? o.kv_offload + "GiB" : o.kv_offload, "--kv-offload");
+    if (!v) return v.error();
+    if (*v == 0 || *v > (1ULL << 50))
+      return Error{"--kv-offload", "", fmt::format("expected host memory per node above 0 and at most 1 PiB, got {}", echo(o.kv_offload))};
+    w.kv_offload_bytes_per_node = *v;
   }
   if (any(o.kv_dtype)) w.kv_dtype = o.kv_dtype;
   if (any(o.state_dtype)) w.state_dtype = o.state_dtype;

@@ -9,6 +9,7 @@
 #include "model/request_state.h"
 #include "plan/checklist.h"
 #include "plan/disk.h"
+#include "plan/kv_offload.h"
 #include "plan/placement.h"
 #include "engine/size_engine.h"
 #include "perf/roofline.h"
@@ -720,6 +721,41 @@ void apply_latency(Plan& plan, const PlanContext& context, const Accelerator& gp
   v.summary = fmt::format("does not meet the latency targets: first boundary crossed: {}; {}", check.binding, check.why);
 }
 
+// --kv-offload: the tokens the GPU and CPU tiers hold (plan/kv_offload.h).
+void add_offload_figures(Plan& plan, const PlanContext& context, const PlanRequest& request) {
+  const auto& w = plan.workload;
+  if (w.kv_offload_bytes_per_node == 0) return;
+  const auto& layout = plan.layout;
+  KvOffloadInputs in;
+  in.offload_bytes_per_node = w.kv_offload_bytes_per_node;
+  in.nodes = layout.nodes;
+  in.dp_groups = layout.dp;
+  in.tp = layout.tp;
+  for (std::uint64_t s = 0; s < layout.pp; ++s) {
+    const auto range = layout.pp > 1 ? LayerRange{layout.first_layer(s), layout.stage_layers[s]} : LayerRange{};
+    std::uint64_t per_token = 0;
+    for (const auto& r : context.stage_request_state(layout.tp, range, kv_dtype_bytes(w.kv_dtype), state_dtype_bytes(w.state_dtype))->cache)
+      per_token = checked_add(per_token, r.bytes_per_token);
+    in.stage_bytes_per_token.push_back(per_token);
+  }
+  for (const auto& r : plan.ranks) {
+    if (r.rank != plan.verdict.worst_rank) continue;
+    in.gpu_kv_bytes = r.free;
+    for (const auto& row : r.rows)
+      if (row.resource == Resource::kv_cache) in.gpu_kv_bytes = checked_add(in.gpu_kv_bytes, row.bytes);
+    const auto stage = layout.stage_of(r.rank);
+    in.gpu_bytes_per_token = stage < in.stage_bytes_per_token.size() ? in.stage_bytes_per_token[stage] : 0;
+  }
+  const auto length = w.mix.empty() ? w.context_tokens : mean_tokens(w.mix);
+  const auto& t = request.latency;
+  in.prompt_tokens = t.input_tokens > 0 ? t.input_tokens
+                                        : default_input_tokens(length, t.output_tokens > 0 ? t.output_tokens : default_output_tokens(length));
+  for (auto& f : kv_offload(in).figures) plan.figures.push_back(std::move(f));
+  plan.assumptions.push_back(
+      "KV offload: the CPU tier is prefix-cache capacity (running requests keep their KV on the GPU), so it does not "
+      "change the verdict; a deployment hypothesis until the connector is measured");
+}
+
 // Where a --draft model sits: on every rank, at the largest TP dividing the
 // target's TP that its heads accept (vLLM runs a draft at the target's TP or
 // at 1), replicated over DP and PP. Its heaviest rank's weights.
@@ -936,6 +972,7 @@ Result<Plan> build_plan(const PlanContext& context, const Accelerator& gpu, cons
                                            plan.workload.state_slots, plan.workload.state_dtype, plan.workload.kv_dtype));
     plan.assumptions.push_back("activations: logical aggregate payloads of one prefill chunk, counted on every rank");
   }
+  add_offload_figures(plan, context, request);
   if (request.perf.enabled) {
     plan.perf = plan_perf(plan, context, request, placed);
     for (const auto& f : plan.perf->figures) plan.figures.push_back(f);

@@ -28,6 +28,8 @@ struct WorkloadOptions {
   // empty: every request is context_tokens long. With a mix, context_tokens is
   // its longest member (the engines' max_model_len).
   RequestMix mix;
+  // --kv-offload: host memory per node for evicted KV blocks (plan/kv_offload.h); 0: none.
+  std::uint64_t kv_offload_bytes_per_node = 0;
 };
 
 // The running requests of the heaviest of `groups` attention groups by

@@ -324,6 +324,10 @@ std::string render_plan_lines(const Plan& plan, TextStyle style) {
   if (style == TextStyle::table)
     out += "  bar: # weights  r reserve  a activations  s recurrent state  k KV cache  . free  ! over capacity\n";
   for (const auto& g : group_ranks(plan.ranks)) ledger_table(out, g, style);
+  if (find_figure(plan.figures, "offload.cpu_tokens") != nullptr) {
+    out += heading(style, 2, "KV offload to CPU memory (deployment hypotheses)");
+    figure_lines(out, plan.figures, "offload.", style, false);
+  }
   if (plan.latency) {
     out += heading(style, 2, "Latency targets (against the roofline bounds)");
     figure_lines(out, plan.figures, "latency.", style, false);
@@ -382,7 +386,7 @@ const ExplainSection* explain_section(std::string_view only) {
   static const std::vector<ExplainSection> kSections = {
       {"weights", {"model.", "artifact.", "cluster.", "weights."}, {Resource::weights}},
       {"state", {"state.", "activations.", "reserve."}, {Resource::recurrent_state, Resource::activations, Resource::reserve}},
-      {"kv", {"kv."}, {Resource::kv_cache}},
+      {"kv", {"kv.", "offload."}, {Resource::kv_cache}},
       {"engine", {"engine."}, {}},
       {"perf", {"perf.", "latency."}, {}},
       {"disk", {"disk.", "coldstart."}, {}},
