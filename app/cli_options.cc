@@ -190,10 +190,11 @@ void add_sweep_options(CLI::App& app, Options& o) {
       ->check(CLI::IsMember(std::vector<std::string>{"table", "json", "md", "csv"}));
 }
 
-void add_launch_options(CLI::App& app, Options& o) { add_plan_options(app, o); }
+namespace {
 
-void add_plan_command_options(CLI::App& app, Options& o) {
-  add_model_and_cluster(app, o, false);  // --gpus, or --prefill-gpus and --decode-gpus (checked by the command)
+// plan and launch: --gpus, or --prefill-gpus and --decode-gpus (the command checks which).
+void add_plan_or_pools(CLI::App& app, Options& o) {
+  add_model_and_cluster(app, o, false);
   add_workload(app, o);
   add_parallelism(app, o);
   add_engine(app, o);
@@ -212,6 +213,14 @@ void add_plan_command_options(CLI::App& app, Options& o) {
                                     {"--decode-pp", &o.decode_pp, "decode pool's PP"},
                                     {"--decode-dp", &o.decode_dp, "decode pool's DP"}})
     app.add_option(flag, *target, what)->group(kDisaggregated);
+}
+
+}  // namespace
+
+void add_launch_options(CLI::App& app, Options& o) { add_plan_or_pools(app, o); }
+
+void add_plan_command_options(CLI::App& app, Options& o) {
+  add_plan_or_pools(app, o);
   app.add_flag("--brief", o.brief, "the verdict, first boundary, headroom and the figures behind them in at most 12 lines");
 }
 

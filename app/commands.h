@@ -9,6 +9,8 @@ namespace preflight::cli {
 int run_plan(const Options& o, Io& io);
 // plan --prefill-gpus --decode-gpus (disaggregated_command.cc).
 int run_disaggregated_plan(const Options& o, Io& io);
+// One pool's options: its --prefill-*/--decode-* cluster and layout as --gpus and --tp..., its latency phase.
+Options disaggregated_pool_options(const Options& o, bool prefill);
 int run_explain(const Options& o, Io& io);
 int run_inspect(const Options& o, Io& io);
 int run_gpus(const Options& o, Io& io);

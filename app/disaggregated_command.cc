@@ -36,7 +36,9 @@ std::optional<Error> refuse_single_cluster_flags(const Options& o) {
   return std::nullopt;
 }
 
-Options pool_options(const Options& o, bool prefill) {
+}  // namespace
+
+Options disaggregated_pool_options(const Options& o, bool prefill) {
   Options p = o;
   p.prefill_gpus.clear();
   p.decode_gpus.clear();
@@ -48,6 +50,8 @@ Options pool_options(const Options& o, bool prefill) {
   p.latency_phase = prefill ? LatencyPhase::prefill : LatencyPhase::decode;
   return p;
 }
+
+namespace {
 
 void check_invariants(const Plan& plan, const ModelSpec& model) {
   for (const auto& rank : plan.ranks) {
@@ -83,12 +87,12 @@ int run_disaggregated_plan(const Options& o, Io& io) {
     return fail(io, Error{"--scale-out-gb-s", "", "the KV transfer between the pools crosses the scale-out network: give its rate above 0"});
 
   try {
-    auto decode_options = pool_options(o, false);
+    auto decode_options = disaggregated_pool_options(o, false);
     auto decode = make_plan(decode_options);
     if (!decode) return fail(io, decode.error());
     const auto transfer = kv_transfer(model, decode->layout, decode->workload, prompt, link, t.rate_per_s);
 
-    auto prefill_options = pool_options(o, true);
+    auto prefill_options = disaggregated_pool_options(o, true);
     prefill_options.context = std::to_string(prompt);
     prefill_options.mix.clear();
     prefill_options.mix_file.clear();

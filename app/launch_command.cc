@@ -12,6 +12,7 @@
 
 #include "commands.h"
 #include "core/units.h"
+#include "launch/disaggregation_flags.h"
 #include "launch/gpu_arch.h"
 #include "launch/launch_command.h"
 #include "launch/launch_render.h"
@@ -108,7 +109,22 @@ LaunchModel describe_model(const Options& o, const LoadedModel& loaded, std::str
 
 }  // namespace
 
-int run_launch(const Options& o, Io& io) {
+namespace {
+
+// The pool's flags of a disaggregated deployment, added to every node's command.
+void add_pool_flags(LaunchPlan& launch, const std::vector<std::pair<std::string, std::string>>& flags, const std::string& source) {
+  for (const auto& [flag, value] : flags) {
+    LaunchFlag f{flag, value.empty() ? std::nullopt : std::optional<std::string>(value), "disaggregation", "", "", source};
+    launch.flags.push_back(f);
+    for (auto& c : launch.commands) c.flags.push_back(f);
+  }
+}
+
+// One engine deployment: the plan on top, then its command(s). `pool`: the
+// disaggregated side it is (with its flags), or null for a plain launch.
+int launch_deployment(const Options& o, Io& io, const DisaggregationFlags* flags, bool prefill) {
+  if (o.gpus.empty())
+    return fail(io, Error{"", "", "--gpus is required (COUNTxFAMILY, e.g. 8xH100), or --prefill-gpus and --decode-gpus"});
   if (o.engine.empty())
     return fail(io, Error{"--engine", "", "launch needs --engine vllm or --engine sglang"});
   auto kind = parse_engine(o.engine);
@@ -158,10 +174,38 @@ int run_launch(const Options& o, Io& io) {
   if (!plan) return fail(io, plan.error());
   auto launch = build_launch(*plan, in);
   if (!launch) return fail(io, launch.error());
+  if (flags != nullptr) add_pool_flags(launch.value(), prefill ? flags->prefill : flags->decode, flags->source);
 
   if (o.format == "json") io.out << json_text(launch_json(*plan, in, *launch)) << "\n";
   else io.out << render_launch(*plan, in, *launch, o.format == "md");
   return plan->verdict.fits ? 0 : 1;
+}
+
+}  // namespace
+
+int run_launch(const Options& o, Io& io) {
+  if (o.prefill_gpus.empty() && o.decode_gpus.empty()) return launch_deployment(o, io, nullptr, false);
+  // Disaggregated: each pool's command as `launch` gives it for that pool, with its side's flags.
+  if (!o.gpus.empty() || o.prefill_gpus.empty() || o.decode_gpus.empty())
+    return fail(io, Error{o.gpus.empty() ? (o.prefill_gpus.empty() ? "--prefill-gpus" : "--decode-gpus") : "--gpus", "",
+                          "a disaggregated launch needs --prefill-gpus and --decode-gpus (and no --gpus)"});
+  if (o.format == "json")
+    return fail(io, Error{"--format", "json", "a disaggregated launch prints two deployments: use the text form"});
+  auto kind = parse_engine(o.engine.empty() ? "generic" : o.engine);
+  if (!kind || *kind == EngineKind::generic)
+    return fail(io, Error{"--engine", "", "launch needs --engine vllm or --engine sglang"});
+  const auto& flags = disaggregation_flags(*kind);
+  int worst = 0;
+  for (const bool prefill : {true, false}) {
+    io.out << (prefill ? "# ==== prefill pool ====\n" : "\n# ==== decode pool ====\n");
+    const int code = launch_deployment(disaggregated_pool_options(o, prefill), io, &flags, prefill);
+    if (code == 2) return code;
+    worst = std::max(worst, code);
+  }
+  io.out << "\n# ==== in front of the pools ====\n# " << flags.front << "\n# source: " << flags.source << "\n"
+         << "# both pools are planned at the full workload here; `preflight plan --prefill-gpus ... --decode-gpus ...` "
+            "sizes each for its phase and the KV transfer\n";
+  return worst;
 }
 
 }  // namespace preflight::cli
