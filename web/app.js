@@ -5,7 +5,9 @@
 
 const $ = id => document.getElementById(id);
 const FIELDS = ["model", "gpu", "count", "context", "concurrency", "kv_dtype", "state_dtype", "reserve", "engine",
-                "tp", "ep", "pp", "dp", "price", "api_price"];
+                "tp", "ep", "pp", "dp", "price", "api_price", "mix", "ttft", "tpot", "rate", "prefill_gpus", "decode_gpus"];
+// Only `plan` sizes a prefill/decode split; the other views plan the colocated cluster above.
+const SPLIT = ["prefill_gpus", "decode_gpus"];
 const WORKLOAD = ["context", "concurrency", "kv_dtype", "state_dtype", "reserve", "engine", "tp", "ep", "pp", "dp",
                   "price", "api_price"];
 const RESOURCES = [["weights", "weights"], ["reserve", "reserve"], ["activations", "activations"],
@@ -126,9 +128,10 @@ function drawVerdict(plan) {
   box.dataset.fits = v.fits;
   box.dataset.boundary = v.first_boundary;
   box.dataset.headroom = v.headroom_bytes;
+  const latency = {ttft: "the time-to-first-token target", tpot: "the time-per-output-token target"}[v.first_boundary];
   $("verdict-title").textContent = v.fits
     ? `Fits: ${plan.model.name} on ${plan.cluster.count} x ${plan.cluster.gpu}`
-    : `Does not fit: ${v.first_boundary} runs out first`;
+    : latency ? `Memory fits, but ${latency} is missed` : `Does not fit: ${v.first_boundary} runs out first`;
   $("verdict-summary").textContent = v.summary;
   // A red plan's suggestions: each change planned green by the server (verdict.suggestions).
   const list = $("verdict-suggestions");
@@ -162,6 +165,14 @@ function drawPerf(plan) {
     if (key) { dd.dataset.key = key; dd.dataset.value = raw; }
     dl.append(dt, dd);
   };
+  const t = plan.latency;
+  if (t) {
+    const target = v => v === null ? "no target" : `target ${v < 1 ? (1000 * v).toFixed(0) + " ms" : v + " s"}`;
+    add("time to first token", `${t.ttft_s.toFixed(3)} s`, `${target(t.targets.ttft_s)}; ${t.targets.input_tokens}-token prompt` +
+        (t.targets.rate_per_s ? `, prefill ${(100 * t.prefill_share).toFixed(0)}% of the time at the rate` : ""), "latency.ttft_s", t.ttft_s);
+    add("time per output token", `${(1000 * t.tpot_s).toFixed(2)} ms`, `${target(t.targets.tpot_s)}; ${t.concurrency} running requests` +
+        (t.targets.rate_per_s ? `, decode ${(100 * t.decode_share).toFixed(0)}% of the time` : ""), "latency.tpot_s", t.tpot_s);
+  }
   const p = plan.perf;
   if (!p) return;
   if (!p.available) { add("throughput", "not available", p.unavailable); }
@@ -246,14 +257,18 @@ async function drawFit(base, gen) {
   try {
     const fit = await api("fit", body);
     if (gen !== generation) return;
-    const rows = fit.families.map(f => `<tr data-gpu="${f.gpu}" data-min="${f.fits ? f.min_gpus : ""}"><td>${f.name}</td>` +
+    const rows = fit.families.map(f => `<tr data-gpu="${f.gpu}" data-min="${f.fits ? f.min_gpus : ""}" data-binding="${f.binding || ""}"><td>${f.name}</td>` +
       `<td class="num">${f.fits ? f.min_gpus : "none"}</td><td>${f.fits ? `TP ${f.layout.tp} DP ${f.layout.dp} EP ${f.layout.ep} PP ${f.layout.pp}` : ""}</td>` +
-      `<td>${f.summary || ""}</td></tr>`).join("");
-    $("fit-table").innerHTML = `<table><thead><tr><th>family</th><th class="num">min GPUs</th><th>layout</th><th>below it</th></tr></thead><tbody>${rows}</tbody></table>`;
+      `<td>${f.binding || ""}</td><td>${f.summary || ""}</td></tr>`).join("");
+    $("fit-table").innerHTML = `<table><thead><tr><th>family</th><th class="num">min GPUs</th><th>layout</th><th>binding (memory or latency)</th><th>below it</th></tr></thead><tbody>${rows}</tbody></table>`;
   } catch (e) { if (gen === generation) $("fit-table").textContent = e.message; }
 }
 
 async function drawMax(base, gen) {
+  if (base.mix || base.rate) {  // the chart varies one context and the concurrency: a mix or a rate fixes them
+    $("max-chart").textContent = "The chart varies one context length against the concurrency: clear the request mix and the rate to draw it.";
+    return;
+  }
   const points = [];
   for (const c of MAX_CONCURRENCY) {
     const body = Object.assign({}, base, {solve: "context", concurrency: String(c)});
@@ -286,16 +301,59 @@ async function drawLaunch(base, gen) {
   } catch (e) { if (gen === generation) $("launch").textContent = "# " + e.message; }
 }
 
+// A prefill/decode split: the combined verdict, the KV transfer and each pool's verdict;
+// the bars are the decode pool's (it holds every running request).
+function drawSplit(result) {
+  const d = result.disaggregated;
+  const decode = d.decode;
+  drawVerdict(Object.assign({}, decode, {verdict: Object.assign({suggestions: []}, result.verdict)}));
+  $("verdict-title").textContent = result.verdict.fits
+    ? `Fits: ${decode.model.name}, prefill on ${d.prefill.cluster.count} x ${d.prefill.cluster.gpu}, decode on ${decode.cluster.count} x ${decode.cluster.gpu}`
+    : `Does not fit: ${result.verdict.first_boundary} (${result.verdict.summary.split(" ").slice(0, 3).join(" ")})`;
+  const dl = $("split-figures");
+  dl.textContent = "";
+  const add = (label, value, key, raw) => {
+    const dt = document.createElement("dt"); dt.textContent = label;
+    const dd = document.createElement("dd"); dd.textContent = value;
+    if (key) { dd.dataset.key = key; dd.dataset.value = raw; }
+    dl.append(dt, dd);
+  };
+  const kv = d.kv_transfer;
+  add("KV per request", `${gb(kv.bytes_per_request)} for a ${num(kv.prompt_tokens, 0)}-token prompt`, "kv_transfer.bytes_per_request", kv.bytes_per_request);
+  add("KV transfer", `${(1000 * kv.seconds).toFixed(1)} ms at ${kv.link_gb_s_per_gpu} GB/s per GPU (lower bound, added to TTFT)`, "kv_transfer.seconds", kv.seconds);
+  for (const [name, pool] of [["prefill pool", d.prefill], ["decode pool", decode]])
+    add(name, `${pool.verdict.fits ? "fits" : "red"}: ${pool.verdict.summary}`, name.split(" ")[0] + ".fits", pool.verdict.fits);
+  $("split").hidden = false;
+  drawRanks(decode);
+  drawPerf(decode);
+}
+
 async function update() {
   const gen = ++generation;
   saveToUrl();
-  const base = params();
+  const full = params();
+  const split = SPLIT.some(f => full[f]);
+  const base = Object.assign({}, full);
+  for (const f of SPLIT) delete base[f];
+  $("split").hidden = true;
+  $("split-figures").textContent = "";
   $("verdict").className = "verdict pending";
   $("verdict-suggestions").textContent = "";  // the previous inputs' suggestions are not these inputs'
   $("verdict-totals").textContent = "";
   withdraw("export-plan");
   withdraw("export-sweep");
   try {
+    if (split) {
+      const result = await api("plan", Object.assign({}, base, {prefill_gpus: full.prefill_gpus || "", decode_gpus: full.decode_gpus || ""},
+                                                     {gpus: undefined}));
+      if (gen !== generation) return;
+      drawSplit(result);
+      offer("export-plan", JSON.stringify(result, null, 2) + "\n", "application/json", "preflight-plan-split.json");
+      for (const id of ["headroom-chart", "fit-table", "max-chart"])
+        $(id).textContent = "Planned for one colocated cluster: clear the prefill and decode pools to see it.";
+      $("launch").textContent = "# a prefill/decode split: `preflight launch` with --prefill-gpus and --decode-gpus gives both pools' commands";
+      return;
+    }
     const plan = await api("plan", base);
     if (gen !== generation) return;
     drawVerdict(plan);

@@ -181,6 +181,51 @@ try {
   check(await page2.locator("#export-plan").isHidden() && (await page2.textContent("#verdict-totals")) === "",
         "after an error: no plan to export and no totals of the previous inputs");
 
+  // 6. Traffic: a request mix with a TPOT target; the figures equal the API's.
+  const traffic = "/?model=deepseek-v3&gpu=nvidia-h200-sxm-141gb&count=8&mix=2K%3A70%25%2C32K%3A25%25%2C128K%3A5%25&concurrency=64&tpot=50ms";
+  const page3 = await browser.newPage({ viewport: { width: 1280, height: 1800 } });
+  page3.on("pageerror", e => failures.push("page error: " + e.message));
+  await page3.goto(base + traffic);
+  const vMix = await verdict(page3);
+  const apiMix = await apiPlan(page3, base, { model: "deepseek-v3", gpus: "8xnvidia-h200-sxm-141gb", mix: "2K:70%,32K:25%,128K:5%",
+                                              concurrency: "64", tpot: "50ms" });
+  check(await page3.inputValue("#mix") === "2K:70%,32K:25%,128K:5%", "traffic link: the mix input is filled");
+  check(Number(vMix.headroom) === apiMix.verdict.headroom_bytes && apiMix.workload.mix.length === 3,
+        `request mix: headroom equals the API's (${vMix.headroom})`);
+  const tpot = await page3.getAttribute('#perf dd[data-key="latency.tpot_s"]', "data-value");
+  check(Number(tpot) === apiMix.latency.tpot_s, `request mix: TPOT equals the API's (${tpot})`);
+  await page3.waitForFunction(() => document.getElementById("max-chart").textContent.includes("clear the request mix"), null, { timeout: 30000 });
+  check(true, "request mix: the maximum-context chart says why it is not drawn");
+  await page3.screenshot({ path: path.join(shotDir, "6-traffic-mix.png"), fullPage: true });
+  // A target no layout can meet: the banner says latency, not memory, and the fit table names it.
+  await page3.fill("#tpot", "1ms");
+  await page3.dispatchEvent("#tpot", "change");
+  const vTight = await verdict(page3, vMix.key);
+  check(vTight.boundary === "tpot" && vTight.title.includes("time-per-output-token target is missed"),
+        `TPOT 1 ms: red on tpot (${vTight.boundary}: ${vTight.title})`);
+  await page3.waitForSelector("#fit-table tr[data-binding]", { timeout: 120000 });
+  const bindings = await page3.$$eval("#fit-table tr[data-binding]", rows => rows.map(r => r.dataset.binding));
+  check(bindings.length > 0 && bindings.every(b => b === "tpot"), `TPOT 1 ms: every family's fit binds on tpot (${bindings.join(",")})`);
+
+  // 7. A prefill/decode split: the pools and the KV transfer equal the API's.
+  const splitLink = "/?model=kimi-k3&gpu=nvidia-b300-hgx&count=8&context=128K&concurrency=8&prefill_gpus=8xB300&decode_gpus=8xB300";
+  await page3.goto(base + splitLink);
+  const vSplit = await verdict(page3);
+  const apiSplit = await apiPlan(page3, base, { model: "kimi-k3", context: "128K", concurrency: "8", prefill_gpus: "8xB300",
+                                               decode_gpus: "8xB300" });
+  check(await page3.locator("#split").isVisible(), "split: the pools section is shown");
+  check(vSplit.fits === String(apiSplit.verdict.fits) && apiSplit.disaggregated.prefill && apiSplit.disaggregated.decode,
+        `split: the verdict follows the API's (${vSplit.fits})`);
+  const transfer = await page3.getAttribute('#split-figures dd[data-key="kv_transfer.seconds"]', "data-value");
+  check(Number(transfer) === apiSplit.disaggregated.kv_transfer.seconds, `split: the KV transfer equals the API's (${transfer})`);
+  await page3.screenshot({ path: path.join(shotDir, "7-prefill-decode-split.png"), fullPage: true });
+  // Clearing the split goes back to one cluster, with nothing of the split left.
+  await page3.fill("#prefill_gpus", "");
+  await page3.fill("#decode_gpus", "");
+  await page3.dispatchEvent("#decode_gpus", "change");
+  await verdict(page3, vSplit.key);
+  check(await page3.locator("#split").isHidden(), "split cleared: the pools section is gone");
+
   // 5. A phone's width: nothing wider than the screen.
   const phone = await browser.newPage({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 });
   await phone.goto(base + shared);
