@@ -41,14 +41,18 @@ const CommandRow kCommands[] = {
     {"plan", "the verdict: per-rank ledger, first boundary crossed, headroom",
      "  preflight plan --gpus 8xH100\n"
      "  preflight plan kimi-k3 --gpus 16xH200 --context 128K --concurrency 8\n"
-     "  preflight plan --gpus 32xH100 --context 1M --kv-dtype fp8 --dcp 8 --format json",
+     "  preflight plan --gpus 32xH100 --context 1M --kv-dtype fp8 --dcp 8 --format json\n"
+     "  preflight plan deepseek-v3 --gpus 16xH200 --mix 2K:70%,32K:25%,128K:5% --concurrency 64\n"
+     "  preflight plan --gpus 8xB300 --context 128K --ttft 5s --tpot 50ms --rate 0.2\n"
+     "  preflight plan --prefill-gpus 8xB300 --decode-gpus 16xH200 --context 128K --concurrency 8",
      preflight::cli::add_plan_command_options, preflight::cli::run_plan},
     {"explain", "the same plan with the arithmetic, evidence and source behind every figure",
      "  preflight explain --gpus 8xB300 --context 1M --concurrency 4\n"
      "  preflight explain --gpus 8xB300 --context 1M --only kv",
      preflight::cli::add_explain_options, preflight::cli::run_explain},
     {"fit", "minimum GPU count per family, with the layout that achieves it and the binding resource",
-     "  preflight fit kimi-k3\n  preflight fit kimi-k3 --gpu H100 --gpu B300 --context 128K --engine vllm",
+     "  preflight fit kimi-k3\n  preflight fit kimi-k3 --gpu H100 --gpu B300 --context 128K --engine vllm\n"
+     "  preflight fit deepseek-v3 --context 32K --ttft 2s --tpot 50ms --rate 4",
      preflight::cli::add_fit_options, preflight::cli::run_fit},
     {"max", "the largest context (or number of concurrent requests) that fits, and what binds",
      "  preflight max --gpus 8xB300 --solve context\n  preflight max --gpus 16xH200 --context 128K --solve concurrency",
@@ -59,7 +63,8 @@ const CommandRow kCommands[] = {
      preflight::cli::add_sweep_options, preflight::cli::run_sweep},
     {"launch", "the vLLM or SGLang command line for a plan",
      "  preflight launch --gpus 8xB300 --engine vllm --context 1M\n"
-     "  preflight launch --gpus 32xH100 --engine sglang --context 128K",
+     "  preflight launch --gpus 32xH100 --engine sglang --context 128K\n"
+     "  preflight launch --prefill-gpus 8xB300 --decode-gpus 8xB300 --engine sglang --context 128K",
      preflight::cli::add_launch_options, preflight::cli::run_launch},
     {"inspect", "the inventory: parameters and bytes by module and dtype, active parameters, cache and state",
      "  preflight inspect kimi-k3\n  preflight inspect ./Kimi-K3/config.json --format json",

@@ -99,10 +99,20 @@ nlohmann::json workload_json(const ModelSpec& model, const PlanRequest& request)
   const auto& w = request.workload;
   nlohmann::json j = {{"second_pass", w.requested}, {"engine", std::string(engine_key(request.engine.kind))}};
   if (w.requested) {
-    j["context_tokens"] = w.context_tokens ? w.context_tokens : model.max_context;
+    j["context_tokens"] = w.context_tokens ? w.context_tokens : !w.mix.empty() ? longest(w.mix) : model.max_context;
     j["concurrency"] = w.concurrency;
     j["kv_dtype"] = w.kv_dtype;
     j["state_dtype"] = w.state_dtype;
+    if (!w.mix.empty()) {
+      j["mix"] = nlohmann::json::array();
+      for (std::size_t i = 0; i < w.mix.size(); ++i)
+        j["mix"].push_back({{"context_tokens", w.mix[i].tokens}, {"share_percent", share_percent(w.mix, i)}});
+    }
+  }
+  const auto& t = request.latency;
+  if (t.any()) {
+    const auto or_null = [](double v) { return v > 0 ? nlohmann::json(v) : nlohmann::json(nullptr); };
+    j["latency_targets"] = {{"ttft_s", or_null(t.ttft_s)}, {"tpot_s", or_null(t.tpot_s)}, {"rate_per_s", or_null(t.rate_per_s)}};
   }
   return j;
 }
@@ -283,7 +293,8 @@ std::string render_max(const ModelSpec& model, const Accelerator& gpu, const Pla
     return out;
   }
   const auto fixed = context ? fmt::format("with {} running request{}", r.concurrency, r.concurrency == 1 ? "" : "s")
-                             : fmt::format("at {} tokens per request", with_commas(r.context_tokens));
+                     : request.workload.mix.empty() ? fmt::format("at {} tokens per request", with_commas(r.context_tokens))
+                                                    : fmt::format("in the mix {}", describe_mix(request.workload.mix));
   out += fmt::format("{}answer: {}{} ({})\n", bullet, r.at_ceiling && !context ? "at least " : "",
                      value_text(r.what, r.value), fixed);
   out += fmt::format("{}layout: {}\n", bullet, layout_label(r.at_value.layout));

@@ -23,7 +23,7 @@ Result<MaxResult> solve_max(const ModelSpec& model, const PlanEvaluator& evaluat
   out.what = options.what;
   PlanRequest base = request;
   base.workload.requested = true;  // context and requests only exist in the second pass
-  if (options.what == SolveFor::concurrency && base.workload.context_tokens == 0)
+  if (options.what == SolveFor::concurrency && base.workload.context_tokens == 0 && base.workload.mix.empty())
     base.workload.context_tokens = model.max_context;
   out.ceiling = options.ceiling > 0 ? options.ceiling
                 : options.what == SolveFor::context ? model.max_context
