@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "commands.h"
+#include "option_table.h"
 #include "core/json_read.h"
 #include "core/result.h"
 #include "core/text.h"
@@ -22,71 +23,6 @@ const std::map<std::string, Runner>& commands() {
       {"plan", run_plan},     {"explain", run_explain}, {"inspect", run_inspect}, {"fit", run_fit},
       {"max", run_max},       {"sweep", run_sweep},     {"launch", run_launch},   {"gpus", run_gpus},
       {"models", run_models}, {"engines", run_engines},
-  };
-  return table;
-}
-
-// Keys that take one string value, and the Options member they fill.
-const std::map<std::string, std::string Options::*>& string_keys() {
-  static const std::map<std::string, std::string Options::*> table = {
-      {"model", &Options::model},
-      {"gpus", &Options::gpus},
-      {"context", &Options::context},
-      {"concurrency", &Options::concurrency},
-      {"mix", &Options::mix},
-      {"kv_dtype", &Options::kv_dtype},
-      {"state_dtype", &Options::state_dtype},
-      {"state_slots", &Options::state_slots},
-      {"reserve", &Options::reserve},
-      {"chunk", &Options::chunk},
-      {"kv_offload", &Options::kv_offload},
-      {"ttft", &Options::ttft},
-      {"tpot", &Options::tpot},
-      {"rate", &Options::rate},
-      {"input_tokens", &Options::input_tokens},
-      {"output_tokens", &Options::output_tokens},
-      {"tp", &Options::tp},
-      {"ep", &Options::ep},
-      {"pp", &Options::pp},
-      {"dp", &Options::dp},
-      {"dcp", &Options::dcp},
-      {"gpus_per_node", &Options::gpus_per_node},
-      {"prefill_gpus", &Options::prefill_gpus},
-      {"decode_gpus", &Options::decode_gpus},
-      {"prefill_tp", &Options::prefill_tp},
-      {"prefill_ep", &Options::prefill_ep},
-      {"prefill_pp", &Options::prefill_pp},
-      {"prefill_dp", &Options::prefill_dp},
-      {"decode_tp", &Options::decode_tp},
-      {"decode_ep", &Options::decode_ep},
-      {"decode_pp", &Options::decode_pp},
-      {"decode_dp", &Options::decode_dp},
-      {"engine", &Options::engine},
-      {"engine_version", &Options::engine_version},
-      {"gpu_memory_utilization", &Options::gpu_memory_utilization},
-      {"mem_fraction_static", &Options::mem_fraction_static},
-      {"max_num_batched_tokens", &Options::max_num_batched_tokens},
-      {"max_num_seqs", &Options::max_num_seqs},
-      {"block_size", &Options::block_size},
-      {"mamba_full_memory_ratio", &Options::mamba_full_memory_ratio},
-      {"radix_cache", &Options::radix_cache},
-      {"quantize", &Options::quantize},
-      {"dtype", &Options::dtype},
-      {"prompt_tokens", &Options::prompt_tokens},
-      {"price", &Options::price},
-      {"utilisation", &Options::utilisation},
-      {"api_price", &Options::api_price},
-      {"staging_copies", &Options::staging_copies},
-      {"download_gbps", &Options::download_gbps},
-      {"read_gb_s", &Options::read_gb_s},
-      {"scale_out_gb_s", &Options::scale_out_gb_s},
-      {"spec_tokens", &Options::spec_tokens},
-      {"spec_acceptance", &Options::spec_acceptance},
-      {"draft", &Options::draft},
-      {"counts", &Options::counts},
-      {"max_gpus", &Options::max_gpus},
-      {"solve", &Options::solve},
-      {"shard_headers", &Options::shard_headers},
   };
   return table;
 }
@@ -112,16 +48,21 @@ Result<std::string> value_text(const std::string& key, const nlohmann::json& v) 
   return text;
 }
 
+// A key is an option of the table (option_table.h) that the API takes:
+// its flag without dashes, '-' as '_'.
 std::optional<Error> set_key(Options& o, const std::string& raw_key, const nlohmann::json& v) {
   const auto key = normalised(raw_key);
-  if (key == "format") return std::nullopt;  // always json
-  if (key == "catalogue") return Error{"catalogue", "", "the web API reads no files; the embedded GPU catalogue applies"};
-  if (key == "gpu") {
+  const auto* spec = option_for_key(key);
+  if (spec == nullptr) return Error{raw_key, "", "unknown parameter (the API takes the CLI's long flags without dashes)"};
+  if (spec->api == ApiUse::ignored) return std::nullopt;
+  if (spec->api == ApiUse::refused) return Error{key, "", std::string(spec->api_refusal)};
+  if (const auto* list = std::get_if<std::vector<std::string> Options::*>(&spec->member)) {
+    auto& values = o.**list;
     const auto add = [&](const nlohmann::json& one) -> std::optional<Error> {
-      auto t = value_text("gpu", one);
+      auto t = value_text(key, one);
       if (!t) return t.error();
-      if (o.gpu_families.size() >= 64) return Error{"gpu", "", "at most 64 families"};
-      o.gpu_families.push_back(*t);
+      if (values.size() >= 64) return Error{key, "", "at most 64 values"};
+      values.push_back(*t);
       return std::nullopt;
     };
     if (v.is_array()) {
@@ -131,20 +72,17 @@ std::optional<Error> set_key(Options& o, const std::string& raw_key, const nlohm
     }
     return add(v);
   }
-  if (key == "enforce_eager" || key == "tensors") {
-    bool& flag = key == "tensors" ? o.tensors : o.enforce_eager;
-    if (v.is_boolean()) flag = v.get<bool>();
-    else if (v == "true" || v == "1") flag = true;
-    else if (v == "false" || v == "0" || v == "") flag = false;
+  if (const auto* flag = std::get_if<bool Options::*>(&spec->member)) {
+    bool& out = o.**flag;
+    if (v.is_boolean()) out = v.get<bool>();
+    else if (v == "true" || v == "1") out = true;
+    else if (v == "false" || v == "0" || v == "") out = false;
     else return Error{key, "", fmt::format("expected true or false, got {}", show(v))};
     return std::nullopt;
   }
-  const auto& keys = string_keys();
-  const auto it = keys.find(key);
-  if (it == keys.end()) return Error{raw_key, "", "unknown parameter (the API takes the CLI's long flags without dashes)"};
   auto t = value_text(key, v);
   if (!t) return t.error();
-  o.*(it->second) = *t;
+  o.*std::get<std::string Options::*>(spec->member) = *t;
   return std::nullopt;
 }
 

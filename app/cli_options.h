@@ -1,5 +1,6 @@
 // Command-line options of every sub-command, as one plain struct (the strings
-// are parsed by the library's unit parsers so errors name the flag).
+// are parsed by the library's unit parsers so errors name the flag). Which
+// sub-command takes which option, its flag, help and API key: option_table.h.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -114,18 +115,5 @@ struct Options {
   const RequestBudget* budget = nullptr;  // the request's deadline and client state (checked between plans)
   std::uint64_t cell_bound = 0;         // solver grid cells (GPU families x counts) allowed; 0: no bound (the CLI)
 };
-
-void add_plan_options(CLI::App& app, Options& o);
-// explain: plan's options and --only SECTION.
-void add_explain_options(CLI::App& app, Options& o);
-// plan's own: the options above and --brief.
-void add_plan_command_options(CLI::App& app, Options& o);
-void add_fit_options(CLI::App& app, Options& o);
-void add_max_options(CLI::App& app, Options& o);
-void add_sweep_options(CLI::App& app, Options& o);
-void add_launch_options(CLI::App& app, Options& o);
-void add_inspect_options(CLI::App& app, Options& o);
-void add_catalogue_options(CLI::App& app, Options& o);
-void add_serve_options(CLI::App& app, Options& o);
 
 }  // namespace preflight::cli

@@ -12,6 +12,7 @@
 #include <cmath>
 
 #include "commands.h"
+#include "option_table.h"
 #include "core/bytes.h"
 #include "plan/disaggregated.h"
 #include "plan/ledger_check.h"
@@ -25,12 +26,12 @@ namespace {
 
 // The layout flags of `plan` name one cluster; each pool has its own.
 std::optional<Error> refuse_single_cluster_flags(const Options& o) {
-  if (!o.gpus.empty()) return Error{"--gpus", "", "a disaggregated plan sizes two pools: give --prefill-gpus and --decode-gpus, not --gpus"};
+  if (!o.gpus.empty()) return Error{flag_of(&Options::gpus), "", "a disaggregated plan sizes two pools: give --prefill-gpus and --decode-gpus, not --gpus"};
   if (o.prefill_gpus.empty() || o.decode_gpus.empty())
-    return Error{o.prefill_gpus.empty() ? "--prefill-gpus" : "--decode-gpus", "",
+    return Error{o.prefill_gpus.empty() ? flag_of(&Options::prefill_gpus) : flag_of(&Options::decode_gpus), "",
                  "a disaggregated plan needs both pools: --prefill-gpus COUNTxFAMILY and --decode-gpus COUNTxFAMILY"};
-  for (const auto& [flag, value] : {std::pair<const char*, const std::string*>{"--tp", &o.tp}, {"--ep", &o.ep},
-                                    {"--pp", &o.pp}, {"--dp", &o.dp}})
+  for (const auto& [flag, value] : {std::pair<const char*, const std::string*>{flag_of(&Options::tp), &o.tp}, {flag_of(&Options::ep), &o.ep},
+                                    {flag_of(&Options::pp), &o.pp}, {flag_of(&Options::dp), &o.dp}})
     if (!value->empty())
       return Error{flag, "", fmt::format("name the pool: --prefill-{} or --decode-{}", flag + 2, flag + 2)};
   return std::nullopt;
@@ -84,7 +85,7 @@ int run_disaggregated_plan(const Options& o, Io& io) {
   const auto prompt = t.input_tokens > 0 ? t.input_tokens : default_input_tokens(length, output);
   const auto link = base->perf.scale_out_gb_s;
   if (!(link > 0))
-    return fail(io, Error{"--scale-out-gb-s", "", "the KV transfer between the pools crosses the scale-out network: give its rate above 0"});
+    return fail(io, Error{flag_of(&Options::scale_out_gb_s), "", "the KV transfer between the pools crosses the scale-out network: give its rate above 0"});
 
   try {
     auto decode_options = disaggregated_pool_options(o, false);

@@ -1,4 +1,5 @@
 #include "hub_source.h"
+#include "option_table.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -306,7 +307,7 @@ std::optional<Error> read_checkpoint(Context& c, const HubListing& hub, LoadedMo
                : ShardHeaderMode::lengths;
   if (mode == ShardHeaderMode::lengths && index_file == nullptr) {
     if (!shards.empty())
-      return Error{"--shard-headers", "", fmt::format("{}@{}: 'lengths' needs model.safetensors.index.json and the "
+      return Error{flag_of(&Options::shard_headers), "", fmt::format("{}@{}: 'lengths' needs model.safetensors.index.json and the "
                                                       "listing has none; use --shard-headers all",
                                                       c.ref.repo_id, hub.sha)};
     mode = ShardHeaderMode::all;
@@ -373,7 +374,7 @@ Result<ShardHeaderMode> parse_shard_header_mode(const std::string& text) {
   if (text == "auto") return ShardHeaderMode::automatic;
   if (text == "all") return ShardHeaderMode::all;
   if (text == "lengths") return ShardHeaderMode::lengths;
-  return Error{"--shard-headers", "", fmt::format("'{}' is not one of auto, all, lengths", text)};
+  return Error{flag_of(&Options::shard_headers), "", fmt::format("'{}' is not one of auto, all, lengths", text)};
 }
 
 Result<LoadedModel> load_hub_model(const HubReference& ref, const HubFetchOptions& options, const ModelOverrides& overrides) {

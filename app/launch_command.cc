@@ -11,6 +11,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "option_table.h"
 #include "core/units.h"
 #include "launch/disaggregation_flags.h"
 #include "launch/gpu_arch.h"
@@ -126,11 +127,11 @@ int launch_deployment(const Options& o, Io& io, const DisaggregationFlags* flags
   if (o.gpus.empty())
     return fail(io, Error{"", "", "--gpus is required (COUNTxFAMILY, e.g. 8xH100), or --prefill-gpus and --decode-gpus"});
   if (o.engine.empty())
-    return fail(io, Error{"--engine", "", "launch needs --engine vllm or --engine sglang"});
+    return fail(io, Error{flag_of(&Options::engine), "", "launch needs --engine vllm or --engine sglang"});
   auto kind = parse_engine(o.engine);
   if (!kind) return fail(io, kind.error());
   if (*kind == EngineKind::generic)
-    return fail(io, Error{"--engine", "", "launch needs --engine vllm or --engine sglang (the generic engine has no command line)"});
+    return fail(io, Error{flag_of(&Options::engine), "", "launch needs --engine vllm or --engine sglang (the generic engine has no command line)"});
 
   auto cluster = resolve_cluster(o);
   if (!cluster) return fail(io, cluster.error());
@@ -148,7 +149,7 @@ int launch_deployment(const Options& o, Io& io, const DisaggregationFlags* flags
     in.arch_source = arch->source;
   }
   if (!o.gpus_per_node.empty()) {
-    auto gpn = parse_positive_integer(o.gpus_per_node, "--gpus-per-node");
+    auto gpn = parse_positive_integer(o.gpus_per_node, flag_of(&Options::gpus_per_node));
     if (!gpn) return fail(io, gpn.error());
     in.gpus_per_node = *gpn;
   }
@@ -187,13 +188,13 @@ int run_launch(const Options& o, Io& io) {
   if (o.prefill_gpus.empty() && o.decode_gpus.empty()) return launch_deployment(o, io, nullptr, false);
   // Disaggregated: each pool's command as `launch` gives it for that pool, with its side's flags.
   if (!o.gpus.empty() || o.prefill_gpus.empty() || o.decode_gpus.empty())
-    return fail(io, Error{o.gpus.empty() ? (o.prefill_gpus.empty() ? "--prefill-gpus" : "--decode-gpus") : "--gpus", "",
+    return fail(io, Error{o.gpus.empty() ? (o.prefill_gpus.empty() ? flag_of(&Options::prefill_gpus) : flag_of(&Options::decode_gpus)) : flag_of(&Options::gpus), "",
                           "a disaggregated launch needs --prefill-gpus and --decode-gpus (and no --gpus)"});
   if (o.format == "json")
-    return fail(io, Error{"--format", "json", "a disaggregated launch prints two deployments: use the text form"});
+    return fail(io, Error{flag_of(&Options::format), "json", "a disaggregated launch prints two deployments: use the text form"});
   auto kind = parse_engine(o.engine.empty() ? "generic" : o.engine);
   if (!kind || *kind == EngineKind::generic)
-    return fail(io, Error{"--engine", "", "launch needs --engine vllm or --engine sglang"});
+    return fail(io, Error{flag_of(&Options::engine), "", "launch needs --engine vllm or --engine sglang"});
   const auto& flags = disaggregation_flags(*kind);
   int worst = 0;
   for (const bool prefill : {true, false}) {

@@ -10,6 +10,7 @@
 #include <regex>
 
 #include "cli_options.h"
+#include "option_table.h"
 #include "commands.h"
 #include "core/result.h"
 #include "core/text.h"
@@ -33,7 +34,7 @@ struct CommandRow {
   const char* name;
   const char* summary;
   const char* examples;
-  void (*add_options)(CLI::App&, preflight::cli::Options&);
+  preflight::cli::Command options;  // the option table's column for this command
   int (*run)(const preflight::cli::Options&, preflight::cli::Io&);
 };
 
@@ -45,43 +46,43 @@ const CommandRow kCommands[] = {
      "  preflight plan deepseek-v3 --gpus 16xH200 --mix 2K:70%,32K:25%,128K:5% --concurrency 64\n"
      "  preflight plan --gpus 8xB300 --context 128K --ttft 5s --tpot 50ms --rate 0.2\n"
      "  preflight plan --prefill-gpus 8xB300 --decode-gpus 16xH200 --context 128K --concurrency 8",
-     preflight::cli::add_plan_command_options, preflight::cli::run_plan},
+     preflight::cli::kPlan, preflight::cli::run_plan},
     {"explain", "the same plan with the arithmetic, evidence and source behind every figure",
      "  preflight explain --gpus 8xB300 --context 1M --concurrency 4\n"
      "  preflight explain --gpus 8xB300 --context 1M --only kv",
-     preflight::cli::add_explain_options, preflight::cli::run_explain},
+     preflight::cli::kExplain, preflight::cli::run_explain},
     {"fit", "minimum GPU count per family, with the layout that achieves it and the binding resource",
      "  preflight fit kimi-k3\n  preflight fit kimi-k3 --gpu H100 --gpu B300 --context 128K --engine vllm\n"
      "  preflight fit deepseek-v3 --context 32K --ttft 2s --tpot 50ms --rate 4",
-     preflight::cli::add_fit_options, preflight::cli::run_fit},
+     preflight::cli::kFit, preflight::cli::run_fit},
     {"max", "the largest context (or number of concurrent requests) that fits, and what binds",
      "  preflight max --gpus 8xB300 --solve context\n  preflight max --gpus 16xH200 --context 128K --solve concurrency",
-     preflight::cli::add_max_options, preflight::cli::run_max},
+     preflight::cli::kMax, preflight::cli::run_max},
     {"sweep", "a family x GPU-count grid of verdicts and headroom (the cheat sheet)",
      "  preflight sweep --gpu H100 --gpu H200 --gpu B300 --counts 8..64 --context 128K\n"
      "  preflight sweep deepseek-v3 --counts 8,16,32 --format csv",
-     preflight::cli::add_sweep_options, preflight::cli::run_sweep},
+     preflight::cli::kSweep, preflight::cli::run_sweep},
     {"launch", "the vLLM or SGLang command line for a plan",
      "  preflight launch --gpus 8xB300 --engine vllm --context 1M\n"
      "  preflight launch --gpus 32xH100 --engine sglang --context 128K\n"
      "  preflight launch --prefill-gpus 8xB300 --decode-gpus 8xB300 --engine sglang --context 128K",
-     preflight::cli::add_launch_options, preflight::cli::run_launch},
+     preflight::cli::kLaunch, preflight::cli::run_launch},
     {"inspect", "the inventory: parameters and bytes by module and dtype, active parameters, cache and state",
      "  preflight inspect kimi-k3\n  preflight inspect ./Kimi-K3/config.json --format json",
-     preflight::cli::add_inspect_options, preflight::cli::run_inspect},
+     preflight::cli::kInspect, preflight::cli::run_inspect},
     {"serve", "the web planner and its JSON API (the same library, on loopback by default)",
      "  preflight serve                 # then open http://127.0.0.1:8080/\n"
      "  preflight serve --port 9000\n"
      "  curl -s 'http://127.0.0.1:8080/api/plan?gpus=8xH100&context=128K'\n"
      "  curl -s -X POST http://127.0.0.1:8080/api/plan -d '{\"gpus\": \"8xB300\", \"context\": \"1M\"}'",
-     preflight::cli::add_serve_options, preflight::cli::run_serve},
+     preflight::cli::kServe, preflight::cli::run_serve},
     {"gpus", "the accelerator catalogue with capacities and sources",
      "  preflight gpus\n  preflight gpus --format json --catalogue my-gpus.json",
-     preflight::cli::add_catalogue_options, preflight::cli::run_gpus},
+     preflight::cli::kCatalogue, preflight::cli::run_gpus},
     {"models", "the model catalogue",
-     "  preflight models", preflight::cli::add_catalogue_options, preflight::cli::run_models},
+     "  preflight models", preflight::cli::kCatalogue, preflight::cli::run_models},
     {"engines", "the engine profiles: defaults and memory rules of vLLM and SGLang, with sources",
-     "  preflight engines\n  preflight engines --format json", preflight::cli::add_catalogue_options,
+     "  preflight engines\n  preflight engines --format json", preflight::cli::kCatalogue,
      preflight::cli::run_engines},
 };
 
@@ -112,7 +113,7 @@ int main(int argc, char** argv) {
   for (const auto& row : kCommands) {
     auto* sub = app.add_subcommand(row.name, row.summary);
     sub->footer(std::string("Examples:\n") + row.examples);
-    row.add_options(*sub, options);
+    preflight::cli::add_table_options(*sub, options, row.options);
     for (CLI::Option* option : sub->get_options())
       if (option->get_expected_max() > 0) option->check(kNonEmpty);
     subs.emplace_back(sub, &row);

@@ -1,4 +1,5 @@
 #include "plan_inputs.h"
+#include "option_table.h"
 
 #include "file_read.h"
 #include "hub_source.h"
@@ -149,17 +150,17 @@ Result<PlanRequest> plan_request(const Options& o) {
     return !s.empty();
   };
   if (any(o.context)) {
-    auto v = within(parse_token_count(o.context, "--context"), "--context", kMaxTokens, "tokens");
+    auto v = within(parse_token_count(o.context, flag_of(&Options::context)), flag_of(&Options::context), kMaxTokens, "tokens");
     if (!v) return v.error();
     w.context_tokens = *v;
   }
   if (any(o.concurrency)) {
-    if (auto e = set_positive(o.concurrency, "--concurrency", kMaxRequests, "requests", w.concurrency)) return *e;
+    if (auto e = set_positive(o.concurrency, flag_of(&Options::concurrency), kMaxRequests, "requests", w.concurrency)) return *e;
   }
   if (any(o.mix) || any(o.mix_file)) {
     const bool file = !o.mix_file.empty();
-    if (!o.mix.empty() && file) return Error{"--mix-file", "", "give --mix or --mix-file, not both"};
-    const std::string flag = file ? "--mix-file" : "--mix";
+    if (!o.mix.empty() && file) return Error{flag_of(&Options::mix_file), "", "give --mix or --mix-file, not both"};
+    const std::string flag = file ? flag_of(&Options::mix_file) : flag_of(&Options::mix);
     if (!o.context.empty())
       return Error{flag, "", "a mix sets each request's length: give --context or a mix, not both"};
     Result<RequestMix> mix = Error{"", "", ""};
@@ -168,58 +169,58 @@ Result<PlanRequest> plan_request(const Options& o) {
       if (!text) return text.error();
       mix = parse_mix_file(*text, o.mix_file);
     } else {
-      mix = parse_mix(o.mix, "--mix");
+      mix = parse_mix(o.mix, flag_of(&Options::mix));
     }
     if (!mix) return mix.error();
     w.mix = std::move(mix).value();
   }
   if (any(o.kv_offload)) {
     const bool bare = std::isdigit(static_cast<unsigned char>(o.kv_offload.back())) != 0;
-    auto v = parse_byte_size(bare ? o.kv_offload + "GiB" : o.kv_offload, "--kv-offload");
+    auto v = parse_byte_size(bare ? o.kv_offload + "GiB" : o.kv_offload, flag_of(&Options::kv_offload));
     if (!v) return v.error();
     if (*v == 0 || *v > (1ULL << 50))
-      return Error{"--kv-offload", "", fmt::format("expected host memory per node above 0 and at most 1 PiB, got {}", echo(o.kv_offload))};
+      return Error{flag_of(&Options::kv_offload), "", fmt::format("expected host memory per node above 0 and at most 1 PiB, got {}", echo(o.kv_offload))};
     w.kv_offload_bytes_per_node = *v;
   }
   if (any(o.kv_dtype)) w.kv_dtype = o.kv_dtype;
   if (any(o.state_dtype)) w.state_dtype = o.state_dtype;
   if (any(o.state_slots)) {
-    if (auto e = set_positive(o.state_slots, "--state-slots", kMaxSmall, "slots", w.state_slots)) return *e;
+    if (auto e = set_positive(o.state_slots, flag_of(&Options::state_slots), kMaxSmall, "slots", w.state_slots)) return *e;
   }
   if (any(o.reserve)) {
-    auto v = parse_reserve(o.reserve, "--reserve");
+    auto v = parse_reserve(o.reserve, flag_of(&Options::reserve));
     if (!v) return v.error();
     w.reserve = *v;
   }
   if (any(o.chunk)) {
-    if (auto e = set_positive(o.chunk, "--chunk", kMaxTokens, "tokens", w.chunk_tokens)) return *e;
+    if (auto e = set_positive(o.chunk, flag_of(&Options::chunk), kMaxTokens, "tokens", w.chunk_tokens)) return *e;
   }
   auto& t = r.latency;
-  for (const auto& [text, flag, out] : {std::tuple<const std::string&, const char*, double&>{o.ttft, "--ttft", t.ttft_s},
-                                        {o.tpot, "--tpot", t.tpot_s}}) {
+  for (const auto& [text, flag, out] : {std::tuple<const std::string&, const char*, double&>{o.ttft, flag_of(&Options::ttft), t.ttft_s},
+                                        {o.tpot, flag_of(&Options::tpot), t.tpot_s}}) {
     if (!any(text)) continue;
     auto v = parse_duration(text, flag);
     if (!v) return v.error();
     out = *v;
   }
   if (any(o.rate)) {
-    auto v = parse_number(o.rate, "--rate", kMaxRate);
+    auto v = parse_number(o.rate, flag_of(&Options::rate), kMaxRate);
     if (!v) return v.error();
-    if (!(*v > 0)) return Error{"--rate", "", fmt::format("expected requests per second above 0, got {}", echo(o.rate))};
+    if (!(*v > 0)) return Error{flag_of(&Options::rate), "", fmt::format("expected requests per second above 0, got {}", echo(o.rate))};
     t.rate_per_s = *v;
   }
   if (any(o.input_tokens))
-    if (auto e = set_positive(o.input_tokens, "--input-tokens", kMaxTokens, "tokens", t.input_tokens)) return *e;
+    if (auto e = set_positive(o.input_tokens, flag_of(&Options::input_tokens), kMaxTokens, "tokens", t.input_tokens)) return *e;
   if (any(o.output_tokens))
-    if (auto e = set_positive(o.output_tokens, "--output-tokens", kMaxTokens, "tokens", t.output_tokens)) return *e;
+    if (auto e = set_positive(o.output_tokens, flag_of(&Options::output_tokens), kMaxTokens, "tokens", t.output_tokens)) return *e;
   if ((t.input_tokens > 0 || t.output_tokens > 0) && !t.any())
-    return Error{t.input_tokens > 0 ? "--input-tokens" : "--output-tokens", "",
+    return Error{t.input_tokens > 0 ? flag_of(&Options::input_tokens) : flag_of(&Options::output_tokens), "",
                  "sizes the latency check: give --ttft, --tpot or --rate with it"};
   t.phase = o.latency_phase;
   t.kv_transfer_s = o.kv_transfer_s;
   if (t.rate_per_s > 0 && o.latency_phase != LatencyPhase::prefill) {  // a prefill pool's prompts in flight are set for it
     if (!o.concurrency.empty())
-      return Error{"--rate", "", "the running requests follow from the rate: give --rate or --concurrency, not both"};
+      return Error{flag_of(&Options::rate), "", "the running requests follow from the rate: give --rate or --concurrency, not both"};
     // The length the output default is taken from: the mix's mean, the context, or none yet (the model's window).
     const auto length = !w.mix.empty() ? mean_tokens(w.mix) : w.context_tokens > 0 ? w.context_tokens : UINT64_MAX;
     const auto output = t.output_tokens > 0 ? t.output_tokens : default_output_tokens(length);
@@ -229,12 +230,12 @@ Result<PlanRequest> plan_request(const Options& o) {
     r.concurrency_from_rate = true;
   }
   auto& l = r.layout;
-  if (auto e = set_positive(o.tp, "--tp", kMaxParallel, "GPUs", l.tp)) return *e;
-  if (auto e = set_positive(o.ep, "--ep", kMaxParallel, "GPUs", l.ep)) return *e;
-  if (auto e = set_positive(o.pp, "--pp", kMaxParallel, "stages", l.pp)) return *e;
-  if (auto e = set_positive(o.dp, "--dp", kMaxParallel, "groups", l.dp)) return *e;
-  if (auto e = set_positive(o.dcp, "--dcp", kMaxParallel, "GPUs", l.dcp)) return *e;
-  if (auto e = set_positive(o.gpus_per_node, "--gpus-per-node", kMaxParallel, "GPUs", l.gpus_per_node)) return *e;
+  if (auto e = set_positive(o.tp, flag_of(&Options::tp), kMaxParallel, "GPUs", l.tp)) return *e;
+  if (auto e = set_positive(o.ep, flag_of(&Options::ep), kMaxParallel, "GPUs", l.ep)) return *e;
+  if (auto e = set_positive(o.pp, flag_of(&Options::pp), kMaxParallel, "stages", l.pp)) return *e;
+  if (auto e = set_positive(o.dp, flag_of(&Options::dp), kMaxParallel, "groups", l.dp)) return *e;
+  if (auto e = set_positive(o.dcp, flag_of(&Options::dcp), kMaxParallel, "GPUs", l.dcp)) return *e;
+  if (auto e = set_positive(o.gpus_per_node, flag_of(&Options::gpus_per_node), kMaxParallel, "GPUs", l.gpus_per_node)) return *e;
 
   auto& e = r.engine;
   if (!o.engine.empty()) {
@@ -243,41 +244,41 @@ Result<PlanRequest> plan_request(const Options& o) {
     e.kind = *kind;
   }
   e.version = o.engine_version;
-  if (auto err = set_number(o.gpu_memory_utilization, "--gpu-memory-utilization", kMaxShare, e.gpu_memory_utilization)) return *err;
-  if (auto err = set_number(o.mem_fraction_static, "--mem-fraction-static", kMaxShare, e.mem_fraction_static)) return *err;
-  if (auto err = set_number(o.mamba_full_memory_ratio, "--mamba-full-memory-ratio", kMaxShare, e.mamba_full_memory_ratio)) return *err;
-  if (auto err = set_positive(o.max_num_batched_tokens, "--max-num-batched-tokens", kMaxTokens, "tokens", e.max_num_batched_tokens)) return *err;
-  if (auto err = set_positive(o.max_num_seqs, "--max-num-seqs", kMaxRequests, "requests", e.max_num_seqs)) return *err;
-  if (auto err = set_positive(o.block_size, "--block-size", kMaxTokens, "tokens", e.block_size)) return *err;
+  if (auto err = set_number(o.gpu_memory_utilization, flag_of(&Options::gpu_memory_utilization), kMaxShare, e.gpu_memory_utilization)) return *err;
+  if (auto err = set_number(o.mem_fraction_static, flag_of(&Options::mem_fraction_static), kMaxShare, e.mem_fraction_static)) return *err;
+  if (auto err = set_number(o.mamba_full_memory_ratio, flag_of(&Options::mamba_full_memory_ratio), kMaxShare, e.mamba_full_memory_ratio)) return *err;
+  if (auto err = set_positive(o.max_num_batched_tokens, flag_of(&Options::max_num_batched_tokens), kMaxTokens, "tokens", e.max_num_batched_tokens)) return *err;
+  if (auto err = set_positive(o.max_num_seqs, flag_of(&Options::max_num_seqs), kMaxRequests, "requests", e.max_num_seqs)) return *err;
+  if (auto err = set_positive(o.block_size, flag_of(&Options::block_size), kMaxTokens, "tokens", e.block_size)) return *err;
   if (!o.radix_cache.empty()) e.radix_cache = o.radix_cache;
   e.enforce_eager = o.enforce_eager;
   auto checked = validate_engine_options(e);
   if (!checked) return checked.error();
 
   if (any(o.spec_tokens) && o.spec_tokens != "0") {
-    auto v = parse_positive_integer(o.spec_tokens, "--spec-tokens");
+    auto v = parse_positive_integer(o.spec_tokens, flag_of(&Options::spec_tokens));
     if (!v) return v.error();
-    if (*v > 64) return Error{"--spec-tokens", "", fmt::format("expected at most 64 draft tokens per step, got {}", *v)};
+    if (*v > 64) return Error{flag_of(&Options::spec_tokens), "", fmt::format("expected at most 64 draft tokens per step, got {}", *v)};
     w.spec_tokens = *v;
   }
   auto& p = r.perf;
-  if (auto err = set_positive(o.prompt_tokens, "--prompt-tokens", kMaxTokens, "tokens", p.prompt_tokens)) return *err;
-  if (auto err = set_positive(o.staging_copies, "--staging-copies", kMaxSmall, "copies", p.staging_copies)) return *err;
-  if (auto err = set_number(o.price, "--price", kMaxPrice, p.price_usd_per_gpu_hour)) return *err;
-  if (auto err = set_number(o.api_price, "--api-price", kMaxPrice, p.api_usd_per_m)) return *err;
-  if (auto err = set_number(o.download_gbps, "--download-gbps", kMaxRate, p.download_gbps)) return *err;
-  if (auto err = set_number(o.read_gb_s, "--read-gb-s", kMaxRate, p.read_gb_s)) return *err;
+  if (auto err = set_positive(o.prompt_tokens, flag_of(&Options::prompt_tokens), kMaxTokens, "tokens", p.prompt_tokens)) return *err;
+  if (auto err = set_positive(o.staging_copies, flag_of(&Options::staging_copies), kMaxSmall, "copies", p.staging_copies)) return *err;
+  if (auto err = set_number(o.price, flag_of(&Options::price), kMaxPrice, p.price_usd_per_gpu_hour)) return *err;
+  if (auto err = set_number(o.api_price, flag_of(&Options::api_price), kMaxPrice, p.api_usd_per_m)) return *err;
+  if (auto err = set_number(o.download_gbps, flag_of(&Options::download_gbps), kMaxRate, p.download_gbps)) return *err;
+  if (auto err = set_number(o.read_gb_s, flag_of(&Options::read_gb_s), kMaxRate, p.read_gb_s)) return *err;
   if (o.scale_out_gb_s == "0") p.scale_out_gb_s = 0;  // 0: cross-node traffic at the NVLink rate (stated)
-  else if (auto err = set_number(o.scale_out_gb_s, "--scale-out-gb-s", kMaxRate, p.scale_out_gb_s)) return *err;
-  if (auto err = set_fraction(o.utilisation, "--utilisation", p.utilisation)) return *err;
-  if (auto err = set_fraction(o.spec_acceptance, "--spec-acceptance", p.spec_acceptance)) return *err;
+  else if (auto err = set_number(o.scale_out_gb_s, flag_of(&Options::scale_out_gb_s), kMaxRate, p.scale_out_gb_s)) return *err;
+  if (auto err = set_fraction(o.utilisation, flag_of(&Options::utilisation), p.utilisation)) return *err;
+  if (auto err = set_fraction(o.spec_acceptance, flag_of(&Options::spec_acceptance), p.spec_acceptance)) return *err;
   if (!o.draft.empty()) {
-    if (w.spec_tokens == 0) return Error{"--draft", "", "a draft model needs --spec-tokens N (draft tokens per step)"};
+    if (w.spec_tokens == 0) return Error{flag_of(&Options::draft), "", "a draft model needs --spec-tokens N (draft tokens per step)"};
     auto draft = load_named_model(o, o.draft, {});
     if (!draft) {
       // The loaders name the model argument MODEL; here it came from --draft.
       Error named = draft.error();
-      if (named.origin == "MODEL") named.origin = "--draft";
+      if (named.origin == "MODEL") named.origin = flag_of(&Options::draft);
       return named;
     }
     r.draft = std::make_shared<const ModelSpec>(std::move(draft->model));
@@ -289,11 +290,11 @@ Error overflow_error(const Options& o, const Error& arithmetic) {
   // Checked arithmetic names the quantity, not the input that made it absurd:
   // name the workload flags given (else the model), which are what to change.
   std::string flags;
-  for (const auto& [flag, value] : {std::pair<const char*, const std::string*>{"--context", &o.context},
-                                    {"--concurrency", &o.concurrency}, {"--prompt-tokens", &o.prompt_tokens},
-                                    {"--chunk", &o.chunk}, {"--state-slots", &o.state_slots},
-                                    {"--spec-tokens", &o.spec_tokens}, {"--max-num-batched-tokens", &o.max_num_batched_tokens},
-                                    {"--max-num-seqs", &o.max_num_seqs}})
+  for (const auto& [flag, value] : {std::pair<const char*, const std::string*>{flag_of(&Options::context), &o.context},
+                                    {flag_of(&Options::concurrency), &o.concurrency}, {flag_of(&Options::prompt_tokens), &o.prompt_tokens},
+                                    {flag_of(&Options::chunk), &o.chunk}, {flag_of(&Options::state_slots), &o.state_slots},
+                                    {flag_of(&Options::spec_tokens), &o.spec_tokens}, {flag_of(&Options::max_num_batched_tokens), &o.max_num_batched_tokens},
+                                    {flag_of(&Options::max_num_seqs), &o.max_num_seqs}})
     if (!value->empty()) flags += fmt::format("{}{} {}", flags.empty() ? "" : " ", flag, *value);
   return Error{flags.empty() ? "MODEL" : flags, "",
                fmt::format("too large to plan: {} ({})", arithmetic.message, arithmetic.field)};
@@ -330,11 +331,11 @@ std::optional<Error> prepare_engine_inputs(LoadedModel& loaded, const Options& o
 }
 
 Result<Cluster> resolve_cluster(const Options& o) {
-  auto spec = parse_gpu_spec(o.gpus, "--gpus");
+  auto spec = parse_gpu_spec(o.gpus, flag_of(&Options::gpus));
   if (!spec) return spec.error();
   auto catalogue = resolve_catalogue(o);
   if (!catalogue) return catalogue.error();
-  auto gpu = catalogue->find(spec->family, "--gpus");
+  auto gpu = catalogue->find(spec->family, flag_of(&Options::gpus));
   if (!gpu) return gpu.error();
   return Cluster{**gpu, spec->count};
 }

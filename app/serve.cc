@@ -27,6 +27,7 @@
 #include <thread>
 
 #include "api.h"
+#include "option_table.h"
 #include "commands.h"
 #include "core/bytes.h"
 #include "core/json_read.h"
@@ -138,26 +139,26 @@ int run_serve(const Options& o, Io& io) {
   if (!o.port.empty()) {
     if (o.port == "0") port = 0;
     else {
-      auto v = bounded(o.port, "--port", 8080, 1, 65535, false);
+      auto v = bounded(o.port, flag_of(&Options::port), 8080, 1, 65535, false);
       if (!v) return fail(io, v.error());
       port = *v;
     }
   }
-  auto max_body = bounded(o.max_body, "--max-body", 4 * kMiB, kKiB, 256 * kMiB, true);
+  auto max_body = bounded(o.max_body, flag_of(&Options::max_body), 4 * kMiB, kKiB, 256 * kMiB, true);
   if (!max_body) return fail(io, max_body.error());
   // Workers do the CPU work; connections wait in the I/O loop without one.
   const std::uint64_t cores = std::max(2u, std::thread::hardware_concurrency());
-  auto workers = bounded(o.threads, "--threads", cores, 1, 256, false);
+  auto workers = bounded(o.threads, flag_of(&Options::threads), cores, 1, 256, false);
   if (!workers) return fail(io, workers.error());
-  auto timeout = o.request_timeout.empty() ? Result<std::uint64_t>(30) : parse_positive_integer(o.request_timeout, "--request-timeout");
+  auto timeout = o.request_timeout.empty() ? Result<std::uint64_t>(30) : parse_positive_integer(o.request_timeout, flag_of(&Options::request_timeout));
   if (!timeout) return fail(io, timeout.error());
-  if (*timeout > 3600) return fail(io, Error{"--request-timeout", "", fmt::format("expected 1 to 3,600 seconds, got {}", echo(o.request_timeout))});
+  if (*timeout > 3600) return fail(io, Error{flag_of(&Options::request_timeout), "", fmt::format("expected 1 to 3,600 seconds, got {}", echo(o.request_timeout))});
   ServeBounds bounds;
   bounds.allow_hub = o.allow_hub;
-  auto cells = bounded(o.max_cells, "--max-cells", bounds.max_cells, 1, 1'000'000, false);
+  auto cells = bounded(o.max_cells, flag_of(&Options::max_cells), bounds.max_cells, 1, 1'000'000, false);
   if (!cells) return fail(io, cells.error());
   bounds.max_cells = *cells;
-  auto response = bounded(o.max_response, "--max-response", bounds.max_response, kMiB, 4 * kGiB, true);
+  auto response = bounded(o.max_response, flag_of(&Options::max_response), bounds.max_response, kMiB, 4 * kGiB, true);
   if (!response) return fail(io, response.error());
   bounds.max_response = *response;
   const std::string host = o.host.empty() ? "127.0.0.1" : o.host;
@@ -171,10 +172,10 @@ int run_serve(const Options& o, Io& io) {
 
   const int bound = server.bind(host, static_cast<int>(port));
   if (bound == -EADDRINUSE || bound == -EACCES)
-    return fail(io, Error{"--port", "", fmt::format("cannot listen on {}:{}: {}", host, port,
+    return fail(io, Error{flag_of(&Options::port), "", fmt::format("cannot listen on {}:{}: {}", host, port,
                                                     bound == -EADDRINUSE ? "the port is in use" : "permission denied")});
   if (bound <= 0)
-    return fail(io, Error{"--host", "", fmt::format("cannot listen on {}: not an address of this machine", echo(host))});
+    return fail(io, Error{flag_of(&Options::host), "", fmt::format("cannot listen on {}: not an address of this machine", echo(host))});
 
   char machine[256] = {};
   gethostname(machine, sizeof machine - 1);
@@ -245,7 +246,7 @@ int run_serve(const Options& o, Io& io) {
   io.out << fmt::format("preflight serve: listening on http://{}:{}/ (Ctrl-C stops)", host, bound) << std::endl;
   if (host != "127.0.0.1" && host != "localhost" && host != "::1")
     io.err << "preflight serve: warning: listening beyond loopback; the API has no authentication\n";
-  if (!server.serve()) return fail(io, Error{"--port", "", "the listening socket failed"});
+  if (!server.serve()) return fail(io, Error{flag_of(&Options::port), "", "the listening socket failed"});
   return 0;
 }
 

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "commands.h"
+#include "option_table.h"
 #include "core/bytes.h"
 #include "core/units.h"
 #include "plan_inputs.h"
@@ -28,7 +29,7 @@ TextStyle style_of(const Options& o) { return o.format == "md" ? TextStyle::mark
 // mistake worth naming rather than silently ignoring.
 std::optional<Error> reject_gpus(const Options& o, const char* command) {
   if (o.gpus.empty()) return std::nullopt;
-  return Error{"--gpus", "",
+  return Error{flag_of(&Options::gpus), "",
                fmt::format("{} searches the GPU count itself; name families with --gpu FAMILY (got '{}')", command,
                            o.gpus)};
 }
@@ -39,7 +40,7 @@ Result<std::vector<Accelerator>> families(const Options& o, const GpuCatalogue& 
   std::vector<Accelerator> out;
   std::set<std::string> seen;
   for (const auto& name : o.gpu_families) {
-    auto gpu = catalogue.find(name, "--gpu");
+    auto gpu = catalogue.find(name, flag_of(&Options::gpu_families));
     if (!gpu) return gpu.error();
     if (seen.insert((*gpu)->id).second) out.push_back(**gpu);
   }
@@ -94,7 +95,7 @@ std::optional<Error> check_cells(const Options& o, std::uint64_t cells) {
 int run_fit(const Options& o, Io& io) {
   FitOptions options;
   if (!o.max_gpus.empty()) {
-    auto v = parse_positive_integer(o.max_gpus, "--max-gpus");
+    auto v = parse_positive_integer(o.max_gpus, flag_of(&Options::max_gpus));
     if (!v) return fail(io, v.error());
     options.max_gpus = *v;
   }
@@ -117,7 +118,7 @@ int run_fit(const Options& o, Io& io) {
 }
 
 int run_max(const Options& o, Io& io) {
-  auto what = parse_solve(o.solve, "--solve");
+  auto what = parse_solve(o.solve, flag_of(&Options::solve));
   if (!what) return fail(io, what.error());
   auto cluster = resolve_cluster(o);
   if (!cluster) return fail(io, cluster.error());
@@ -143,7 +144,7 @@ int run_max(const Options& o, Io& io) {
 }
 
 int run_sweep(const Options& o, Io& io) {
-  auto counts = parse_counts(o.counts.empty() ? "1..256" : o.counts, "--counts");
+  auto counts = parse_counts(o.counts.empty() ? "1..256" : o.counts, flag_of(&Options::counts));
   if (!counts) return fail(io, counts.error());
   auto in = solver_inputs(o, "sweep");
   if (!in) return fail(io, in.error());
