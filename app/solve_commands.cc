@@ -109,6 +109,7 @@ int run_fit(const Options& o, Io& io) {
   const PlanContext context(model);
   auto fits = solve_fit(model, evaluator_for(o, context), in->gpus, in->request, options);
   if (!fits) return fail(io, fits.error());
+  add_fit_perf(fits.value(), context, in->request);
   if (o.format == "json") io.out << json_text(fit_json(model, in->request, options, *fits)) << "\n";
   else if (o.format == "csv") io.out << fit_csv(*fits);
   else io.out << render_fit(model, in->request, options, *fits, style_of(o));

@@ -5,7 +5,8 @@
 
 const $ = id => document.getElementById(id);
 const FIELDS = ["model", "gpu", "count", "context", "concurrency", "kv_dtype", "state_dtype", "reserve", "engine",
-                "tp", "ep", "pp", "dp", "price", "api_price", "mix", "ttft", "tpot", "rate", "prefill_gpus", "decode_gpus"];
+                "engine_version", "quantize", "tp", "ep", "pp", "dp", "price", "api_price", "mix", "ttft", "tpot", "rate",
+                "prefill_gpus", "decode_gpus"];
 // Only `plan` sizes a prefill/decode split; the other views plan the colocated cluster above.
 const SPLIT = ["prefill_gpus", "decode_gpus"];
 const WORKLOAD = ["context", "concurrency", "kv_dtype", "state_dtype", "reserve", "engine", "tp", "ep", "pp", "dp",
@@ -247,20 +248,27 @@ async function drawHeadroom(base, gen) {
     barChart($("headroom-chart"), cells.map(c => ({
       x: c.gpus, y: c.headroom_bytes / 1e9, cls: c.gpus === count ? "current" : "",
       title: `${c.gpus} GPUs: ${c.verdict}, ${gb(c.headroom_bytes)} headroom on the tightest rank (${c.binding})`
-    })), {format: v => v.toFixed(0) + " GB", xlabel: "GPUs", label: "headroom by GPU count"});
+    })), {format: v => v.toFixed(0), unit: "headroom, GB", xlabel: "GPUs", label: "headroom by GPU count"});
   } catch (e) { if (gen === generation) $("headroom-chart").textContent = e.message; }
 }
 
 async function drawFit(base, gen) {
-  const body = Object.assign({}, base, {gpu: FIT_FAMILIES});
+  // The usual families and always the one chosen above (the server drops repeats).
+  const body = Object.assign({}, base, {gpu: FIT_FAMILIES.concat([$("gpu").value])});
   delete body.gpus; delete body.tp; delete body.ep; delete body.pp; delete body.dp;
   try {
     const fit = await api("fit", body);
     if (gen !== generation) return;
-    const rows = fit.families.map(f => `<tr data-gpu="${f.gpu}" data-min="${f.fits ? f.min_gpus : ""}" data-binding="${f.binding || ""}"><td>${f.name}</td>` +
+    const chosen = $("gpu").value;
+    const rows = fit.families.map(f => `<tr data-gpu="${f.gpu}" data-min="${f.fits ? f.min_gpus : ""}" data-binding="${f.binding || ""}"` +
+      `${f.gpu === chosen ? ' class="chosen"' : ""}><td>${f.name}</td>` +
       `<td class="num">${f.fits ? f.min_gpus : "none"}</td><td>${f.fits ? `TP ${f.layout.tp} DP ${f.layout.dp} EP ${f.layout.ep} PP ${f.layout.pp}` : ""}</td>` +
+      `<td class="num" data-key="tokens_per_s_per_gpu">${f.perf ? num(f.perf.tokens_per_s_per_gpu_bound, 0) : ""}</td>` +
+      `<td class="num">${f.perf && f.perf.usd_per_m_tokens_at_bound ? f.perf.usd_per_m_tokens_at_bound.toFixed(2) : ""}</td>` +
       `<td>${f.binding || ""}</td><td>${f.summary || ""}</td></tr>`).join("");
-    $("fit-table").innerHTML = `<table><thead><tr><th>family</th><th class="num">min GPUs</th><th>layout</th><th>binding (memory or latency)</th><th>below it</th></tr></thead><tbody>${rows}</tbody></table>`;
+    $("fit-table").innerHTML = `<table><thead><tr><th>family</th><th class="num">min GPUs</th><th>layout</th>` +
+      `<th class="num">tokens/s per GPU (bound)</th><th class="num">USD per M tokens (at the bound)</th>` +
+      `<th>binding (memory or latency)</th><th>below it</th></tr></thead><tbody>${rows}</tbody></table>`;
   } catch (e) { if (gen === generation) $("fit-table").textContent = e.message; }
 }
 
@@ -276,13 +284,13 @@ async function drawMax(base, gen) {
     try {
       const m = await api("max", body);
       if (gen !== generation) return;
-      if (m.found) points.push({x: c, y: m.value, label: num(m.value / 1024, 0) + "K",
+      if (m.found) points.push({x: c, y: m.value, label: tokensLabel(m.value),
                                 title: `${c} requests: up to ${num(m.value, 0)} tokens each (${m.binding} binds beyond)`});
     } catch (e) { break; }
   }
   if (gen !== generation) return;
-  lineChart($("max-chart"), points, {xlabel: "concurrent requests", label: "maximum context by concurrency",
-                                     empty: "no context fits at these settings"});
+  lineChart($("max-chart"), points, {xlabel: "concurrent requests", unit: "max context, tokens",
+                                     label: "maximum context by concurrency", empty: "no context fits at these settings"});
 }
 
 async function drawLaunch(base, gen) {

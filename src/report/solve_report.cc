@@ -257,6 +257,12 @@ nlohmann::json fit_json(const ModelSpec& model, const PlanRequest& request, cons
     j["binding_at_gpus"] = f.binding_at > 0 ? nlohmann::json(f.binding_at) : nlohmann::json(nullptr);
     j["summary"] = fit_binding_text(f, options.max_gpus);
     if (!f.note.empty()) j["note"] = f.note;
+    if (f.perf) {
+      j["perf"] = {{"decode_tokens_per_s_bound", f.perf->tokens_per_s_per_request_bound},
+                   {"tokens_per_s_per_gpu_bound", f.perf->tokens_per_s_per_gpu_bound},
+                   {"binding_term", std::string(binding_term_key(f.perf->binding))}};
+      if (f.perf->usd_per_m_at_bound > 0) j["perf"]["usd_per_m_tokens_at_bound"] = f.perf->usd_per_m_at_bound;
+    }
     j["evaluations"] = f.evaluations;
     families.push_back(std::move(j));
   }

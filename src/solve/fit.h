@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,7 @@ struct FamilyFit {
   std::string note;              // !fits and nothing could be planned: the planner's error
   std::uint64_t evaluations = 0; // evaluator calls
   std::uint64_t pruned = 0;      // counts ruled out by the aggregate-memory bound
+  std::optional<SweepCellPerf> perf;  // fits: the bound and cost at min_gpus, once add_fit_perf ran
 };
 
 // One family. `request.gpu_count` is ignored; the rest (workload, engine,

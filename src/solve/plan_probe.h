@@ -19,9 +19,19 @@
 #include "model/model_spec.h"
 #include "plan/layout.h"
 #include "plan/ledger.h"
+#include "perf/roofline.h"
 #include "plan/plan.h"
 
 namespace preflight {
+
+// A green layout's decode bound at the workload's concurrency and its cost there
+// (solve/sweep_perf.h): a sweep cell's or a fitting family's.
+struct SweepCellPerf {
+  double tokens_per_s_per_request_bound = 0;  // batch 1
+  double tokens_per_s_per_gpu_bound = 0;      // at the workload's concurrency
+  BindingTerm binding = BindingTerm::memory;  // at the workload's concurrency
+  double usd_per_m_at_bound = 0;              // 0: no price
+};
 
 struct ProbeResult {
   Layout layout;    // as resolved (TP chosen when the request left it open)

@@ -25,12 +25,6 @@
 namespace preflight {
 
 // Throughput of a green cell's best layout (solve/sweep_perf.h): upper bounds.
-struct SweepCellPerf {
-  double tokens_per_s_per_request_bound = 0;  // batch 1
-  double tokens_per_s_per_gpu_bound = 0;      // at the workload's concurrency
-  BindingTerm binding = BindingTerm::memory;  // at the workload's concurrency
-  double usd_per_m_at_bound = 0;              // 0: no price
-};
 
 struct SweepCell {
   std::uint64_t gpus = 0;

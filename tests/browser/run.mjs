@@ -161,6 +161,26 @@ try {
   const apiMax = await (await page2.request.post(base + "/api/max", { data: { model: "deepseek-v3",
     gpus: "8xnvidia-h200-sxm-141gb", concurrency: "1", solve: "context" } })).json();
   check(Number(firstMax) === apiMax.value, `maximum context at 1 request equals max's (${firstMax})`);
+  // The charts: round ticks and units on the headroom chart, the chosen count marked, every label of the
+  // maximum-context chart inside its drawing.
+  const ticks = await page2.$$eval("#headroom-chart text.tick", els => els.length);
+  check(ticks >= 6 && (await page2.textContent("#headroom-chart")).includes("headroom, GB"), `headroom chart: ticks and a unit (${ticks} ticks)`);
+  check((await page2.textContent("#headroom-chart text.mark")) === "chosen: 8", "headroom chart: the chosen count is marked");
+  const clipped = await page2.$$eval("#max-chart svg", svgs => svgs.flatMap(svg => {
+    const w = svg.viewBox.baseVal.width;
+    return [...svg.querySelectorAll("text:not([transform])")].filter(t => { const b = t.getBBox(); return b.x < 0 || b.x + b.width > w + 0.5; })
+      .map(t => t.textContent);
+  }));
+  check(clipped.length === 0, `maximum-context chart: no label clipped (${clipped.join(",")})`);
+  // The fit table: the chosen family always, with the throughput bound and cost of fit's own JSON.
+  await page2.waitForSelector("#fit-table tr.chosen", { timeout: 120000 });
+  const chosenRow = await page2.getAttribute("#fit-table tr.chosen", "data-gpu");
+  const fitJson = await (await page2.request.post(base + "/api/fit", { data: { model: "deepseek-v3", gpu: ["nvidia-h200-sxm-141gb"],
+    context: "32768", concurrency: "16" } })).json();
+  const perGpu = await page2.textContent('#fit-table tr.chosen td[data-key="tokens_per_s_per_gpu"]');
+  check(chosenRow === "nvidia-h200-sxm-141gb" &&
+        perGpu.replace(/,/g, "") === String(Math.round(fitJson.families[0].perf.tokens_per_s_per_gpu_bound)),
+        `fit table: the chosen family with fit's tokens/s per GPU (${chosenRow}: ${perGpu})`);
   await page2.screenshot({ path: path.join(shotDir, "4-shared-link-deepseek-v3.png"), fullPage: true });
   await page2.setViewportSize({ width: 1200, height: 1400 });
   await page2.screenshot({ path: path.join(shotDir, "0-readme.png") });  // docs/planner.png
@@ -172,6 +192,15 @@ try {
   const apiTyped = await apiPlan(page2, base, { model: "qwen3-0.6b", gpus: "8xnvidia-h200-sxm-141gb", context: "32768",
                                                 concurrency: "16" });
   check(Number(vTyped.headroom) === apiTyped.verdict.headroom_bytes, `typed model: headroom equals the API's (${vTyped.headroom})`);
+  // Weight precision: the page plans the quantized variant as the API does.
+  await page2.selectOption("#quantize", "w4a16");
+  const vQuant = await verdict(page2, vTyped.key);
+  const apiQuant = await apiPlan(page2, base, { model: "qwen3-0.6b", gpus: "8xnvidia-h200-sxm-141gb", context: "32768",
+                                                concurrency: "16", quantize: "w4a16" });
+  check(Number(vQuant.headroom) === apiQuant.verdict.headroom_bytes && vQuant.weights !== vTyped.weights,
+        `weight precision w4a16: headroom equals the API's, the weight bars change (${vTyped.weights} -> ${vQuant.weights} B)`);
+  await page2.selectOption("#quantize", "");
+  await verdict(page2, vQuant.key);
   // A hub id on a server started without --hub: one line that says how to allow it, no figures.
   await page2.fill("#model", "Qwen/Qwen3-0.6B@main");
   await page2.dispatchEvent("#model", "change");
@@ -232,6 +261,9 @@ try {
   await verdict(phone);
   const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   check(overflow <= 1, `phone width: no horizontal overflow (${overflow} px)`);
+  const order = await phone.evaluate(() => document.getElementById("verdict").getBoundingClientRect().top <
+                                            document.getElementById("inputs").getBoundingClientRect().top);
+  check(order, "phone width: the verdict comes before the inputs");
   await phone.screenshot({ path: path.join(shotDir, "5-phone.png"), fullPage: true });
 } catch (e) {
   failures.push("exception: " + (e.stack || e));
