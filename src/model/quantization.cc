@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <cctype>
 #include <string_view>
@@ -62,6 +63,61 @@ bool simple_atoms(std::string_view re, std::vector<SimpleAtom>& out) {
   return true;
 }
 
+// A form of `re` for the built-in matcher, or nullopt when it needs std::regex.
+std::optional<SimpleForm> simple_form(std::string_view re) {
+  SimpleForm f;
+  if (!simple_atoms(re, f.atoms)) return std::nullopt;
+  f.glob = std::all_of(f.atoms.begin(), f.atoms.end(),
+                       [](const SimpleAtom& a) { return a.star ? a.any : !a.any; });
+  if (f.glob) {
+    f.anchored = f.atoms.empty() || !f.atoms.front().star;
+    std::string run;
+    for (const auto& a : f.atoms) {
+      if (a.star) {
+        if (!run.empty()) f.segments.push_back(std::move(run));
+        run.clear();
+      } else {
+        run.push_back(a.c);
+      }
+    }
+    if (!run.empty()) f.segments.push_back(std::move(run));
+    if (!f.atoms.empty() && f.atoms.front().star) f.anchored = false;
+  }
+  return f;
+}
+
+// The forms of `re`: one, or one per alternative when the only group is a
+// literal alternation ("mlp\.(gate|up|gate_up|down)_proj"): re.match with
+// backtracking tries each alternative, so the pattern matches when one does.
+// Empty when std::regex is needed.
+std::vector<SimpleForm> simple_forms(std::string_view re) {
+  std::vector<SimpleForm> out;
+  const auto open = re.find('(');
+  if (open == std::string_view::npos) {
+    if (auto f = simple_form(re)) out.push_back(std::move(*f));
+    return out;
+  }
+  const auto close = re.find(')', open);
+  if (close == std::string_view::npos || re.find_first_of("()", close + 1) != std::string_view::npos ||
+      (open > 0 && re[open - 1] == '\\') || (close + 1 < re.size() && std::string_view("*+?{").find(re[close + 1]) != std::string_view::npos))
+    return out;
+  const auto body = re.substr(open + 1, close - open - 1);
+  if (body.empty() || body.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_|") !=
+                          std::string_view::npos)
+    return out;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= body.size(); ++i) {
+    if (i < body.size() && body[i] != '|') continue;
+    const std::string alternative = std::string(re.substr(0, open)) + std::string(body.substr(start, i - start)) +
+                                    std::string(re.substr(close + 1));
+    auto f = simple_form(alternative);
+    if (!f) return {};
+    out.push_back(std::move(*f));
+    start = i + 1;
+  }
+  return out;
+}
+
 // re.match semantics: the atoms must match a prefix of the text.
 bool match_atoms(const SimpleAtom* a, const SimpleAtom* end, std::string_view text) {
   if (a == end) return true;
@@ -75,8 +131,25 @@ bool match_atoms(const SimpleAtom* a, const SimpleAtom* end, std::string_view te
   return false;
 }
 
+bool match_form(const SimpleForm& f, std::string_view text) {
+  if (!f.glob) return match_atoms(f.atoms.data(), f.atoms.data() + f.atoms.size(), text);
+  std::size_t pos = 0;
+  for (std::size_t i = 0; i < f.segments.size(); ++i) {
+    const auto& seg = f.segments[i];
+    if (i == 0 && f.anchored) {
+      if (!text.starts_with(seg)) return false;
+      pos = seg.size();
+      continue;
+    }
+    const auto at = text.find(seg, pos);
+    if (at == std::string_view::npos) return false;
+    pos = at + seg.size();
+  }
+  return true;
+}
+
 bool regex_match_start(const NamePattern& p, const std::string& text) {
-  if (p.simple) return match_atoms(p.atoms.data(), p.atoms.data() + p.atoms.size(), text);
+  if (p.simple) return std::any_of(p.forms.begin(), p.forms.end(), [&](const SimpleForm& f) { return match_form(f, text); });
   return std::regex_search(text, p.regex, std::regex_constants::match_continuous);
 }
 
@@ -91,7 +164,8 @@ Result<NamePattern> compile_ct_pattern(const std::string& text, const std::strin
   if (text.starts_with("re:")) {
     p.kind = NamePattern::Kind::regex;
     p.is_regex = true;
-    p.simple = simple_atoms(std::string_view(text).substr(3), p.atoms);
+    p.forms = simple_forms(std::string_view(text).substr(3));
+    p.simple = !p.forms.empty();
     if (!p.simple) {
       try {
         p.regex = std::regex(text.substr(3), std::regex::ECMAScript | std::regex::optimize);
@@ -114,7 +188,8 @@ Result<NamePattern> compile_module_pattern(const std::string& text, const std::s
   p.text = text;
   p.kind = NamePattern::Kind::module;
   if (text.empty()) return Error{origin, pointer, "empty module pattern (it would exclude every module)"};
-  p.simple = simple_atoms(text, p.atoms);
+  p.forms = simple_forms(text);
+  p.simple = !p.forms.empty();
   if (!p.simple) {
     try {
       p.regex = std::regex(text, std::regex::ECMAScript | std::regex::optimize);

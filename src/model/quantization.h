@@ -115,6 +115,18 @@ struct SimpleAtom {
   bool star = false;
 };
 
+// One alternative of a pattern the built-in matcher handles. When it is only
+// literals and ".*" (the common "re:.*self_attn.*"), `segments` holds the
+// literal runs and matching is a left-to-right search for each in turn
+// (leftmost is optimal for such patterns); else the atoms are matched by
+// backtracking.
+struct SimpleForm {
+  std::vector<SimpleAtom> atoms;
+  bool glob = false;                  // only literals and ".*"
+  bool anchored = false;              // glob: the first segment must start the text
+  std::vector<std::string> segments;  // glob: the literal runs between the ".*"s
+};
+
 // A module-name pattern as a config writes it.
 struct NamePattern {
   enum class Kind {
@@ -126,8 +138,8 @@ struct NamePattern {
   Kind kind = Kind::exact;
   bool is_regex = false;    // kind == regex (kept for callers that read it)
   std::regex regex;         // compiled when the pattern is a regex that is not `simple`
-  bool simple = false;      // matched by the built-in matcher (`atoms`) instead of std::regex
-  std::vector<SimpleAtom> atoms;
+  bool simple = false;      // matched by the built-in matcher (`forms`, any of them) instead of std::regex
+  std::vector<SimpleForm> forms;  // one, or one per alternative of a single literal group "(gate|up)"
   bool index_sensitive = false;  // could tell expert 0 from expert 7 (digits, classes, bare '.')
 
   bool matches(const std::string& module_name) const;

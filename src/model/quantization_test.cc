@@ -447,10 +447,13 @@ TEST(QuantPatterns, CompressedTensorsIgnoreIsExactOrReMatch) {
 TEST(QuantPatterns, TheBuiltInMatcherAgreesWithStdRegex) {
   const char* patterns[] = {
       R"(re:.*layers\.1\.block_sparse_moe\.experts\.7\..*)", R"(re:.*self_attn.*)", R"(re:model.layers.1.*)",
-      R"(re:.*mlp\.(gate|up)_proj.*)", R"(re:lm_head)", R"(re:.*experts\.[1-3]\..*)", R"(re:a*b.*c)", R"(re:.*\-x)"};
+      R"(re:.*mlp\.(gate|up)_proj.*)", R"(re:lm_head)", R"(re:.*experts\.[1-3]\..*)", R"(re:a*b.*c)", R"(re:.*\-x)",
+      R"(re:.*mlp\.(gate|up|gate_up|down)_proj.*)", R"(re:(a|b)c)", R"(re:x(ab|cd)*)", R"(re:.*(self|cross)_attn\..*)"};
   const char* names[] = {"model.layers.1.block_sparse_moe.experts.7.w1", "model.layers.1.block_sparse_moe.experts.17.w1",
                          "model.layers.11.self_attn.q_proj", "model.layers.1.mlp.gate_proj", "lm_head", "lm_headx",
-                         "model.layers.0.mlp.experts.2.up_proj", "aaabxxc", "bc", "y-x", "model"};
+                         "model.layers.0.mlp.experts.2.up_proj", "aaabxxc", "bc", "y-x", "model",
+                         "model.layers.3.mlp.gate_up_proj", "model.layers.3.mlp.down_proj.weight", "ac", "xababcd",
+                         "model.layers.3.cross_attn.o_proj", "model.layers.3.mlp.gate_up_projx"};
   std::string list;
   for (const char* p : patterns) list += std::string(list.empty() ? "" : ", ") + nlohmann::json(p).dump();
   const auto s = parse(R"({"quant_method": "compressed-tensors", "format": "int-quantized", "ignore": [)" + list +
@@ -459,7 +462,10 @@ TEST(QuantPatterns, TheBuiltInMatcherAgreesWithStdRegex) {
   ASSERT_EQ(s.ignore.size(), std::size(patterns));
   EXPECT_TRUE(s.ignore[0].simple);
   EXPECT_TRUE(s.ignore[2].simple);
-  EXPECT_FALSE(s.ignore[3].simple);  // alternation: std::regex
+  EXPECT_TRUE(s.ignore[3].simple);   // one literal alternation: a form per alternative (Kimi K3's ignore list)
+  EXPECT_EQ(s.ignore[3].forms.size(), 2u);
+  EXPECT_TRUE(s.ignore[8].simple);
+  EXPECT_FALSE(s.ignore[10].simple);  // a repeated group: std::regex
   EXPECT_FALSE(s.ignore[5].simple);  // a class: std::regex
   for (const auto& p : s.ignore) {
     const std::regex re(p.text.substr(3));
