@@ -1,0 +1,129 @@
+#include "plan/plan_steps.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/bytes.h"
+#include "perf/roofline.h"
+#include "perf/step_shape.h"
+
+namespace preflight::plan_steps {
+
+// No family reader knows the architecture: the generic reading guessed its
+// structure (which layers attend how, what the MLP is), so nothing computed
+// from it is a derived calculation. Figures and ledger rows computed from the
+// model become planning estimates (the GPU catalogue's and the files' own
+// figures keep their labels), and the verdict line says why.
+void mark_guessed_structure(Plan& plan) {
+  const auto guessed = [](Evidence& e) {
+    if (e == Evidence::derived) e = Evidence::estimate;
+  };
+  for (auto& f : plan.figures)
+    if (!f.id.starts_with("cluster.") && !f.id.starts_with("disk.")) guessed(f.evidence);
+  for (auto& r : plan.ranks)
+    for (auto& row : r.rows) guessed(row.evidence);
+  guessed(plan.verdict.evidence);
+  if (plan.verdict.summary.empty() || plan.verdict.summary.find("no family reader") != std::string::npos) return;
+  plan.verdict.summary += fmt::format(
+      "; planning estimate: {} has no family reader, so its structure was read as a generic decoder{}",
+      plan.model_architecture.empty() ? plan.model_name : plan.model_architecture,
+      plan.manifest_source == ManifestSource::config
+          ? " and its tensors generated from that guess (a snapshot folder, a hub id or --shard-headers all would "
+            "plan from the real tensors)"
+          : " (its tensors are the files' own)");
+}
+
+Verdict judge(const Plan& plan, bool with_summary) {
+  Verdict v;
+  v.fits = true;
+  std::int64_t headroom = INT64_MAX;
+  int worst_boundary = 99;
+  std::size_t worst_index = 0;
+  for (std::size_t i = 0; i < plan.ranks.size(); ++i) {
+    const auto& l = plan.ranks[i];
+    const auto slack = l.fits() ? static_cast<std::int64_t>(l.free) : -static_cast<std::int64_t>(l.over);
+    if (slack < headroom) {
+      headroom = slack;
+      v.worst_rank = l.rank;
+      worst_index = i;
+    }
+    if (!l.fits()) {
+      v.fits = false;
+      if (static_cast<int>(l.first_boundary) < worst_boundary) {
+        worst_boundary = static_cast<int>(l.first_boundary);
+        v.first_boundary = l.first_boundary;
+      }
+    }
+  }
+  v.headroom_bytes = headroom;
+  v.evidence = v.fits ? Evidence::hypothesis : Evidence::derived;
+  if (!with_summary) return v;
+  const auto& worst = plan.ranks[worst_index];
+  const auto cap = fmt::format("{} ({}) device capacity", format_gb(worst.capacity, 1), format_gib(worst.capacity, 2));
+  if (!v.fits) {
+    v.evidence = Evidence::derived;
+    v.summary = fmt::format(
+        "does not fit: first boundary crossed: {}; rank {} needs {} against {} ({} over)",
+        resource_key(v.first_boundary), worst.rank, format_gb(worst.demand, 1), cap, format_gb(worst.over, 1));
+  } else {
+    v.evidence = Evidence::hypothesis;
+    v.summary = fmt::format(
+        "fits under the stated inputs, tightest rank {} keeps {} ({}) free; a deployment hypothesis until benchmarked",
+        worst.rank, format_gb(worst.free, 1), format_gib(worst.free, 2));
+  }
+  return v;
+}
+
+// The latency targets against the roofline bounds at this plan's layout and
+// batch (perf/latency.h), from the representative ranks as the solvers' fast
+// path computes them. A plan whose memory fits but whose bounds miss a target
+// is red with `ttft` or `tpot` as its first boundary.
+void apply_latency(Plan& plan, const PlanContext& context, const Accelerator& gpu, const PlanRequest& request, bool full) {
+  if (!request.latency.any()) return;
+  const auto& model = *context.model;
+  const auto& w = plan.workload;
+  auto targets = request.latency;
+  const auto length = w.mix.empty() ? w.context_tokens : mean_tokens(w.mix);
+  if (targets.output_tokens == 0) targets.output_tokens = default_output_tokens(length);
+  if (targets.input_tokens == 0) targets.input_tokens = default_input_tokens(length, targets.output_tokens);
+  PerfInputs in;
+  in.model = &model;
+  in.gpu = &gpu;  // the catalogue's: a verdict-only plan copies only its capacity
+  in.layout = &plan.layout;
+  in.batch_per_group = decode_batch_per_group(plan.layout, w.concurrency);
+  in.context = length;
+  in.kv_dtype_bytes = kv_dtype_bytes(w.kv_dtype);
+  in.state_dtype_bytes = state_dtype_bytes(w.state_dtype);
+  in.scale_out_gb_s = request.perf.scale_out_gb_s;
+  if (auto e = validate_perf_inputs(in)) {
+    if (full) plan.assumptions.push_back(fmt::format("latency targets not checked: {}", e->message));
+    return;
+  }
+  const auto& placement = context.formats();
+  std::vector<RankFormatWeights> weights;
+  for (auto r : context.placement.representative_ranks(plan.layout)) weights.push_back(placement.rank_weights(plan.layout, r));
+  const auto decode = estimate_step(in, placement, weights, decode_step(in, in.batch_per_group));
+  const auto prefill = estimate_step(in, placement, weights, prefill_step(targets.input_tokens));
+  LatencyBounds b;
+  b.prefill_s = prefill.step_seconds;
+  b.prefill_slowest_stage_s = prefill.slowest_stage_seconds;
+  b.decode_step_s = decode.step_seconds;
+  b.decode_tokens_per_s = static_cast<double>(decode.tokens_per_step) / decode.slowest_stage_seconds;
+  b.dp_groups = plan.layout.dp;
+  plan.latency = check_latency(targets, w.concurrency, request.concurrency_from_rate, b);
+  const auto& check = *plan.latency;
+  if (full) {
+    for (const auto& f : check.figures) plan.figures.push_back(f);
+    for (const auto& a : check.assumptions) plan.assumptions.push_back(a);
+  }
+  auto& v = plan.verdict;
+  if (!v.fits || check.binding.empty()) return;  // memory first: it is what a plan must have at all
+  v.fits = false;
+  v.first_boundary = check.binding == "ttft" ? Resource::ttft : Resource::tpot;
+  v.evidence = Evidence::derived;
+  v.summary = fmt::format("does not meet the latency targets: first boundary crossed: {}; {}", check.binding, check.why);
+}
+
+}  // namespace preflight::plan_steps
