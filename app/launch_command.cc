@@ -80,7 +80,7 @@ LaunchModel describe_model(const Options& o, const LoadedModel& loaded, std::str
   m.kda_state = spec.count_layers(LayerKind::kda) > 0;
   m.recurrent_state = m.kda_state || spec.count_layers(LayerKind::gated_deltanet) > 0 ||
                       spec.count_layers(LayerKind::mamba2) > 0;
-  m.auto_kv_dtype = resolve_kv_dtype("auto", dtype_bits(spec.dtype));
+  m.auto_kv_dtype = std::string(dtype_key(resolve_kv_dtype(KvDtype::automatic, dtype_bits(spec.dtype))));
   std::error_code ec;
   if (o.model.empty() || !std::filesystem::exists(o.model, ec)) {
     for (const auto& entry : model_catalogue()) {

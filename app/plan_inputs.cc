@@ -182,8 +182,16 @@ Result<PlanRequest> plan_request(const Options& o) {
       return Error{flag_of(&Options::kv_offload), "", fmt::format("expected host memory per node above 0 and at most 1 PiB, got {}", echo(o.kv_offload))};
     w.kv_offload_bytes_per_node = *v;
   }
-  if (any(o.kv_dtype)) w.kv_dtype = o.kv_dtype;
-  if (any(o.state_dtype)) w.state_dtype = o.state_dtype;
+  if (any(o.kv_dtype)) {
+    auto d = parse_kv_dtype(o.kv_dtype, flag_of(&Options::kv_dtype));
+    if (!d) return d.error();
+    w.kv_dtype = *d;
+  }
+  if (any(o.state_dtype)) {
+    auto d = parse_state_dtype(o.state_dtype, flag_of(&Options::state_dtype));
+    if (!d) return d.error();
+    w.state_dtype = *d;
+  }
   if (any(o.state_slots)) {
     if (auto e = set_positive(o.state_slots, flag_of(&Options::state_slots), kMaxSmall, "slots", w.state_slots)) return *e;
   }

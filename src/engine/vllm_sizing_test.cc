@@ -46,7 +46,7 @@ PlanRequest request(const VllmRun& r) {
   req.layout = r.layout;
   req.workload.requested = true;
   req.workload.context_tokens = r.context;
-  req.workload.kv_dtype = r.kv_dtype;
+  req.workload.kv_dtype = parse_kv_dtype(r.kv_dtype, "test").value_or_throw();
   req.workload.concurrency = r.concurrency;
   req.engine.kind = EngineKind::vllm;
   req.engine.gpu_memory_utilization = r.util;

@@ -85,10 +85,10 @@ void ignored(const LaunchInput& in, const Builder& b, LaunchPlan& out, Setting s
 // The engines' KV cache follows the model's dtype ("auto") unless told fp8;
 // preflight's other explicit dtypes have no flag when they equal that.
 void kv_dtype_flag(const Plan& plan, const LaunchInput& in, Builder& b, LaunchPlan& out, const char* fp8_name) {
-  const auto& kv = plan.workload.kv_dtype;
-  if (kv == "fp8") {
+  const auto kv = plan.workload.kv_dtype;
+  if (kv == KvDtype::fp8) {
     b.from(Setting::kv_dtype, "--kv-cache-dtype", fp8_name);
-  } else if (kv != "auto" && kv != in.model.auto_kv_dtype && b.set(Setting::kv_dtype)) {
+  } else if (kv != KvDtype::automatic && dtype_key(kv) != in.model.auto_kv_dtype && b.set(Setting::kv_dtype)) {
     out.notes.push_back(fmt::format(
         "--kv-dtype {}: no flag written; the engine keeps the KV cache in the model's dtype ({}) unless told fp8", kv,
         in.model.auto_kv_dtype));
@@ -170,7 +170,7 @@ Result<bool> vllm_flags(const Plan& plan, const LaunchInput& in, Builder& b, Lau
   if (l.dcp > 1) b.from(Setting::dcp, "--decode-context-parallel-size", std::to_string(l.dcp), layout_source);
   b.from(Setting::context, "--max-model-len", std::to_string(plan.workload.context_tokens), kContextSource);
   kv_dtype_flag(plan, in, b, out, "fp8");
-  if (plan.workload.state_dtype == "bf16") {
+  if (plan.workload.state_dtype == StateDtype::bf16) {
     if (in.model.kda_state)
       return Error{"--state-dtype", "",
                    "vLLM keeps the KDA recurrent state in FP32 and has no option to lower it; use --engine sglang "
@@ -218,7 +218,7 @@ Result<bool> sglang_flags(const Plan& plan, const LaunchInput& in, Builder& b, L
   b.from(Setting::context, "--context-length", std::to_string(plan.workload.context_tokens), kContextSource);
   // SGLang spells the format out; preflight's fp8 is e4m3 (one byte per value either way).
   kv_dtype_flag(plan, in, b, out, "fp8_e4m3");
-  if (plan.workload.state_dtype == "bf16") {
+  if (plan.workload.state_dtype == StateDtype::bf16) {
     if (in.model.recurrent_state) b.from(Setting::state_dtype, "--mamba-ssm-dtype", "bfloat16");
     else ignored(in, b, out, Setting::state_dtype, "the model keeps no recurrent state (ignored)");
   }

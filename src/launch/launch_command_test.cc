@@ -118,8 +118,8 @@ TEST(LaunchCommand, NodeCommandsForEachTopology) {
 
 TEST(LaunchCommand, PlanValuesBecomeFlags) {
   auto plan = plan_for({8, 8, 1, 1, 8});
-  plan.workload.kv_dtype = "fp8";
-  plan.workload.state_dtype = "bf16";
+  plan.workload.kv_dtype = KvDtype::fp8;
+  plan.workload.state_dtype = StateDtype::bf16;
   plan.engine_options.mem_fraction_static = 0.84;
   plan.engine_options.max_num_seqs = 128;
   plan.engine_options.block_size = 64;
@@ -132,7 +132,7 @@ TEST(LaunchCommand, PlanValuesBecomeFlags) {
             "fp8_e4m3 --mamba-ssm-dtype bfloat16 --mem-fraction-static 0.84 --max-running-requests 128 --page-size 64 "
             "--disable-cuda-graph --disable-radix-cache");
 
-  plan.workload.state_dtype = "fp32";
+  plan.workload.state_dtype = StateDtype::fp32;
   plan.engine_options.gpu_memory_utilization = 0.97;
   auto v = build_launch(plan, input(EngineKind::vllm));
   ASSERT_TRUE(v) << v.error().to_string();
@@ -215,7 +215,7 @@ TEST(LaunchCommand, WhatAnEngineCannotExpressIsBadInput) {
   for (const auto& c : cases) {
     auto plan = plan_for(c.shape);
     plan.layout.dcp = c.dcp;
-    plan.workload.state_dtype = c.state;
+    plan.workload.state_dtype = parse_state_dtype(c.state, "test").value_or_throw();
     auto l = build_launch(plan, input(c.engine));
     ASSERT_FALSE(l) << c.what;
     EXPECT_EQ(l.error().to_string(), c.error) << c.what;

@@ -20,7 +20,7 @@ Layout layout_of(const char* model, const char* gpu, std::uint64_t gpus, std::ui
 
 WorkloadOptions bf16() {
   WorkloadOptions w;
-  w.kv_dtype = "bf16";
+  w.kv_dtype = KvDtype::bf16;
   return w;
 }
 

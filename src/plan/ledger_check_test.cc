@@ -43,7 +43,7 @@ TEST(LedgerCheck, KvRowsAreTheBlocksOfTheRequests) {
         request.workload.requested = true;
         request.workload.context_tokens = 8192;
         request.workload.concurrency = 3;
-        request.workload.kv_dtype = kv;
+        request.workload.kv_dtype = parse_kv_dtype(kv, "test").value_or_throw();
         request.perf.enabled = false;
         const auto plan = build_plan(model, testing::catalogue_gpu("H200"), request);
         if (!plan) continue;

@@ -144,10 +144,6 @@ Result<Plan> build_plan(const PlanContext& context, const Accelerator& gpu, cons
   plan.engine_options = request.engine;
   const bool with_engine = request.engine.kind != EngineKind::generic;
   plan.second_pass = request.workload.requested || with_engine;
-  if (kv_dtype_bytes(plan.workload.kv_dtype) == 0)
-    return Error{"--kv-dtype", "", fmt::format("expected auto, bf16, fp16, fp32 or fp8, got '{}'", plan.workload.kv_dtype)};
-  if (state_dtype_bytes(plan.workload.state_dtype) == 0)
-    return Error{"--state-dtype", "", fmt::format("expected fp32 or bf16, got '{}'", plan.workload.state_dtype)};
   if (full && plan.workload.context_tokens > model.max_context)
     plan.assumptions.push_back(fmt::format("context {} exceeds the model's max_position_embeddings {}",
                                            with_commas(plan.workload.context_tokens), with_commas(model.max_context)));

@@ -104,7 +104,7 @@ TEST(PlanPerfPublished, NotBelowDeepSeekV3ProductionDecode) {
   req.workload.requested = true;
   req.workload.context_tokens = 4989;
   req.workload.concurrency = 128 * 84;
-  req.workload.kv_dtype = "bf16";
+  req.workload.kv_dtype = KvDtype::bf16;
   req.layout.tp = 1;
   req.layout.dp = 128;
   req.layout.ep = 128;
@@ -146,7 +146,7 @@ TEST(PlanPerfSpeculative, VllmStateBlocksPerRequest) {
   PlanRequest req;
   req.workload.requested = true;
   req.workload.context_tokens = 131072;
-  req.workload.kv_dtype = "fp8";
+  req.workload.kv_dtype = KvDtype::fp8;
   req.engine.kind = EngineKind::vllm;
   auto spec = req;
   spec.workload.spec_tokens = 7;

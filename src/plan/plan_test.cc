@@ -38,7 +38,7 @@ WorkloadOptions second_pass(std::uint64_t context, std::string kv = "bf16") {
   WorkloadOptions w;
   w.requested = true;
   w.context_tokens = context;
-  w.kv_dtype = std::move(kv);
+  w.kv_dtype = parse_kv_dtype(kv, "test").value_or_throw();
   return w;
 }
 
@@ -90,7 +90,7 @@ TEST(PlanK3Facts, RequestStateAtTp8) {
 
 TEST(PlanK3Facts, BfloatStateAndFp8CacheAndDcp) {
   auto w = second_pass(1'048'576, "fp8");
-  w.state_dtype = "bf16";
+  w.state_dtype = StateDtype::bf16;
   const auto p = make("B300", 8, w, LayoutOptions{.tp = 8, .dcp = 8});
   EXPECT_EQ(fig(p, "state.per_request_whole_model"), 232'316'928u);
   EXPECT_EQ(fig(p, "kv.per_request_per_rank"), 27ULL * kGiB / 2);            // 13.5 GiB FP8

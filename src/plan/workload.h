@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/units.h"
+#include "plan/cache_dtype.h"
 #include "plan/request_mix.h"
 
 namespace preflight {
@@ -15,8 +16,8 @@ struct WorkloadOptions {
   bool requested = false;              // any workload flag given: run the second pass
   std::uint64_t context_tokens = 0;    // per request; 0 = the model's max_position_embeddings
   std::uint64_t concurrency = 1;       // running requests
-  std::string kv_dtype = "auto";       // KV / MLA cache dtype: auto (the model dtype, as engines do) | bf16 | fp16 | fp32 | fp8
-  std::string state_dtype = "fp32";    // KDA recurrent state dtype: fp32 | bf16 (engines default to FP32)
+  KvDtype kv_dtype = KvDtype::automatic;  // KV / MLA cache: the model dtype, as engines do, unless --kv-dtype
+  StateDtype state_dtype = StateDtype::fp32;  // recurrent state (engines default to FP32)
   std::uint64_t state_slots = 5;       // KDA state slots per running request (SGLang's default buffering)
   ReserveSpec reserve;                 // runtime reserve per GPU (default 10% of device capacity)
   std::uint64_t chunk_tokens = 16384;  // prefill chunk for the activation estimate (seed 000's figure)
@@ -41,11 +42,6 @@ struct RequestsByLength {
 };
 RequestsByLength requests_by_length(const WorkloadOptions& w, std::uint64_t groups);
 
-// Bytes per element for the accepted dtype names; 0 for an unknown name.
-std::uint64_t kv_dtype_bytes(const std::string& name);
-// "auto" resolved to the model's dtype name (bf16, fp16, fp32); other names unchanged.
-std::string resolve_kv_dtype(const std::string& name, std::uint64_t model_dtype_bits);
-std::uint64_t state_dtype_bytes(const std::string& name);
 
 // The options as a plan uses them: context 0 -> the model's window, kv_dtype
 // auto -> the model dtype.

@@ -164,7 +164,7 @@ nlohmann::json plan_json(const Plan& plan) {
   if (plan.second_pass) {
     const auto& w = plan.workload;
     j["workload"] = {{"context_tokens", w.context_tokens}, {"concurrency", w.concurrency},
-                     {"kv_dtype", w.kv_dtype},             {"state_dtype", w.state_dtype},
+                     {"kv_dtype", dtype_key(w.kv_dtype)},  {"state_dtype", dtype_key(w.state_dtype)},
                      {"state_slots", w.state_slots},       {"chunk_tokens", w.chunk_tokens}};
     if (!w.mix.empty()) {
       // Each member's share and the requests of the heaviest attention group at its length.

@@ -101,8 +101,8 @@ nlohmann::json workload_json(const ModelSpec& model, const PlanRequest& request)
   if (w.requested) {
     j["context_tokens"] = w.context_tokens ? w.context_tokens : !w.mix.empty() ? longest(w.mix) : model.max_context;
     j["concurrency"] = w.concurrency;
-    j["kv_dtype"] = w.kv_dtype;
-    j["state_dtype"] = w.state_dtype;
+    j["kv_dtype"] = dtype_key(w.kv_dtype);
+    j["state_dtype"] = dtype_key(w.state_dtype);
     if (!w.mix.empty()) {
       j["mix"] = nlohmann::json::array();
       for (std::size_t i = 0; i < w.mix.size(); ++i)
@@ -166,7 +166,7 @@ std::string describe_workload(const ModelSpec& model, const PlanRequest& request
   const auto reserve = !generic ? std::string("the engine's own reservations")
                        : w.reserve.is_percent ? fmt::format("{}% reserve", w.reserve.percent)
                                               : fmt::format("{} reserve", format_binary(w.reserve.bytes));
-  const auto cache = w.kv_dtype == "auto" ? std::string("model-dtype") : w.kv_dtype;
+  const auto cache = w.kv_dtype == KvDtype::automatic ? std::string("model-dtype") : std::string(dtype_key(w.kv_dtype));
   const auto lengths = w.mix.empty() ? fmt::format("context {} tokens", with_commas(context))
                                      : fmt::format("a mix of {}", describe_mix(w.mix));
   std::string targets;

@@ -36,7 +36,7 @@ std::vector<VerdictSuggestion> find_fixes(const PlanEvaluator& evaluate, const A
     // An FP8 cache: half the KV bytes of a 16-bit cache (a quarter of FP32).
     if (kv_dtype_bytes(plan.workload.kv_dtype) > 1) {
       PlanRequest r = request;
-      r.workload.kv_dtype = "fp8";
+      r.workload.kv_dtype = KvDtype::fp8;
       if (auto g = green(r)) out.push_back(suggestion("--kv-dtype fp8", *g));
     }
     // The largest value below the asked one that plans green (bisection in `step`s;

@@ -22,7 +22,7 @@ PlanRequest applied(PlanRequest r, const std::string& flags) {
   std::istringstream in(flags);
   std::string flag, value;
   in >> flag >> value;
-  if (flag == "--kv-dtype") r.workload.kv_dtype = value;
+  if (flag == "--kv-dtype") r.workload.kv_dtype = parse_kv_dtype(value, "test").value_or_throw();
   else if (flag == "--concurrency") r.workload.concurrency = std::stoull(value);
   else if (flag == "--context")
     r.workload.context_tokens = value.back() == 'K' ? std::stoull(value.substr(0, value.size() - 1)) * 1024 : std::stoull(value);
