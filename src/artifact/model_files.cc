@@ -64,6 +64,7 @@ Result<ModelFiles> catalogue_files(std::string_view name) {
     files.artifact = *facts;
   }
   files.source = "embedded catalogue";
+  files.default_quantize = entry.quantize;
   if (!entry.index_path.empty()) {
     auto index = parse_safetensors_index(embedded::embedded_file(entry.index_path), entry.index_path);
     if (!index) return index.error();
@@ -127,10 +128,19 @@ std::optional<Error> finish_loading(LoadedModel& loaded, const ModelFiles& files
   return std::nullopt;
 }
 
-Result<LoadedModel> load_model_files(ModelFiles files, const ModelOverrides& overrides) {
+Result<LoadedModel> load_model_files(ModelFiles files, const ModelOverrides& given) {
+  auto overrides = given;
+  const bool by_default = overrides.quantize.empty() && !files.default_quantize.empty();
+  if (by_default) overrides.quantize = files.default_quantize;
   auto loaded = generated_model(files, overrides);
   if (!loaded) return loaded.error();
   if (auto e = finish_loading(loaded.value(), files, overrides)) return *e;
+  if (by_default)
+    loaded.value().model.notes.insert(
+        loaded.value().model.notes.begin(),
+        fmt::format("the catalogue's config.json is the 16-bit base model's (this repo's quantization_config was not "
+                    "found): its scheme, {}, is applied by preflight's --quantize rule; --quantize none plans the base",
+                    files.default_quantize));
   return loaded;
 }
 

@@ -59,6 +59,9 @@ struct ModelFiles {
   std::string listing_origin;
   std::vector<std::string> notes;         // what reading them noticed (files left out)
   std::string source;                     // what was read, for the report
+  // The catalogue's scheme for a quantized repo whose config is its base's
+  // (CatalogueModel::quantize): the --quantize applied when none is given.
+  std::string default_quantize;
 };
 
 // The whole stage. Errors name the file, the field and the value; a bad

@@ -34,7 +34,8 @@ Result<std::vector<CatalogueModel>> parse_model_catalogue(std::string_view json_
                                          {"config", &m.config_path, true},
                                          {"config_provenance", &m.config_provenance, false},
                                          {"artifact", &m.artifact_path, false},
-                                         {"index", &m.index_path, false}}) {
+                                         {"index", &m.index_path, false},
+                                         {"quantize", &m.quantize, false}}) {
       auto v = required ? f.string(key) : f.string_or(key, "");
       if (!v) return v.error();
       *target = *v;

@@ -23,6 +23,10 @@ struct CatalogueModel {
   std::string config_provenance;    // verbatim, reconstructed, sibling...
   std::string artifact_path;        // embedded path of artifact.json; may be empty
   std::string index_path;           // embedded model.safetensors.index.json; may be empty
+  // The --quantize scheme the checkpoint is, where its own quantization_config
+  // could not be found and the config is the 16-bit base model's (a quantized
+  // repo's sibling): applied unless the user gives --quantize (none: the base).
+  std::string quantize;
   bool is_default = false;
 };
 
