@@ -182,6 +182,10 @@ try {
         perGpu.replace(/,/g, "") === String(Math.round(fitJson.families[0].perf.tokens_per_s_per_gpu_bound)),
         `fit table: the chosen family with fit's tokens/s per GPU (${chosenRow}: ${perGpu})`);
   await page2.screenshot({ path: path.join(shotDir, "4-shared-link-deepseek-v3.png"), fullPage: true });
+  await page2.setViewportSize({ width: 1440, height: 1800 });
+  await page2.screenshot({ path: path.join(shotDir, "4-desktop-1440.png"), fullPage: true });
+  const wide = await page2.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  check(wide <= 1, `1440 px: no horizontal overflow (${wide} px)`);
   await page2.setViewportSize({ width: 1200, height: 1400 });
   await page2.screenshot({ path: path.join(shotDir, "0-readme.png") });  // docs/planner.png
 
