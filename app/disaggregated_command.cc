@@ -89,7 +89,7 @@ int run_disaggregated_plan(const Options& o, Io& io) {
 
   try {
     auto decode_options = disaggregated_pool_options(o, false);
-    auto decode = make_plan(decode_options);
+    auto decode = make_plan(decode_options, nullptr, &loaded.value());
     if (!decode) return fail(io, decode.error());
     const auto transfer = kv_transfer(model, decode->layout, decode->workload, prompt, link, t.rate_per_s);
 
@@ -108,7 +108,7 @@ int run_disaggregated_plan(const Options& o, Io& io) {
                                ? std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil(t.rate_per_s * t.ttft_s)))
                                : 1;
     prefill_options.concurrency = std::to_string(in_flight);
-    auto prefill = make_plan(prefill_options);
+    auto prefill = make_plan(prefill_options, nullptr, &loaded.value());
     if (!prefill) return fail(io, prefill.error());
     check_invariants(*decode, model);
     check_invariants(*prefill, model);

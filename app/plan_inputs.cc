@@ -348,10 +348,10 @@ Result<Cluster> resolve_cluster(const Options& o) {
   return Cluster{**gpu, spec->count};
 }
 
-Result<Plan> make_plan(const Options& o, LoadedModel* loaded_out) {
+Result<Plan> make_plan(const Options& o, LoadedModel* loaded_out, const LoadedModel* preloaded) {
   auto cluster = resolve_cluster(o);
   if (!cluster) return cluster.error();
-  auto loaded = load_model_for(o);
+  auto loaded = preloaded != nullptr ? Result<LoadedModel>(*preloaded) : load_model_for(o);
   if (!loaded) return loaded.error();
   auto request = plan_request(o);
   if (!request) return request.error();

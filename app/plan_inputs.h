@@ -37,7 +37,9 @@ std::optional<Error> prepare_engine_inputs(LoadedModel& loaded, const Options& o
 
 // The plan for --gpus, the model and the request options; `loaded` (when
 // given) receives the model it planned and how its files compare with config.json.
-Result<Plan> make_plan(const Options& o, LoadedModel* loaded = nullptr);
+// `preloaded`: the model the caller already loaded from the same options (a
+// disaggregated plan's two pools share one load); null: load it here.
+Result<Plan> make_plan(const Options& o, LoadedModel* loaded = nullptr, const LoadedModel* preloaded = nullptr);
 
 // An overflow in the plan's checked arithmetic, named by the workload flags
 // that caused it (or MODEL when none was given).
