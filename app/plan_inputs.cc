@@ -230,7 +230,7 @@ Result<PlanRequest> plan_request(const Options& o) {
     if (!o.concurrency.empty())
       return Error{flag_of(&Options::rate), "", "the running requests follow from the rate: give --rate or --concurrency, not both"};
     // The length the output default is taken from: the mix's mean, the context, or none yet (the model's window).
-    const auto length = !w.mix.empty() ? mean_tokens(w.mix) : w.context_tokens > 0 ? w.context_tokens : UINT64_MAX;
+    const auto length = typical_length(w) > 0 ? typical_length(w) : UINT64_MAX;
     const auto output = t.output_tokens > 0 ? t.output_tokens : default_output_tokens(length);
     auto n = concurrency_from_rate(t, output);
     if (!n) return n.error();

@@ -17,16 +17,8 @@ namespace {
 constexpr std::uint64_t kDefaultPromptTokens = 8192;
 
 PerfInputs perf_inputs(const PerfPlanInputs& in, std::uint64_t batch) {
-  PerfInputs p;
-  p.model = in.model;
-  p.gpu = in.gpu;
-  p.layout = in.layout;
+  auto p = workload_perf_inputs(*in.model, *in.gpu, *in.layout, *in.workload, in.options.scale_out_gb_s);
   p.batch_per_group = batch;
-  // A mix: each decode step reads every running request's cache, on average the mean length's.
-  p.context = in.workload->mix.empty() ? in.workload->context_tokens : mean_tokens(in.workload->mix);
-  p.kv_dtype_bytes = kv_dtype_bytes(in.workload->kv_dtype);
-  p.state_dtype_bytes = state_dtype_bytes(in.workload->state_dtype);
-  p.scale_out_gb_s = in.options.scale_out_gb_s;
   return p;
 }
 
@@ -109,6 +101,21 @@ void add_spec(PerfReport& r, const PerfPlanInputs& in, const PerfInputs& p, cons
 }
 
 }  // namespace
+
+PerfInputs workload_perf_inputs(const ModelSpec& model, const Accelerator& gpu, const Layout& layout,
+                                const WorkloadOptions& workload, double scale_out_gb_s) {
+  PerfInputs p;
+  p.model = &model;
+  p.gpu = &gpu;
+  p.layout = &layout;
+  p.batch_per_group = decode_batch_per_group(layout, workload.concurrency);
+  // A mix: each decode step reads every running request's cache, on average the mean length's.
+  p.context = typical_length(workload);
+  p.kv_dtype_bytes = kv_dtype_bytes(workload.kv_dtype);
+  p.state_dtype_bytes = state_dtype_bytes(workload.state_dtype);
+  p.scale_out_gb_s = scale_out_gb_s;
+  return p;
+}
 
 std::uint64_t decode_batch_per_group(const Layout& layout, std::uint64_t concurrency) {
   const auto groups = std::max<std::uint64_t>(checked_mul(layout.dp, layout.pp, "DP x PP"), 1);

@@ -83,6 +83,12 @@ struct PerfReport {
 // `available` false and the reason; cold start is computed regardless.
 PerfReport build_perf_report(const PerfPlanInputs& in);
 
+// A decode step's inputs for `workload` (resolved) on `layout`: the batch each
+// DP group decodes, the typical request length (a mix's mean), the cache and
+// state widths. The one place a plan's workload becomes PerfInputs.
+PerfInputs workload_perf_inputs(const ModelSpec& model, const Accelerator& gpu, const Layout& layout,
+                                const WorkloadOptions& workload, double scale_out_gb_s);
+
 // Requests each DP group decodes per step: ceil(concurrency / (DP x PP)).
 std::uint64_t decode_batch_per_group(const Layout& layout, std::uint64_t concurrency);
 

@@ -152,7 +152,7 @@ void add_offload_figures(Plan& plan, const PlanContext& context, const PlanReque
     const auto stage = layout.stage_of(r.rank);
     in.gpu_bytes_per_token = stage < in.stage_bytes_per_token.size() ? in.stage_bytes_per_token[stage] : 0;
   }
-  const auto length = w.mix.empty() ? w.context_tokens : mean_tokens(w.mix);
+  const auto length = typical_length(w);
   const auto& t = request.latency;
   in.prompt_tokens = t.input_tokens > 0 ? t.input_tokens
                                         : default_input_tokens(length, t.output_tokens > 0 ? t.output_tokens : default_output_tokens(length));

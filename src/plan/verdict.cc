@@ -85,18 +85,11 @@ void apply_latency(Plan& plan, const PlanContext& context, const Accelerator& gp
   const auto& model = *context.model;
   const auto& w = plan.workload;
   auto targets = request.latency;
-  const auto length = w.mix.empty() ? w.context_tokens : mean_tokens(w.mix);
+  const auto length = typical_length(w);
   if (targets.output_tokens == 0) targets.output_tokens = default_output_tokens(length);
   if (targets.input_tokens == 0) targets.input_tokens = default_input_tokens(length, targets.output_tokens);
-  PerfInputs in;
-  in.model = &model;
-  in.gpu = &gpu;  // the catalogue's: a verdict-only plan copies only its capacity
-  in.layout = &plan.layout;
-  in.batch_per_group = decode_batch_per_group(plan.layout, w.concurrency);
-  in.context = length;
-  in.kv_dtype_bytes = kv_dtype_bytes(w.kv_dtype);
-  in.state_dtype_bytes = state_dtype_bytes(w.state_dtype);
-  in.scale_out_gb_s = request.perf.scale_out_gb_s;
+  // The catalogue's GPU: a verdict-only plan copies only its capacity.
+  const auto in = workload_perf_inputs(model, gpu, plan.layout, w, request.perf.scale_out_gb_s);
   if (auto e = validate_perf_inputs(in)) {
     if (full) plan.assumptions.push_back(fmt::format("latency targets not checked: {}", e->message));
     return;

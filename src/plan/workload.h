@@ -42,6 +42,11 @@ struct RequestsByLength {
 };
 RequestsByLength requests_by_length(const WorkloadOptions& w, std::uint64_t groups);
 
+// The length a request has on average: the mix's mean (request_mix.h), else
+// context_tokens (0 while unresolved). What decode steps attend to, and what
+// the default prompt and output lengths are taken from.
+std::uint64_t typical_length(const WorkloadOptions& w);
+
 
 // The options as a plan uses them: context 0 -> the model's window, kv_dtype
 // auto -> the model dtype.

@@ -11,15 +11,7 @@ namespace {
 std::optional<SweepCellPerf> green_perf(const PlanContext& context, const Accelerator& gpu, const Layout& layout,
                                         const PlanRequest& request, const WorkloadOptions& w) {
   const auto& model = *context.model;
-  PerfInputs in;
-  in.model = &model;
-  in.gpu = &gpu;
-  in.layout = &layout;
-  in.batch_per_group = decode_batch_per_group(layout, w.concurrency);
-  in.context = w.mix.empty() ? w.context_tokens : mean_tokens(w.mix);  // as perf_report: the mix's mean length
-  in.kv_dtype_bytes = kv_dtype_bytes(w.kv_dtype);
-  in.state_dtype_bytes = state_dtype_bytes(w.state_dtype);
-  in.scale_out_gb_s = request.perf.scale_out_gb_s;
+  const auto in = workload_perf_inputs(model, gpu, layout, w, request.perf.scale_out_gb_s);
   if (validate_perf_inputs(in)) return std::nullopt;
   const auto d = estimate_decode_bound(in, context.formats(), context.placement.representative_ranks(layout));
   SweepCellPerf p;
