@@ -161,7 +161,7 @@ int run_engines(const Options& o, Io& io) {
         {"generic", {{"rules", "seed 000's planning model: weights, a runtime reserve (--reserve), prefill activations, "
                                "recurrent state slots and the token cache per rank; no engine quirks"}}},
         {"vllm",
-         {{"default_version", v.default_version},
+         {{"default_version", v.default_version.str()},
           {"code", v.code},
           {"gpu_memory_utilization", v.gpu_memory_utilization},
           {"block_size", v.block_size},
@@ -171,7 +171,7 @@ int run_engines(const Options& o, Io& io) {
           {"eras", eras},
           {"sources", v.sources}}},
         {"sglang",
-         {{"default_version", g.default_version},
+         {{"default_version", g.default_version.str()},
           {"code", g.code},
           {"mamba_full_memory_ratio", g.mamba_full_memory_ratio},
           {"page_size", g.page_size},
@@ -184,7 +184,7 @@ int run_engines(const Options& o, Io& io) {
   io.out << "generic  seed 000's planning model: weights, --reserve, prefill activations, state slots, token cache\n\n";
   io.out << fmt::format("vllm     default version {}; gpu_memory_utilization {}; block {} tokens (MLA {}); "
                            "max_num_batched_tokens {} / max_num_seqs {} on GPUs >= {} GiB (else {} / {})\n",
-                           v.default_version, v.gpu_memory_utilization, v.block_size, v.mla_block_size,
+                           v.default_version.str(), v.gpu_memory_utilization, v.block_size, v.mla_block_size,
                            v.max_num_batched_tokens_large_gpu, v.max_num_seqs_large_gpu, v.large_gpu_min_gib,
                            v.max_num_batched_tokens_small_gpu, v.max_num_seqs_small_gpu);
   io.out << fmt::format("         rules from {}\n", v.code);
@@ -195,7 +195,7 @@ int run_engines(const Options& o, Io& io) {
                              e.cuda_graph_subtracted ? "subtracted" : "not subtracted", e.sampler_bytes_per_logit, e.source);
   io.out << fmt::format("\nsglang   default version {}; mem_fraction_static by SGLang's formula; mamba_full_memory_ratio {}; "
                            "page {} token(s); state slots per request {} / {} / {} (radix on / lazy / off)\n",
-                           g.default_version, g.mamba_full_memory_ratio, g.page_size, g.radix_slots_on, g.radix_slots_lazy,
+                           g.default_version.str(), g.mamba_full_memory_ratio, g.page_size, g.radix_slots_on, g.radix_slots_lazy,
                            g.radix_slots_off);
   io.out << fmt::format("         rules from {}\n         {}\n", g.code, g.reserved_source);
   return 0;

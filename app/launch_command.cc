@@ -153,7 +153,6 @@ int launch_deployment(const Options& o, Io& io, const DisaggregationFlags* flags
     if (!gpn) return fail(io, gpn.error());
     in.gpus_per_node = *gpn;
   }
-  in.engine_version = o.engine_version;
   in.quantize = o.quantize;
   in.dtype = o.dtype;
 
@@ -171,8 +170,10 @@ int launch_deployment(const Options& o, Io& io, const DisaggregationFlags* flags
 
   auto plan_options = with_settings(o, in.settings);
   plan_options.suggest = false;  // the command's comment states the verdict; suggestions are plan's
-  auto plan = make_plan(plan_options);
+  // The recipes' settings never change what is loaded (no --quantize or --dtype among them): plan the model loaded above.
+  auto plan = make_plan(plan_options, nullptr, &*loaded);
   if (!plan) return fail(io, plan.error());
+  in.engine_version = plan->engine_options.version;
   auto launch = build_launch(*plan, in);
   if (!launch) return fail(io, launch.error());
   if (flags != nullptr) add_pool_flags(launch.value(), prefill ? flags->prefill : flags->decode, flags->source);

@@ -251,7 +251,11 @@ Result<PlanRequest> plan_request(const Options& o) {
     if (!kind) return kind.error();
     e.kind = *kind;
   }
-  e.version = o.engine_version;
+  if (!o.engine_version.empty()) {
+    auto v = parse_engine_version(o.engine_version, flag_of(&Options::engine_version));
+    if (!v) return v.error();
+    e.version = std::move(v).value();
+  }
   if (auto err = set_number(o.gpu_memory_utilization, flag_of(&Options::gpu_memory_utilization), kMaxShare, e.gpu_memory_utilization)) return *err;
   if (auto err = set_number(o.mem_fraction_static, flag_of(&Options::mem_fraction_static), kMaxShare, e.mem_fraction_static)) return *err;
   if (auto err = set_number(o.mamba_full_memory_ratio, flag_of(&Options::mamba_full_memory_ratio), kMaxShare, e.mamba_full_memory_ratio)) return *err;

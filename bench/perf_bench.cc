@@ -46,7 +46,7 @@ void BM_DecodeRooflineK3On32H100(benchmark::State& state) {
   const auto layout = choose_layout(k3(), 32, LayoutOptions{0, 0, 0, 0, 1, 8}).value_or_throw();
   PerfInputs in{&k3(), &gpu("H100"), &layout, 16, 131072, 1, 4, 0, 50};
   const auto& formats = context.formats();
-  for (auto _ : state) benchmark::DoNotOptimize(estimate_decode(in, formats).tokens_per_s_at_batch);
+  for (auto _ : state) benchmark::DoNotOptimize(estimate_decode(in, formats)->tokens_per_s_at_batch);
 }
 
 // `preflight sweep` over every family x 1..256 at 128K x 16 requests, without

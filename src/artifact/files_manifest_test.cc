@@ -361,7 +361,7 @@ TEST(FilesManifest, NoReaderSnapshotPlansVllmsKvCacheAsTheReaderDoes) {
     request.workload.context_tokens = 8192;
     request.engine.kind = EngineKind::vllm;
     request.engine.gpu_memory_utilization = 0.95;
-    request.engine.version = "0.19.0";
+    request.engine.version = parse_engine_version("0.19.0", "test").value();
     request.perf.enabled = false;
     const auto& h100 = testing::catalogue_gpu("H100");
     const auto with_reader = build_plan(reader, h100, request).value_or_throw();

@@ -41,6 +41,14 @@ std::uint64_t checked_add(std::uint64_t a, std::uint64_t b, std::string_view wha
   return a + b;
 }
 
+std::uint64_t checked_mul_div(std::uint64_t a, std::uint64_t b, std::uint64_t c, std::string_view what) {
+  if (c == 0) return 0;
+  __extension__ typedef unsigned __int128 u128;
+  const u128 v = static_cast<u128>(a) * b / c;
+  if (v > std::numeric_limits<std::uint64_t>::max()) overflow(what, "product over divisor", a, b);
+  return static_cast<std::uint64_t>(v);
+}
+
 std::uint64_t checked_mul(std::uint64_t a, std::uint64_t b, std::string_view what) {
   if (a != 0 && b > std::numeric_limits<std::uint64_t>::max() / a) overflow(what, "product", a, b);
   return a * b;

@@ -27,6 +27,10 @@ std::uint64_t checked_add(std::uint64_t a, std::uint64_t b, std::string_view wha
 std::uint64_t checked_mul(std::uint64_t a, std::uint64_t b, std::string_view what = "byte total");
 std::uint64_t checked_sub(std::uint64_t a, std::uint64_t b, std::string_view what = "byte total");
 std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b);
+// a x b / c through a 128-bit intermediate (a share of a total: params x
+// tokens x k / experts); 0 when c is 0; throws like checked_mul when the
+// quotient does not fit 64 bits.
+std::uint64_t checked_mul_div(std::uint64_t a, std::uint64_t b, std::uint64_t c, std::string_view what = "byte total");
 
 // "1,560,936,091,448"
 std::string with_commas(std::uint64_t value);

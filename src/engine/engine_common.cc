@@ -9,19 +9,18 @@
 
 namespace preflight::engine_detail {
 
-void resolve_version(EngineSizing& s, const EngineOptions& o, const std::string& default_version) {
-  s.version_defaulted = o.version.empty();
-  s.version = s.version_defaulted ? default_version : o.version;
+EngineVersion resolve_version(EngineSizing& s, const EngineOptions& o, const EngineVersion& default_version) {
+  s.version_defaulted = !o.version.has_value();
+  const EngineVersion& applied = o.version ? *o.version : default_version;
+  s.version = applied.str();
   s.version_note.clear();
   if (!o.auto_dtype_rule.empty()) s.rules.push_back(o.auto_dtype_rule);
-  if (o.required_version.empty()) return;
-  const auto have = parse_engine_version(s.version, "--engine-version");
-  const auto need = parse_engine_version(o.required_version, "recipe min_version");
-  if (!have || !need || !(*have < *need)) return;
-  s.version_note = fmt::format("the {} recipe needs {} {} or later; this plan applies {} {}'s rules{}",
-                               o.required_by.empty() ? "model's" : o.required_by, s.name,
-                               o.required_version, s.name, s.version,
-                               s.version_defaulted ? " (the newest modelled)" : ", as asked");
+  if (o.required_version && applied < *o.required_version)
+    s.version_note = fmt::format("the {} recipe needs {} {} or later; this plan applies {} {}'s rules{}",
+                                 o.required_by.empty() ? "model's" : o.required_by, s.name,
+                                 o.required_version->str(), s.name, s.version,
+                                 s.version_defaulted ? " (the newest modelled)" : ", as asked");
+  return applied;
 }
 
 StageCache stage_cache(const ModelSpec& m, std::uint64_t tp, std::uint64_t kv, std::uint64_t state, LayerRange range) {

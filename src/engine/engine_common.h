@@ -35,7 +35,8 @@ struct StageCache {
 // modelled) and, when the model's recipe needs a newer one, the line that says so.
 // Also lists the `--dtype auto` rule the app applied before sizing (engine_dtype.h),
 // the other engine decision that is not the sizing's own.
-void resolve_version(EngineSizing& s, const EngineOptions& o, const std::string& default_version);
+// Returns the release whose rules apply.
+EngineVersion resolve_version(EngineSizing& s, const EngineOptions& o, const EngineVersion& default_version);
 
 StageCache stage_cache(const ModelSpec& m, std::uint64_t tp, std::uint64_t kv_bytes, std::uint64_t state_bytes,
                        LayerRange range);

@@ -4,10 +4,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "core/result.h"
+#include "engine/engine_version.h"
 
 namespace preflight {
 
@@ -18,10 +20,10 @@ Result<EngineKind> parse_engine(std::string_view text, const std::string& flag =
 
 struct EngineOptions {
   EngineKind kind = EngineKind::generic;
-  std::string version;                       // "" = the profile's default version
+  std::optional<EngineVersion> version;      // --engine-version; none: the profile's default version
   // The oldest release the model's own recipe supports (data/launch/recipes.json
-  // min_version), and that recipe's label; "" = no recipe says.
-  std::string required_version;
+  // min_version), and that recipe's label; none = no recipe says.
+  std::optional<EngineVersion> required_version;
   std::string required_by;
   // Set when the model was cast to what `--dtype auto` serves (engine/engine_dtype.h): the rule, for the plan.
   std::string auto_dtype_rule;

@@ -14,26 +14,6 @@ using preflight::artifact::as_count;
 
 namespace preflight {
 
-Result<EngineVersion> parse_engine_version(const std::string& text, const std::string& origin) {
-  // Skip a leading "~", "v" or words until the first digit ("nightly ~0.11.1").
-  std::size_t i = 0;
-  while (i < text.size() && !(text[i] >= '0' && text[i] <= '9')) ++i;
-  EngineVersion v;
-  int* parts[3] = {&v.major, &v.minor, &v.patch};
-  int n = 0;
-  while (n < 3 && i < text.size()) {
-    int value = 0;
-    auto [ptr, ec] = std::from_chars(text.data() + i, text.data() + text.size(), value);
-    if (ec != std::errc()) break;
-    *parts[n++] = value;
-    i = static_cast<std::size_t>(ptr - text.data());
-    if (i < text.size() && text[i] == '.') ++i;
-    else break;
-  }
-  if (n < 2) return Error{origin, "", fmt::format("expected a version such as 0.19.0, got {}", quote(text))};
-  return v;
-}
-
 const VllmEra& VllmProfile::era(const EngineVersion& v) const {
   const VllmEra* best = &eras.front();
   for (const auto& e : eras)
@@ -81,6 +61,14 @@ struct Reader {
     if (!v->is_string()) return Error{origin, path + "/" + key, fmt::format("expected a string, got {}", show(*v))};
     return v->get<std::string>();
   }
+  // A required release number ("0.19.0"), parsed once here.
+  Result<EngineVersion> version(const char* key) const {
+    auto t = text(key, true);
+    if (!t) return t.error();
+    auto v = parse_engine_version(*t, origin);
+    if (!v) return Error{origin, path + "/" + key, v.error().message};
+    return v;
+  }
   Result<bool> flag(const char* key, bool fallback) const {
     const auto* v = find(key);
     if (!v) return fallback;
@@ -113,7 +101,7 @@ void read_sources(const Reader& r, std::map<std::string, std::string>& out) {
 
 Result<VllmProfile> read_vllm(const Reader& r) {
   VllmProfile p;
-  if (auto err = assign(p.default_version, r.text("default_version", true))) return *err;
+  if (auto err = assign(p.default_version, r.version("default_version"))) return *err;
   if (auto err = assign(p.code, r.text("code", false))) return *err;
   auto d_section = r.child("defaults");
   if (!d_section) return d_section.error();
@@ -132,11 +120,7 @@ Result<VllmProfile> read_vllm(const Reader& r) {
   for (std::size_t i = 0; i < eras->size(); ++i) {
     const Reader e{(*eras)[i], r.origin, fmt::format("{}/eras/{}", r.path, i)};
     VllmEra era;
-    std::string from;
-    if (auto err = assign(from, e.text("from", true))) return *err;
-    auto v = parse_engine_version(from, r.origin);
-    if (!v) return Error{r.origin, e.path + "/from", v.error().message};
-    era.from = *v;
+    if (auto err = assign(era.from, e.version("from"))) return *err;
     if (auto err = assign(era.engine, e.text("engine", true))) return *err;
     if (auto err = assign(era.non_torch_gib_tp1, e.number("non_torch_gib_tp1", 0, true))) return *err;
     if (auto err = assign(era.non_torch_gib_tp, e.number("non_torch_gib_tp", 0, true))) return *err;
@@ -188,7 +172,7 @@ Result<VllmProfile> read_vllm(const Reader& r) {
 
 Result<SglangProfile> read_sglang(const Reader& r) {
   SglangProfile p;
-  if (auto err = assign(p.default_version, r.text("default_version", true))) return *err;
+  if (auto err = assign(p.default_version, r.version("default_version"))) return *err;
   if (auto err = assign(p.code, r.text("code", false))) return *err;
   auto d_section = r.child("defaults");
   if (!d_section) return d_section.error();

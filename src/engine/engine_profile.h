@@ -10,15 +10,10 @@
 #include <vector>
 
 #include "core/result.h"
+#include "engine/engine_version.h"
 
 namespace preflight {
 
-// "0.19.0", "0.11.1", "~0.6.4 (V0)" -> comparable numbers; unparseable -> {}.
-struct EngineVersion {
-  int major = 0, minor = 0, patch = 0;
-  auto operator<=>(const EngineVersion&) const = default;
-};
-Result<EngineVersion> parse_engine_version(const std::string& text, const std::string& origin);
 
 struct VllmEra {
   EngineVersion from;
@@ -46,7 +41,7 @@ struct Mxfp4Padding {
 };
 
 struct VllmProfile {
-  std::string default_version;
+  EngineVersion default_version;  // the newest release modelled: what a plan without --engine-version applies
   std::string code;
   double gpu_memory_utilization = 0.9;
   std::uint64_t block_size = 16;
@@ -73,7 +68,7 @@ struct SglangTier {
 };
 
 struct SglangProfile {
-  std::string default_version;
+  EngineVersion default_version;
   std::string code;
   double mamba_full_memory_ratio = 0.9;
   std::uint64_t page_size = 1;

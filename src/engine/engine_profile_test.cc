@@ -128,7 +128,7 @@ TEST(EngineProfile, EmbeddedProfileLoads) {
   const auto& p = engine_profiles();
   EXPECT_FALSE(p.about.empty());
   const auto& v = p.vllm;
-  EXPECT_EQ(v.default_version, "0.27.0");
+  EXPECT_EQ(v.default_version.str(), "0.27.0");
   EXPECT_DOUBLE_EQ(v.gpu_memory_utilization, 0.9);  // CacheConfig.gpu_memory_utilization
   EXPECT_EQ(v.block_size, 16u);
   EXPECT_EQ(v.mla_block_size, 64u);
@@ -158,7 +158,7 @@ TEST(EngineProfile, EmbeddedProfileLoads) {
   EXPECT_TRUE(v.sources.count("mxfp4_padding"));
 
   const auto& s = p.sglang;
-  EXPECT_EQ(s.default_version, "0.5");
+  EXPECT_EQ(s.default_version.str(), "0.5");
   EXPECT_DOUBLE_EQ(s.mamba_full_memory_ratio, 0.9);
   EXPECT_EQ(s.page_size, 1u);
   EXPECT_EQ(s.dsa_page_size, 64u);

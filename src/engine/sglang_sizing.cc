@@ -131,7 +131,7 @@ Result<EngineSizing> size_sglang(const EngineInputs& in) {
   EngineSizing s;
   s.kind = EngineKind::sglang;
   s.name = "SGLang";
-  resolve_version(s, o, prof.default_version);
+  (void)resolve_version(s, o, prof.default_version);
   s.max_model_len = work.context_tokens;
   const auto total = in.gpu->device_total_bytes;
   const double gpu_mem_mb = static_cast<double>(total) / 1048576.0;

@@ -97,10 +97,7 @@ Result<EngineSizing> size_vllm(const EngineInputs& in) {
   EngineSizing s;
   s.kind = EngineKind::vllm;
   s.name = "vLLM";
-  resolve_version(s, o, prof.default_version);
-  auto version = parse_engine_version(s.version, "--engine-version");
-  if (!version) return version.error();
-  const auto& era = prof.era(*version);
+  const auto& era = prof.era(resolve_version(s, o, prof.default_version));
   const bool v0 = era.engine == "v0";
   const auto total = in.gpu->device_total_bytes;
   const bool large_gpu = static_cast<double>(total) >= prof.large_gpu_min_gib * kGiBd &&

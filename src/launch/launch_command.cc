@@ -369,10 +369,9 @@ Result<LaunchPlan> build_launch(const Plan& plan, const LaunchInput& in) {
   out.notes.insert(out.notes.begin(), in.settings.overrides.begin(), in.settings.overrides.end());
 
   for (const auto& r : in.settings.recipes) {
-    if (r.min_version.empty() || in.engine_version.empty()) continue;
-    if (version_less(in.engine_version, r.min_version))
+    if (r.min_version && in.engine_version && *in.engine_version < *r.min_version)
       out.notes.push_back(fmt::format("warning: {} needs {} >= {}; --engine-version {} is older", r.label,
-                                      out.engine_name, r.min_version, in.engine_version));
+                                      out.engine_name, r.min_version->str(), in.engine_version->str()));
   }
   if (in.model.local_path)
     out.notes.push_back(fmt::format("the model is the local folder {}: every node needs it at that path", in.model.ref));

@@ -51,7 +51,7 @@ struct LaunchInput {
   std::string arch_source;
   std::uint64_t gpus_per_node = 0;  // --gpus-per-node; 0: the plan's layout, else the accelerator's domain
   LaunchSettings settings;
-  std::string engine_version;    // --engine-version; empty when not given
+  std::optional<EngineVersion> engine_version;  // --engine-version; none when not given
   std::string quantize;          // --quantize as given
   std::string dtype;             // --dtype as given
 };

@@ -150,7 +150,7 @@ TEST(LaunchCommand, FlagsSayWhereTheyCameFrom) {
   r.id = "hopper";
   r.label = "vLLM M Hopper override";
   r.source = "the recipe";
-  r.min_version = "0.27.0";
+  r.min_version = parse_engine_version("0.27.0", "test").value();
   in.settings.recipes.push_back(r);
   in.settings.values[Setting::gpu_memory_utilization] =
       SettingValue{"0.97", "hopper", r.label, "--gpu-memory-utilization 0.97", "the recipe"};
@@ -184,7 +184,7 @@ TEST(LaunchCommand, FlagsSayWhereTheyCameFrom) {
        })
     EXPECT_NE(text.find(line), std::string::npos) << line << "\nin:\n" << text;
 
-  in.engine_version = "0.26.0";
+  in.engine_version = parse_engine_version("0.26.0", "--engine-version").value();
   auto old = build_launch(plan, in);
   ASSERT_TRUE(old);
   EXPECT_NE(std::find(old->notes.begin(), old->notes.end(),

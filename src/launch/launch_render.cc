@@ -60,7 +60,7 @@ std::vector<std::string> provenance_lines(const LaunchInput& in, const LaunchPla
                                   [&](const Recipe& x) { return x.id == g.recipe_id; });
       const std::string source = r == in.settings.recipes.end() ? "" : r->source;
       const std::string version =
-          r == in.settings.recipes.end() || r->min_version.empty() ? "" : fmt::format(" ({} >= {})", l.engine_name, r->min_version);
+          r == in.settings.recipes.end() || !r->min_version ? "" : fmt::format(" ({} >= {})", l.engine_name, r->min_version->str());
       out.push_back(fmt::format("# recipe: {}{}: {}{}", g.label, version, flags, source.empty() ? "" : " — " + source));
       for (const auto* f : g.flags)
         if (!f->source.empty() && f->source != source) out.push_back(fmt::format("#   {}: {}", f->flag, f->source));

@@ -48,12 +48,18 @@ Result<Recipe> parse_recipe(const nlohmann::json& node, const std::string& origi
   Recipe r;
   for (auto [key, target, required] : {std::tuple<std::string_view, std::string*, bool>{"id", &r.id, true},
                                        {"label", &r.label, true},
-                                       {"source", &r.source, true},
-                                       {"min_version", &r.min_version, false}}) {
+                                       {"source", &r.source, true}}) {
     auto v = required ? f.string(key) : f.string_or(key, "");
     if (!v) return v.error();
     if (required && v->empty()) return f.error(key, "expected a non-empty string");
     *target = *v;
+  }
+  auto min_version = f.string_or("min_version", "");
+  if (!min_version) return min_version.error();
+  if (!min_version->empty()) {
+    auto v = parse_engine_version(*min_version, origin);
+    if (!v) return f.error("min_version", v.error().message);
+    r.min_version = std::move(v).value();
   }
   auto engine = f.string("engine");
   if (!engine) return engine.error();
@@ -153,32 +159,10 @@ std::vector<Recipe> select_recipes(const std::vector<Recipe>& recipes, const Rec
 std::optional<RequiredVersion> required_version(const std::vector<Recipe>& selected) {
   std::optional<RequiredVersion> out;
   for (const auto& r : selected) {
-    if (r.min_version.empty()) continue;
-    if (!out || version_less(out->version, r.min_version)) out = RequiredVersion{r.min_version, r.label};
+    if (!r.min_version) continue;
+    if (!out || out->version < *r.min_version) out = RequiredVersion{*r.min_version, r.label};
   }
   return out;
-}
-
-bool version_less(std::string_view a, std::string_view b) {
-  const auto next = [](std::string_view& s) {
-    const auto dot = s.find('.');
-    const auto part = s.substr(0, dot);
-    s = dot == std::string_view::npos ? std::string_view{} : s.substr(dot + 1);
-    return part;
-  };
-  while (!a.empty() || !b.empty()) {
-    const auto pa = next(a);
-    const auto pb = next(b);
-    unsigned long long na = 0, nb = 0;
-    const bool numeric_a = pa.empty() || std::from_chars(pa.data(), pa.data() + pa.size(), na).ptr == pa.data() + pa.size();
-    const bool numeric_b = pb.empty() || std::from_chars(pb.data(), pb.data() + pb.size(), nb).ptr == pb.data() + pb.size();
-    if (numeric_a && numeric_b) {
-      if (na != nb) return na < nb;
-    } else if (pa != pb) {
-      return pa < pb;
-    }
-  }
-  return false;
 }
 
 }  // namespace preflight

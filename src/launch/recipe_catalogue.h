@@ -37,7 +37,7 @@ struct Recipe {
   std::vector<std::string> gpus;      // accelerator ids; empty: any
   std::uint64_t gpu_count = 0;        // 0: any count
   std::vector<std::string> kv_dtypes; // KV cache dtypes (preflight's names) it is for; empty: any
-  std::string min_version;            // engine release the recipe needs; may be empty
+  std::optional<EngineVersion> min_version;  // engine release the recipe needs; none: any
   std::string source;
   std::vector<RecipeFlag> flags;
   std::vector<std::pair<std::string, std::string>> env;  // environment variables the recipe sets
@@ -69,13 +69,9 @@ std::vector<Recipe> select_recipes(const std::vector<Recipe>& recipes, const Rec
 // The newest min_version among `selected` (recipes chosen for one target) and the
 // label of the recipe that sets it; nullopt when none names one.
 struct RequiredVersion {
-  std::string version;
+  EngineVersion version;
   std::string recipe_label;
 };
 std::optional<RequiredVersion> required_version(const std::vector<Recipe>& selected);
-
-// Dotted release numbers ("0.26.1" < "0.27.0"); a missing part counts as 0
-// and a non-numeric part compares as text.
-bool version_less(std::string_view a, std::string_view b);
 
 }  // namespace preflight

@@ -144,17 +144,31 @@ TEST(LaunchRecipes, ReaderErrorsNameTheField) {
   }
 }
 
-TEST(LaunchRecipes, VersionOrder) {
+TEST(LaunchRecipes, MinVersionIsParsedOnceAndComparedAsNumbers) {
+  // The newest min_version among the selected recipes; "0.27" and "0.27.0" are the same release.
   struct Case {
-    const char* a;
-    const char* b;
-    bool less;
+    std::vector<const char*> versions;
+    const char* newest;
   };
   const Case cases[] = {
-      {"0.26.1", "0.27.0", true}, {"0.27.0", "0.27.0", false}, {"0.27", "0.27.0", false},
-      {"0.27.1", "0.27.0", false}, {"0.9.2", "0.27.0", true},  {"1.0.0", "0.27.0", false},
+      {{"0.26.1", "0.27.0"}, "0.27.0"}, {{"0.27.0", "0.27"}, "0.27.0"}, {{"0.9.2", "0.27.0"}, "0.27.0"},
+      {{"1.0.0", "0.27.0"}, "1.0.0"},   {{"0.10.0", "0.9.9"}, "0.10.0"},   {{}, ""},
   };
-  for (const auto& c : cases) EXPECT_EQ(version_less(c.a, c.b), c.less) << c.a << " < " << c.b;
+  for (const auto& c : cases) {
+    std::vector<Recipe> selected;
+    for (const char* v : c.versions) {
+      Recipe r;
+      r.label = v;
+      r.min_version = parse_engine_version(v, "t").value();
+      selected.push_back(r);
+    }
+    const auto need = required_version(selected);
+    EXPECT_EQ(need ? need->version.str() : "", c.newest);
+  }
+  const auto bad = parse_recipes(R"({"recipes": [{"id": "a", "label": "A", "source": "s", "engine": "vllm",
+      "min_version": "latest", "flags": []}]})", "t");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().to_string(), "t: /recipes/0/min_version: expected a version such as 0.19.0, got \"latest\"");
 }
 
 }  // namespace

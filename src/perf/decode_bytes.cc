@@ -99,8 +99,8 @@ RankStepBytes rank_step_bytes(const PerfInputs& in, const FormatPlacement& place
   return out;
 }
 
-std::vector<RankStepBytes> decode_bytes(const PerfInputs& in, const FormatPlacement& placement) {
-  if (auto e = validate_perf_inputs(in)) throw InputError(*e);
+Result<std::vector<RankStepBytes>> decode_bytes(const PerfInputs& in, const FormatPlacement& placement) {
+  if (auto e = validate_perf_inputs(in)) return *e;
   const auto shape = decode_step(in, in.batch_per_group);
   std::vector<RankStepBytes> out;
   out.reserve(in.layout->world);

@@ -67,7 +67,8 @@ RankStepBytes rank_step_bytes(const PerfInputs& in, const FormatPlacement& place
 
 // The decode step of the inputs (batch_per_group requests per DP group at the
 // context), for every rank of the layout.
-std::vector<RankStepBytes> decode_bytes(const PerfInputs& in, const FormatPlacement& placement);
+// An Error when the inputs are not valid (validate_perf_inputs).
+Result<std::vector<RankStepBytes>> decode_bytes(const PerfInputs& in, const FormatPlacement& placement);
 
 // Modules a step never reads in full: the embedding (gathered), routed
 // experts (selected), MTP layers (speculation only), vision and projector.

@@ -117,7 +117,7 @@ TEST(DecodeBytesLlama8B, OneH100BatchOneExact) {
   const auto l = layout_for(m, g, 1);
   const PerfInputs in{&m, &g, &l, 1, 128, 2, 4, 0, 0};
   const FormatPlacement placement(m);
-  const auto ranks = decode_bytes(in, placement);
+  const auto ranks = decode_bytes(in, placement).value();
   ASSERT_EQ(ranks.size(), 1u);
   const auto& r = ranks[0];
   EXPECT_EQ(r.trunk, 15'009'849'344u);
@@ -136,14 +136,14 @@ TEST(DecodeBytesLlama8B, BatchAndContextScaleOnlyTheirTerms) {
   const auto& g = gpu("H200");
   const auto l = layout_for(m, g, 1);
   const PerfInputs in{&m, &g, &l, 8, 160, 2, 4, 0, 0};
-  const auto r = decode_bytes(in, FormatPlacement(m))[0];
+  const auto r = decode_bytes(in, FormatPlacement(m)).value()[0];
   EXPECT_EQ(r.trunk, 15'009'849'344u);
   EXPECT_EQ(r.embedding_rows, 65'536u);
   EXPECT_EQ(r.kv, 167'772'160u);
   EXPECT_EQ(r.total, 15'177'687'040u);
   // FP8 KV halves the cache read: 83,886,080 B.
   const PerfInputs fp8{&m, &g, &l, 8, 160, 1, 4, 0, 0};
-  EXPECT_EQ(decode_bytes(fp8, FormatPlacement(m))[0].kv, 83'886'080u);
+  EXPECT_EQ(decode_bytes(fp8, FormatPlacement(m)).value()[0].kv, 83'886'080u);
 }
 
 // A tied head with no lm_head tensor (Llama-style tie_word_embeddings: true):
@@ -166,13 +166,13 @@ TEST(DecodeBytesTiedHead, ReadsTheEmbeddingAsTheHead) {
   const FormatPlacement placement(m);
   ASSERT_TRUE(placement.tied_head());
   const auto l1 = layout_for(m, g, 1);
-  const auto r1 = decode_bytes(PerfInputs{&m, &g, &l1, 1, 10, 2, 4, 0, 0}, placement)[0];
+  const auto r1 = decode_bytes(PerfInputs{&m, &g, &l1, 1, 10, 2, 4, 0, 0}, placement).value()[0];
   EXPECT_EQ(r1.trunk, 2'873'856u);
   EXPECT_EQ(r1.embedding_rows, 512u);
   EXPECT_EQ(r1.kv, 10'240u);
   EXPECT_EQ(r1.total, 2'884'608u);
   const auto l2 = layout_for(m, g, 2, LayoutOptions{.tp = 2});
-  const auto r2 = decode_bytes(PerfInputs{&m, &g, &l2, 1, 10, 2, 4, 0, 0}, placement);
+  const auto r2 = decode_bytes(PerfInputs{&m, &g, &l2, 1, 10, 2, 4, 0, 0}, placement).value();
   EXPECT_EQ(placement.tied_head_bytes(l2, 0).at("bf16"), 256'000u);
   EXPECT_EQ(r2[0].trunk, r2[1].trunk);
 }
@@ -196,7 +196,7 @@ TEST(DecodeBytesK3, EightB300BatchOne) {
   ASSERT_EQ(l.ep, 8u);
   const PerfInputs in{&m, &g, &l, 1, 8192, 2, 4, 0, 0};
   const FormatPlacement placement(m);
-  const auto ranks = decode_bytes(in, placement);
+  const auto ranks = decode_bytes(in, placement).value();
   ASSERT_EQ(ranks.size(), 8u);
 
   const PlacementIndex plan_index(m.manifest, m.layers.size(), m.moe.routed_experts);
@@ -261,9 +261,9 @@ TEST(DecodeBytesInputs, RejectsIncompleteInputs) {
   const auto& g = gpu("H100");
   const auto l = layout_for(m, g, 1);
   const FormatPlacement placement(m);
-  EXPECT_THROW(decode_bytes(PerfInputs{nullptr, &g, &l, 1, 128, 2, 4, 0, 0}, placement), InputError);
-  EXPECT_THROW(decode_bytes(PerfInputs{&m, &g, &l, 0, 128, 2, 4, 0, 0}, placement), InputError);
-  EXPECT_THROW(decode_bytes(PerfInputs{&m, &g, &l, 1, 128, 0, 4, 0, 0}, placement), InputError);
+  EXPECT_FALSE(decode_bytes(PerfInputs{nullptr, &g, &l, 1, 128, 2, 4, 0, 0}, placement).ok());
+  EXPECT_FALSE(decode_bytes(PerfInputs{&m, &g, &l, 0, 128, 2, 4, 0, 0}, placement).ok());
+  EXPECT_FALSE(decode_bytes(PerfInputs{&m, &g, &l, 1, 128, 0, 4, 0, 0}, placement).ok());
   const auto e = validate_perf_inputs(PerfInputs{&m, &g, &l, 0, 128, 2, 4, 0, 0});
   ASSERT_TRUE(e.has_value());
   EXPECT_EQ(e->to_string(), "perf: batch_per_group: the batch must be at least 1 request");

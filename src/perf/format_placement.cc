@@ -60,11 +60,7 @@ std::uint64_t FormatPlacement::params_for(const std::string& format, ModuleClass
   const auto it = params_bytes_.find({format, module});
   if (it == params_bytes_.end() || it->second.second == 0 || bytes == 0) return 0;
   const auto [params, total] = it->second;
-  // bytes x params / total without overflow: 128-bit intermediate.
-  __extension__ typedef unsigned __int128 u128;
-  const u128 value = static_cast<u128>(bytes) * params / total;
-  if (value > UINT64_MAX) throw InputError(Error{"perf", "parameters", "parameter count overflows 64 bits"});
-  return static_cast<std::uint64_t>(value);
+  return checked_mul_div(bytes, params, total, "parameters of a format's bytes");
 }
 
 std::map<std::string, std::uint64_t> FormatPlacement::tied_head_bytes(const Layout& layout, std::uint64_t rank) const {

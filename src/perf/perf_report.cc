@@ -122,6 +122,14 @@ std::uint64_t decode_batch_per_group(const Layout& layout, std::uint64_t concurr
   return std::max<std::uint64_t>(ceil_div(std::max<std::uint64_t>(concurrency, 1), groups), 1);
 }
 
+namespace {
+// The prompt the TTFT bound times: --prompt-tokens, else the context up to kDefaultPromptTokens.
+std::uint64_t prefill_prompt(const PerfPlanInputs& in) {
+  if (in.options.prompt_tokens > 0) return in.options.prompt_tokens;
+  return std::min<std::uint64_t>(std::max<std::uint64_t>(in.workload->context_tokens, 1), kDefaultPromptTokens);
+}
+}  // namespace
+
 PerfReport build_perf_report(const PerfPlanInputs& in) {
   PerfReport r;
   const auto& o = in.options;
@@ -129,13 +137,16 @@ PerfReport build_perf_report(const PerfPlanInputs& in) {
   r.batch_per_group = decode_batch_per_group(layout, in.workload->concurrency);
   const auto p = perf_inputs(in, r.batch_per_group);
 
-  if (auto e = validate_perf_inputs(p)) {
-    r.unavailable = e->message;
+  // Every rank's weights by format, once: decode, prefill and speculation read them.
+  const auto weights = validate_perf_inputs(p) ? std::vector<RankFormatWeights>{} : all_rank_weights(*in.placement, layout);
+  auto decode = estimate_decode(p, *in.placement, weights);
+  auto prefill = decode ? estimate_prefill(p, *in.placement, weights, prefill_prompt(in))
+                        : Result<PrefillEstimate>(decode.error());
+  if (!prefill) {  // a decode error passes through
+    r.unavailable = prefill.error().message;
   } else {
     r.available = true;
-    // Every rank's weights by format, once: decode, prefill and speculation read them.
-    const auto weights = all_rank_weights(*in.placement, layout);
-    r.decode = estimate_decode(p, *in.placement, weights);
+    r.decode = std::move(decode).value();
     r.decode_tokens_per_s_bound = r.decode.tokens_per_s_per_request_bound;
     for (const auto& [key, bytes] : r.decode.batch1.cluster_bytes_by_format)
       r.bytes_per_token_by_dtype.emplace_back(key, r.decode.batch1.tokens_per_step ? bytes / r.decode.batch1.tokens_per_step : 0);
@@ -163,10 +174,7 @@ PerfReport build_perf_report(const PerfPlanInputs& in) {
       r.assumptions.push_back(fmt::format("request mix: decode reads each request's cache at the mix's mean length, {} tokens "
                                           "(weighted by share); memory is sized at each member's length",
                                           with_commas(p.context)));
-    const auto prompt = o.prompt_tokens > 0 ? o.prompt_tokens
-                                            : std::min<std::uint64_t>(std::max<std::uint64_t>(in.workload->context_tokens, 1),
-                                                                      kDefaultPromptTokens);
-    r.prefill = estimate_prefill(p, *in.placement, weights, prompt);
+    r.prefill = std::move(prefill).value();
     for (const auto& f : r.prefill.figures) r.figures.push_back(f);
     if (in.workload->spec_tokens > 0) add_spec(r, in, p, weights);
     if (o.scale_out_gb_s > 0 && layout.world > layout.gpus_per_node)

@@ -7,21 +7,22 @@
 
 namespace preflight {
 
-PrefillEstimate estimate_prefill(const PerfInputs& in, std::uint64_t prompt_tokens) {
-  if (auto e = validate_perf_inputs(in)) throw InputError(*e);
+Result<PrefillEstimate> estimate_prefill(const PerfInputs& in, std::uint64_t prompt_tokens) {
+  if (auto e = validate_perf_inputs(in)) return *e;
   const FormatPlacement placement(*in.model);
   return estimate_prefill(in, placement, prompt_tokens);
 }
 
-PrefillEstimate estimate_prefill(const PerfInputs& in, const FormatPlacement& placement, std::uint64_t prompt_tokens) {
-  if (auto e = validate_perf_inputs(in)) throw InputError(*e);
+Result<PrefillEstimate> estimate_prefill(const PerfInputs& in, const FormatPlacement& placement,
+                                         std::uint64_t prompt_tokens) {
+  if (auto e = validate_perf_inputs(in)) return *e;
   return estimate_prefill(in, placement, all_rank_weights(placement, *in.layout), prompt_tokens);
 }
 
-PrefillEstimate estimate_prefill(const PerfInputs& in, const FormatPlacement& placement,
-                                 const std::vector<RankFormatWeights>& weights, std::uint64_t prompt_tokens) {
-  if (auto e = validate_perf_inputs(in)) throw InputError(*e);
-  if (prompt_tokens == 0) throw InputError(Error{"perf", "prompt_tokens", "the prompt must be at least 1 token"});
+Result<PrefillEstimate> estimate_prefill(const PerfInputs& in, const FormatPlacement& placement,
+                                         const std::vector<RankFormatWeights>& weights, std::uint64_t prompt_tokens) {
+  if (auto e = validate_perf_inputs(in)) return *e;
+  if (prompt_tokens == 0) return Error{"perf", "prompt_tokens", "the prompt must be at least 1 token"};
   PrefillEstimate p;
   p.prompt_tokens = prompt_tokens;
   p.step = estimate_step(in, placement, weights, prefill_step(prompt_tokens));

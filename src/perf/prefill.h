@@ -38,11 +38,12 @@ struct PrefillEstimate {
   std::vector<Figure> figures;    // perf.prefill_*
 };
 
-// Validates the inputs (InputError on a bad one); `prompt_tokens` >= 1. The
-// inputs' batch_per_group and context are not used: one prompt, alone.
-PrefillEstimate estimate_prefill(const PerfInputs& in, std::uint64_t prompt_tokens);
-PrefillEstimate estimate_prefill(const PerfInputs& in, const FormatPlacement& placement, std::uint64_t prompt_tokens);
-PrefillEstimate estimate_prefill(const PerfInputs& in, const FormatPlacement& placement,
-                                 const std::vector<RankFormatWeights>& weights, std::uint64_t prompt_tokens);
+// Validates the inputs (an Error names the bad one); `prompt_tokens` >= 1.
+// The inputs' batch_per_group and context are not used: one prompt, alone.
+Result<PrefillEstimate> estimate_prefill(const PerfInputs& in, std::uint64_t prompt_tokens);
+Result<PrefillEstimate> estimate_prefill(const PerfInputs& in, const FormatPlacement& placement,
+                                         std::uint64_t prompt_tokens);
+Result<PrefillEstimate> estimate_prefill(const PerfInputs& in, const FormatPlacement& placement,
+                                         const std::vector<RankFormatWeights>& weights, std::uint64_t prompt_tokens);
 
 }  // namespace preflight

@@ -173,20 +173,20 @@ void step_figures(std::vector<Figure>& f, const PerfInputs& in, const StepEstima
 
 }  // namespace
 
-DecodeEstimate estimate_decode(const PerfInputs& in) {
-  if (auto e = validate_perf_inputs(in)) throw InputError(*e);
+Result<DecodeEstimate> estimate_decode(const PerfInputs& in) {
+  if (auto e = validate_perf_inputs(in)) return *e;
   const FormatPlacement placement(*in.model);
   return estimate_decode(in, placement);
 }
 
-DecodeEstimate estimate_decode(const PerfInputs& in, const FormatPlacement& placement) {
-  if (auto e = validate_perf_inputs(in)) throw InputError(*e);
+Result<DecodeEstimate> estimate_decode(const PerfInputs& in, const FormatPlacement& placement) {
+  if (auto e = validate_perf_inputs(in)) return *e;
   return estimate_decode(in, placement, all_rank_weights(placement, *in.layout));
 }
 
-DecodeEstimate estimate_decode(const PerfInputs& in, const FormatPlacement& placement,
-                               const std::vector<RankFormatWeights>& weights) {
-  if (auto e = validate_perf_inputs(in)) throw InputError(*e);
+Result<DecodeEstimate> estimate_decode(const PerfInputs& in, const FormatPlacement& placement,
+                                       const std::vector<RankFormatWeights>& weights) {
+  if (auto e = validate_perf_inputs(in)) return *e;
   const auto& layout = *in.layout;
   DecodeEstimate d;
   d.batch1 = estimate_step(in, placement, weights, decode_step(in, 1));
@@ -287,9 +287,9 @@ DecodeEstimate estimate_decode(const PerfInputs& in, const FormatPlacement& plac
   return d;
 }
 
-DecodeBound estimate_decode_bound(const PerfInputs& in, const FormatPlacement& placement,
-                                  const std::vector<std::uint64_t>& ranks) {
-  if (auto e = validate_perf_inputs(in)) throw InputError(*e);
+Result<DecodeBound> estimate_decode_bound(const PerfInputs& in, const FormatPlacement& placement,
+                                          const std::vector<std::uint64_t>& ranks) {
+  if (auto e = validate_perf_inputs(in)) return *e;
   const auto& layout = *in.layout;
   std::vector<RankFormatWeights> weights;
   weights.reserve(ranks.size());

@@ -95,12 +95,12 @@ struct DecodeEstimate {
   std::vector<std::string> assumptions;
 };
 
-// Validates the inputs (InputError on a bad one) and computes both steps.
-DecodeEstimate estimate_decode(const PerfInputs& in);
-DecodeEstimate estimate_decode(const PerfInputs& in, const FormatPlacement& placement);
+// Validates the inputs (an Error names the bad one) and computes both steps.
+Result<DecodeEstimate> estimate_decode(const PerfInputs& in);
+Result<DecodeEstimate> estimate_decode(const PerfInputs& in, const FormatPlacement& placement);
 // With every rank's weights already split (all_rank_weights), shared with prefill and speculation.
-DecodeEstimate estimate_decode(const PerfInputs& in, const FormatPlacement& placement,
-                               const std::vector<RankFormatWeights>& weights);
+Result<DecodeEstimate> estimate_decode(const PerfInputs& in, const FormatPlacement& placement,
+                                       const std::vector<RankFormatWeights>& weights);
 
 // The solvers' fast path: the bounds from a subset of ranks, the heaviest of
 // each stage (PlacementIndex::representative_ranks: local rank 0 holds the
@@ -112,7 +112,7 @@ struct DecodeBound {
   double tokens_per_s_per_gpu_at_batch = 0;
   BindingTerm binding_at_batch = BindingTerm::memory;
 };
-DecodeBound estimate_decode_bound(const PerfInputs& in, const FormatPlacement& placement,
-                                  const std::vector<std::uint64_t>& ranks);
+Result<DecodeBound> estimate_decode_bound(const PerfInputs& in, const FormatPlacement& placement,
+                                          const std::vector<std::uint64_t>& ranks);
 
 }  // namespace preflight

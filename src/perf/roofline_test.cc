@@ -52,7 +52,7 @@ TEST(PerfRooflineLlama8B, OneH100BatchOneBound) {
   const auto& m = model("llama-3.1-8b-instruct");
   const auto& g = gpu("H100");
   const auto l = layout_for(m, g, 1);
-  const auto d = estimate_decode(PerfInputs{&m, &g, &l, 1, 128, 2, 4, 0, 0});
+  const auto d = estimate_decode(PerfInputs{&m, &g, &l, 1, 128, 2, 4, 0, 0}).value();
   EXPECT_EQ(fig(d, "perf.bytes_per_token").exact, 15'026'634'752u);
   EXPECT_EQ(fig(d, "perf.bytes_per_token_by_dtype.bf16").exact, 15'009'857'536u);
   EXPECT_EQ(fig(d, "perf.bytes_per_token_by_dtype.kv_cache").exact, 16'777'216u);
@@ -89,7 +89,7 @@ TEST(PerfRooflinePublished, NotBelowVllmLlama8BOnH200) {
   const auto& m = model("llama-3.1-8b-instruct");
   const auto& g = gpu("H200");
   const auto l = layout_for(m, g, 1);
-  const auto d = estimate_decode(PerfInputs{&m, &g, &l, 8, 160, 2, 4, 0, 0});
+  const auto d = estimate_decode(PerfInputs{&m, &g, &l, 8, 160, 2, 4, 0, 0}).value();
   EXPECT_NEAR(d.at_batch.step_seconds, 15'177'687'040 / 4.8e12, 1e-12);
   const double measured_seconds = 0.833421;
   EXPECT_LE(128 * d.at_batch.step_seconds, measured_seconds);
@@ -108,7 +108,7 @@ TEST(PerfRooflinePublished, NotBelowNimLlama70BFp8OnTwoH100) {
   const auto m = quantized("llama-3.3-70b-instruct-fp8-dynamic", "fp8-dynamic");
   const auto& g = gpu("H100");
   const auto l = layout_for(m, g, 2, LayoutOptions{.tp = 2});
-  const auto d = estimate_decode(PerfInputs{&m, &g, &l, 1, 5500, 2, 4, 0, 0});
+  const auto d = estimate_decode(PerfInputs{&m, &g, &l, 1, 5500, 2, 4, 0, 0}).value();
   EXPECT_EQ(d.batch1.binding.binding, BindingTerm::memory);
   EXPECT_GE(d.tokens_per_s_per_request_bound, 1000.0 / 18.58);
   EXPECT_GT(fig(d, "perf.bytes_share.fp8").value, 90.0);  // the FP8 linears dominate the traffic
@@ -122,7 +122,7 @@ TEST(PerfRooflinePublished, NotBelowConservativeLlama8BFigureOnH100) {
   const auto& g = gpu("H100");
   const auto l = layout_for(m, g, 1);
   for (std::uint64_t context : {128u, 2048u, 8192u}) {
-    const auto d = estimate_decode(PerfInputs{&m, &g, &l, 1, context, 2, 4, 0, 0});
+    const auto d = estimate_decode(PerfInputs{&m, &g, &l, 1, context, 2, 4, 0, 0}).value();
     EXPECT_GE(d.tokens_per_s_per_request_bound, 150.0) << context;
   }
 }
@@ -141,7 +141,7 @@ TEST(PerfRooflineK3, EightB300PrecisionSplitAndBound) {
   const auto& m = model("kimi-k3");
   const auto& g = gpu("B300");
   const auto l = layout_for(m, g, 8);
-  const auto d = estimate_decode(PerfInputs{&m, &g, &l, 64, 8192, 2, 4, 0, 0});
+  const auto d = estimate_decode(PerfInputs{&m, &g, &l, 64, 8192, 2, 4, 0, 0}).value();
   EXPECT_EQ(fig(d, "perf.bytes_per_step_per_rank").exact, 27'523'550'208u);
   EXPECT_EQ(fig(d, "perf.bytes_per_token").exact, 220'188'401'664u);
   EXPECT_EQ(fig(d, "perf.bytes_per_token_by_dtype.bf16").exact, 191'600'852'992u);
@@ -179,7 +179,7 @@ TEST(PerfRooflineShape, BatchMonotonicity) {
     std::uint64_t last_step_bytes = 0;
     double last_per_token = 1e300, last_cluster = 0, last_request = 1e300;
     for (std::uint64_t batch : {1u, 2u, 4u, 8u, 16u, 64u, 256u}) {
-      const auto d = estimate_decode(PerfInputs{&m, &g, &l, batch, 4096, 2, 4, 0, 0}, placement);
+      const auto d = estimate_decode(PerfInputs{&m, &g, &l, batch, 4096, 2, 4, 0, 0}, placement).value();
       const auto& s = d.at_batch;
       const double per_token = static_cast<double>(s.cluster_bytes) / static_cast<double>(s.tokens_per_step);
       EXPECT_GT(s.binding_bytes.total, last_step_bytes) << c.model << " batch " << batch;
@@ -201,7 +201,7 @@ TEST(PerfRooflineShape, LongerContextNeverFaster) {
   const FormatPlacement placement(m);
   double last = 1e300;
   for (std::uint64_t context : {1u, 1024u, 8192u, 32768u, 131072u}) {
-    const auto d = estimate_decode(PerfInputs{&m, &g, &l, 1, context, 2, 4, 0, 0}, placement);
+    const auto d = estimate_decode(PerfInputs{&m, &g, &l, 1, context, 2, 4, 0, 0}, placement).value();
     EXPECT_LE(d.tokens_per_s_per_request_bound, last) << context;
     last = d.tokens_per_s_per_request_bound;
   }
@@ -214,7 +214,7 @@ TEST(PerfRooflineLayouts, PipelineStagesAddUp) {
   const auto& m = model("kimi-k3");
   const auto& g = gpu("H100");
   const auto l = layout_for(m, g, 32, LayoutOptions{.tp = 8, .pp = 4});
-  const auto d = estimate_decode(PerfInputs{&m, &g, &l, 16, 8192, 2, 4, 0, 0});
+  const auto d = estimate_decode(PerfInputs{&m, &g, &l, 16, 8192, 2, 4, 0, 0}).value();
   ASSERT_EQ(d.at_batch.stage_seconds.size(), 4u);
   double sum = 0, slowest = 0;
   for (auto t : d.at_batch.stage_seconds) sum += t, slowest = std::max(slowest, t);
@@ -231,7 +231,7 @@ TEST(PerfRooflineLayouts, DataParallelGroupsShareTheExperts) {
   const auto& g = gpu("H200");
   const auto l = layout_for(m, g, 16, LayoutOptions{.tp = 8, .dp = 2});
   ASSERT_EQ(l.dp, 2u);
-  const auto d = estimate_decode(PerfInputs{&m, &g, &l, 1, 4096, 2, 4, 0, 0});
+  const auto d = estimate_decode(PerfInputs{&m, &g, &l, 1, 4096, 2, 4, 0, 0}).value();
   EXPECT_EQ(d.batch1.tokens_per_step, 2u);
   EXPECT_DOUBLE_EQ(d.batch1.binding_bytes.expert_fraction, 0.0615234375);
   EXPECT_EQ(d.concurrency, 2u);
@@ -248,8 +248,8 @@ TEST(PerfRooflineLayouts, ScaleOutSlowsCrossNodeCollectives) {
   const auto l = layout_for(m, g, 32);
   ASSERT_EQ(l.tp, 32u);
   const FormatPlacement placement(m);
-  const auto nvlink = estimate_decode(PerfInputs{&m, &g, &l, 64, 8192, 2, 4, 0, 0}, placement);
-  const auto nic = estimate_decode(PerfInputs{&m, &g, &l, 64, 8192, 2, 4, 0, 50}, placement);
+  const auto nvlink = estimate_decode(PerfInputs{&m, &g, &l, 64, 8192, 2, 4, 0, 0}, placement).value();
+  const auto nic = estimate_decode(PerfInputs{&m, &g, &l, 64, 8192, 2, 4, 0, 50}, placement).value();
   const auto& c = nic.at_batch.binding_comm;
   EXPECT_TRUE(c.crosses_nodes);
   EXPECT_TRUE(c.scale_out_modelled);
@@ -297,8 +297,8 @@ TEST(PerfRooflineFastPath, RepresentativeRanksGiveTheFullBound) {
     const PerfInputs in{&m, &g, &l, c.batch, 4096, 2, 4, 0, 50};
     const FormatPlacement placement(m);
     const PlacementIndex index(m.manifest, m.layers.size(), m.moe.routed_experts);
-    const auto full = estimate_decode(in, placement);
-    const auto fast = estimate_decode_bound(in, placement, index.representative_ranks(l));
+    const auto full = estimate_decode(in, placement).value();
+    const auto fast = estimate_decode_bound(in, placement, index.representative_ranks(l)).value();
     EXPECT_DOUBLE_EQ(fast.tokens_per_s_per_request, full.tokens_per_s_per_request_bound) << c.model << " " << c.world;
     EXPECT_DOUBLE_EQ(fast.tokens_per_s_at_batch, full.tokens_per_s_at_batch) << c.model << " " << c.world;
     EXPECT_EQ(fast.binding_at_batch, full.at_batch.binding.binding) << c.model << " " << c.world;

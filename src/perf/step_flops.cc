@@ -7,15 +7,6 @@ namespace preflight {
 
 namespace {
 
-// a x b / c with a 128-bit intermediate (routed FLOPs: params x tokens x k / E).
-std::uint64_t mul_div(std::uint64_t a, std::uint64_t b, std::uint64_t c) {
-  if (c == 0) return 0;
-  __extension__ typedef unsigned __int128 u128;
-  const u128 v = static_cast<u128>(a) * b / c;
-  if (v > UINT64_MAX) throw InputError(Error{"perf", "flops", "FLOP count overflows 64 bits"});
-  return static_cast<std::uint64_t>(v);
-}
-
 std::uint64_t heads_per_rank(std::uint64_t heads, std::uint64_t tp) { return heads >= tp ? heads / tp : 1; }
 
 // Causal (query, key) pairs of a prompt of p tokens under a window w (0: none):
@@ -109,7 +100,7 @@ RankStepFlops rank_step_flops(const PerfInputs& in, const FormatPlacement& place
       const auto params = placement.params_for(format, module, bytes);
       if (params == 0) continue;
       if (module == ModuleClass::routed_experts) {
-        const auto f = mul_div(checked_mul(2, params, "FLOPs"), routed_tokens_k, model.moe.routed_experts);
+        const auto f = checked_mul_div(checked_mul(2, params, "FLOPs"), routed_tokens_k, model.moe.routed_experts, "routed FLOPs");
         out.routed = checked_add(out.routed, f, "FLOPs");
         book(rate, f);
       } else if (active && read_in_full(module)) {

@@ -12,8 +12,9 @@ std::optional<SweepCellPerf> green_perf(const PlanContext& context, const Accele
                                         const PlanRequest& request, const WorkloadOptions& w) {
   const auto& model = *context.model;
   const auto in = workload_perf_inputs(model, gpu, layout, w, request.perf.scale_out_gb_s);
-  if (validate_perf_inputs(in)) return std::nullopt;
-  const auto d = estimate_decode_bound(in, context.formats(), context.placement.representative_ranks(layout));
+  const auto bound = estimate_decode_bound(in, context.formats(), context.placement.representative_ranks(layout));
+  if (!bound) return std::nullopt;  // no bound for these inputs (a stage without layers, say): the cell has no perf
+  const auto& d = *bound;
   SweepCellPerf p;
   p.tokens_per_s_per_request_bound = d.tokens_per_s_per_request;
   p.tokens_per_s_per_gpu_bound = d.tokens_per_s_per_gpu_at_batch;
