@@ -37,6 +37,7 @@
 #include "http_guard.h"
 #include "http_server.h"
 #include "plan_inputs.h"
+#include "serve_module.h"
 
 namespace preflight::cli {
 
@@ -134,7 +135,7 @@ Result<std::uint64_t> bounded(const std::string& text, const char* flag, std::ui
 
 }  // namespace
 
-int run_serve(const Options& o, Io& io) {
+int serve_http(const Options& o, Io& io) {
   std::uint64_t port = 8080;
   if (!o.port.empty()) {
     if (o.port == "0") port = 0;
@@ -251,3 +252,9 @@ int run_serve(const Options& o, Io& io) {
 }
 
 }  // namespace preflight::cli
+
+// The module's one entry point (serve_module.h); the binary finds it with dlsym.
+extern "C" __attribute__((visibility("default"))) int preflight_serve_entry(const preflight::cli::Options* o,
+                                                                           preflight::cli::Io* io) {
+  return preflight::cli::serve_http(*o, *io);
+}

@@ -1,0 +1,39 @@
+#include "serve_module.h"
+
+#include <dlfcn.h>
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <system_error>
+
+#include "commands.h"
+#include "core/text.h"
+#include "plan_inputs.h"
+
+namespace preflight::cli {
+
+std::string serve_module_path() {
+  std::error_code ec;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec || self.empty()) return kServeModuleName;  // dlopen then searches the library path
+  return (self.parent_path() / kServeModuleName).string();
+}
+
+int run_serve(const Options& o, Io& io) {
+  const auto path = serve_module_path();
+  // RTLD_LOCAL: the module's copy of the library stays its own.
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    const char* why = dlerror();
+    return fail(io, Error{"serve", "", fmt::format("cannot load {} (built beside the preflight binary): {}", echo(path),
+                                                   one_line(why != nullptr ? why : "unknown error"))});
+  }
+  using Entry = int (*)(const Options*, Io*);
+  auto entry = reinterpret_cast<Entry>(dlsym(handle, "preflight_serve_entry"));
+  if (entry == nullptr)
+    return fail(io, Error{"serve", "", fmt::format("{} has no preflight_serve_entry", echo(path))});
+  // The handle stays open: the server runs until the process ends.
+  return entry(&o, &io);
+}
+
+}  // namespace preflight::cli
