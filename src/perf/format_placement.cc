@@ -17,11 +17,11 @@ std::uint64_t slice(std::uint64_t dim, std::uint64_t tp, std::uint64_t tp_rank) 
 }  // namespace
 
 FormatPlacement::FormatPlacement(const ModelSpec& model) {
-  std::map<std::string, TensorManifest> by_format;
+  std::map<std::string, std::vector<const StoredTensor*>> by_format;
   bool has_lm_head = false;
   for (const auto& t : model.manifest.tensors) {
     const auto key = traffic_format_key(t);
-    by_format[key].tensors.push_back(t);
+    by_format[key].push_back(&t);
     auto& pb = params_bytes_[{key, t.module}];
     pb.first = checked_add(pb.first, t.logical_params());
     pb.second = checked_add(pb.second, t.bytes());
@@ -36,9 +36,9 @@ FormatPlacement::FormatPlacement(const ModelSpec& model) {
     }
   }
   tied_head_ = model.tied_embeddings && !has_lm_head && embedding_rows_ > 0;
-  for (auto& [key, manifest] : by_format) {
+  for (auto& [key, tensors] : by_format) {
     formats_.push_back(key);
-    index_.emplace(key, PlacementIndex(manifest, model.layers.size(), model.moe.routed_experts));
+    index_.emplace(key, PlacementIndex(tensors, model.layers.size(), model.moe.routed_experts));
   }
 }
 

@@ -32,35 +32,66 @@ bool first_stage_resident(ModuleClass m) {
 
 }  // namespace
 
+namespace {
+
+std::vector<const StoredTensor*> all_tensors(const TensorManifest& manifest) {
+  std::vector<const StoredTensor*> out;
+  out.reserve(manifest.tensors.size());
+  for (const auto& t : manifest.tensors) out.push_back(&t);
+  return out;
+}
+
+// One expert tensor's contribution: bytes per expert over experts [first, last) in a slot.
+struct ExpertRange {
+  std::uint64_t slot = 0;
+  std::uint64_t first = 0;
+  std::uint64_t last = 0;
+  std::uint64_t bytes_each = 0;
+};
+
+}  // namespace
+
 PlacementIndex::PlacementIndex(const TensorManifest& manifest, std::uint64_t decoder_layers,
+                               std::uint64_t routed_experts)
+    : PlacementIndex(all_tensors(manifest), decoder_layers, routed_experts) {}
+
+std::uint64_t PlacementIndex::ExpertTable::below(std::uint64_t slot, std::uint64_t e) const {
+  const auto B = breaks.size();
+  // The last breakpoint at or before e.
+  const auto i = static_cast<std::size_t>(std::upper_bound(breaks.begin(), breaks.end(), e) - breaks.begin()) - 1;
+  const auto base = at_break[slot * B + i];
+  if (i + 1 == B) return base;
+  return checked_add(base, checked_mul(e - breaks[i], per_expert[slot * B + i]));
+}
+
+PlacementIndex::PlacementIndex(const std::vector<const StoredTensor*>& tensors, std::uint64_t decoder_layers,
                                std::uint64_t routed_experts)
     : decoder_layers_(decoder_layers), routed_experts_(routed_experts) {
   std::uint64_t max_layer = decoder_layers;
-  for (const auto& t : manifest.tensors)
-    if (t.layer != kNoLayer) max_layer = std::max<std::uint64_t>(max_layer, static_cast<std::uint64_t>(t.layer) + 1);
+  for (const auto* t : tensors)
+    if (t->layer != kNoLayer) max_layer = std::max<std::uint64_t>(max_layer, static_cast<std::uint64_t>(t->layer) + 1);
   slots_ = max_layer + 2;
   const auto slot_of = [&](const StoredTensor& t) -> std::size_t {
     if (t.layer != kNoLayer) return static_cast<std::size_t>(t.layer) + 1;
     return first_stage_resident(t.module) ? 0 : static_cast<std::size_t>(slots_ - 1);
   };
   // Per-slot amounts first (added up into prefix sums below).
-  std::vector<std::vector<std::uint64_t>> amounts;            // [group][slot]
-  std::vector<std::vector<std::int64_t>> expert_diff;          // [table][slot x (E + 1) + e]
-  const auto width = routed_experts + 1;
-  for (const auto& t : manifest.tensors) {
+  std::vector<std::vector<std::uint64_t>> amounts;  // [group][slot]
+  std::vector<std::vector<ExpertRange>> ranges;     // [table]
+  for (const auto* tp : tensors) {
+    const auto& t = *tp;
     const auto s = slot_of(t);
     if (t.role == ParallelRole::expert && routed_experts > 0) {
       auto it = std::find_if(experts_.begin(), experts_.end(), [&](const ExpertTable& x) { return x.module == t.module; });
       if (it == experts_.end()) {
-        experts_.push_back(ExpertTable{t.module, {}});
-        expert_diff.emplace_back(slots_ * width, 0);
+        experts_.push_back(ExpertTable{t.module, {}, {}, {}});
+        ranges.emplace_back();
         it = experts_.end() - 1;
       }
-      auto& d = expert_diff[static_cast<std::size_t>(it - experts_.begin())];
       const auto first = std::min<std::uint64_t>(t.first_instance, routed_experts);
       const auto last = std::min<std::uint64_t>(first + t.instances, routed_experts);
-      d[s * width + first] += static_cast<std::int64_t>(t.bytes_each);
-      d[s * width + last] -= static_cast<std::int64_t>(t.bytes_each);
+      if (first < last && t.bytes_each > 0)
+        ranges[static_cast<std::size_t>(it - experts_.begin())].push_back(ExpertRange{s, first, last, t.bytes_each});
       continue;
     }
     Group g;
@@ -92,21 +123,44 @@ PlacementIndex::PlacementIndex(const TensorManifest& manifest, std::uint64_t dec
   for (std::size_t k = 0; k < G; ++k)
     for (std::uint64_t s = 0; s < slots_; ++s)
       group_prefix_[(s + 1) * G + k] = checked_add(group_prefix_[s * G + k], amounts[k][s]);
-  // Expert tables: cumulative[slot][e] = bytes of experts [0, e) in slots [0, slot).
   for (std::size_t k = 0; k < experts_.size(); ++k) {
-    auto& c = experts_[k].cumulative;
-    c.assign((slots_ + 1) * width, 0);
-    std::vector<std::uint64_t> per_expert_first;  // to check uniformity
+    auto& table = experts_[k];
+    auto& b = table.breaks;
+    b = {0, routed_experts};
+    for (const auto& r : ranges[k]) {
+      b.push_back(r.first);
+      b.push_back(r.last);
+    }
+    std::sort(b.begin(), b.end());
+    b.erase(std::unique(b.begin(), b.end()), b.end());
+    const auto B = b.size();
+    const auto index_of = [&](std::uint64_t e) {
+      return static_cast<std::size_t>(std::lower_bound(b.begin(), b.end(), e) - b.begin());
+    };
+    // Per slot, bytes per expert that start and that end at each breakpoint.
+    std::vector<std::uint64_t> starts(slots_ * B, 0), ends(slots_ * B, 0);
+    for (const auto& r : ranges[k]) {
+      auto& up = starts[r.slot * B + index_of(r.first)];
+      auto& down = ends[r.slot * B + index_of(r.last)];
+      up = checked_add(up, r.bytes_each);
+      down = checked_add(down, r.bytes_each);
+    }
+    table.at_break.assign((slots_ + 1) * B, 0);
+    table.per_expert.assign((slots_ + 1) * B, 0);
     for (std::uint64_t s = 0; s < slots_; ++s) {
-      std::int64_t running = 0;
-      std::uint64_t in_slot = 0;  // prefix within this slot
-      for (std::uint64_t e = 0; e <= routed_experts; ++e) {
-        c[(s + 1) * width + e] = checked_add(c[s * width + e], in_slot);
-        if (e == routed_experts) break;
-        running += expert_diff[k][s * width + e];
-        const auto bytes = static_cast<std::uint64_t>(running);
-        if (e > 0 && bytes != static_cast<std::uint64_t>(expert_diff[k][s * width])) experts_uniform_ = false;
-        in_slot = checked_add(in_slot, bytes);
+      std::uint64_t density = 0;  // bytes per expert in the current segment of slot s
+      std::uint64_t in_slot = 0;  // bytes of experts [0, b[i]) in slot s
+      std::uint64_t first_density = 0;
+      for (std::size_t i = 0; i < B; ++i) {
+        table.at_break[(s + 1) * B + i] = checked_add(table.at_break[s * B + i], in_slot);
+        if (i + 1 == B) break;
+        // A range ending here started at an earlier breakpoint, so this never goes below zero.
+        density = checked_sub(checked_add(density, starts[s * B + i]), ends[s * B + i]);
+        const auto d = density;
+        if (i == 0) first_density = d;
+        else if (d != first_density) experts_uniform_ = false;
+        table.per_expert[(s + 1) * B + i] = checked_add(table.per_expert[s * B + i], d);
+        in_slot = checked_add(in_slot, checked_mul(d, b[i + 1] - b[i]));
       }
     }
   }
@@ -147,10 +201,8 @@ RankWeights PlacementIndex::rank_weights(const Layout& layout, std::uint64_t ran
     auto& m = module_bytes[static_cast<std::size_t>(g.module)];
     m = checked_add(m, share);
   }
-  const auto width = routed_experts_ + 1;
   for (const auto& e : experts_) {
-    const auto& c = e.cumulative;
-    const auto owned = (c[b * width + eend] - c[a * width + eend]) - (c[b * width + ebegin] - c[a * width + ebegin]);
+    const auto owned = (e.below(b, eend) - e.below(a, eend)) - (e.below(b, ebegin) - e.below(a, ebegin));
     const auto share = owned / layout.moe_tp + (moe_rank < owned % layout.moe_tp ? 1 : 0);
     auto& m = module_bytes[static_cast<std::size_t>(e.module)];
     m = checked_add(m, share);

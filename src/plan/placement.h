@@ -14,11 +14,18 @@
 //    vision tower and projector) are counted in full on every rank of their stage.
 //
 // PlacementIndex groups the manifest once per model: bytes by (module, role,
-// split dimension) as prefix sums over layer slots, and experts as a table of
-// prefix sums over (layer slot, expert index). A stage is a contiguous range
-// of slots, so one rank's share costs O(groups), whatever the tensor or layer
-// count: the solvers plan tens of thousands of layouts. An expert block's
-// bytes are split over MoE-TP once per stage (the first ranks take the odd bytes).
+// split dimension) as prefix sums over layer slots, and experts as prefix sums
+// over (layer slot, expert index). A stage is a contiguous range of slots, so
+// one rank's share costs O(groups), whatever the tensor or layer count: the
+// solvers plan tens of thousands of layouts. An expert block's bytes are split
+// over MoE-TP once per stage (the first ranks take the odd bytes).
+//
+// The expert sums are kept only at breakpoints (the expert indices where some
+// tensor's range of experts starts or ends), with the bytes per expert between
+// them: bytes are linear in the expert index between breakpoints. A manifest
+// whose expert tensors each span every expert has two breakpoints, 0 and E,
+// instead of E + 1 columns (Kimi K3: 96 x 897 x 8 bytes per table otherwise,
+// about 1.4 MB zeroed per index, a third of a plan's page faults; issue 18).
 #pragma once
 
 #include <cstdint>
@@ -44,6 +51,9 @@ class PlacementIndex {
  public:
   PlacementIndex() = default;
   PlacementIndex(const TensorManifest& manifest, std::uint64_t decoder_layers, std::uint64_t routed_experts);
+  // The tensors given (a subset of a manifest, e.g. one storage format's), not copied.
+  PlacementIndex(const std::vector<const StoredTensor*>& tensors, std::uint64_t decoder_layers,
+                 std::uint64_t routed_experts);
 
   // `by_module` false: totals only (the solvers' fast path, no map).
   RankWeights rank_weights(const Layout& layout, std::uint64_t rank, bool by_module = true) const;
@@ -61,7 +71,13 @@ class PlacementIndex {
   };
   struct ExpertTable {
     ModuleClass module = ModuleClass::routed_experts;
-    std::vector<std::uint64_t> cumulative;  // [(slot) x (E + 1) + e]: bytes of experts [0, e) in slots [0, slot)
+    std::vector<std::uint64_t> breaks;    // sorted expert indices, 0 and E included
+    // [slot x breaks + i]: bytes of experts [0, breaks[i]) in slots [0, slot)
+    std::vector<std::uint64_t> at_break;
+    // [slot x breaks + i]: bytes per expert of experts [breaks[i], breaks[i + 1]) in slots [0, slot)
+    std::vector<std::uint64_t> per_expert;
+    // Bytes of experts [0, e) in slots [0, slot).
+    std::uint64_t below(std::uint64_t slot, std::uint64_t e) const;
   };
   // Slots: 0 holds tensors outside the layers that live on the first stage;
   // 1 + l decoder (or MTP) layer l; the last, those on the last stage.

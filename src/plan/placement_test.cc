@@ -143,6 +143,57 @@ TEST(Placement, IndexAgreesWithBruteForce) {
   }
 }
 
+// Expert tensors that cover only some experts, with different sizes (a per-expert
+// ignore list keeps some experts in BF16): the index keeps its sums only at the
+// breakpoints where ranges start or end, so ranges that start and end inside an
+// EP block and blocks that straddle a breakpoint must still agree with the walk.
+TEST(Placement, UnevenExpertRangesAgreeWithBruteForce) {
+  ModelSpec m = model("deepseek-v3");
+  const auto E = static_cast<std::uint32_t>(m.moe.routed_experts);  // 256
+  std::vector<StoredTensor> split;
+  std::uint32_t n = 0;
+  for (const auto& t : m.manifest.tensors) {
+    if (t.role != ParallelRole::expert || t.instances != E) {
+      split.push_back(t);
+      continue;
+    }
+    // Layer by layer a different cut: experts [0, a) as stored, [a, b) twice the
+    // bytes, [b, E) as stored; every third layer leaves a hole [b, b + 3) empty.
+    const std::uint32_t a = 3 + (n * 7) % 40, b = a + 1 + (n * 13) % 90;
+    ++n;
+    StoredTensor lo = t, mid = t, hi = t;
+    lo.instances = a;
+    mid.first_instance = a;
+    mid.instances = b - a;
+    mid.bytes_each = t.bytes_each * 2;
+    const std::uint32_t gap = (n % 3 == 0) ? 3 : 0;
+    hi.first_instance = b + gap;
+    hi.instances = E - b - gap;
+    split.insert(split.end(), {lo, mid, hi});
+  }
+  ASSERT_GT(n, 0u);
+  m.manifest.tensors = split;
+  const PlacementIndex index(m.manifest, m.layers.size(), E);
+  const struct {
+    std::uint64_t world;
+    LayoutOptions options;
+  } layouts[] = {{8, {.tp = 8}}, {16, {.tp = 4, .ep = 4, .pp = 2}}, {24, {.tp = 8, .pp = 3}}, {6, {.tp = 2, .pp = 3}}};
+  for (const auto& c : layouts) {
+    const auto l = choose_layout(m, c.world, c.options).value_or_throw();
+    SCOPED_TRACE(::testing::Message() << "TP " << l.tp << " EP " << l.ep << " PP " << l.pp);
+    for (std::uint64_t r = 0; r < l.world; ++r) {
+      SCOPED_TRACE(::testing::Message() << "rank " << r);
+      const auto got = index.rank_weights(l, r);
+      const auto want = brute_force(m, l, r);
+      EXPECT_EQ(got.total, want.total);
+      EXPECT_EQ(got.bytes_by_module, want.by_module);
+    }
+  }
+  // Experts differ in size, so every EP group is a representative rank.
+  const auto l = choose_layout(m, 8, {.tp = 8}).value_or_throw();
+  EXPECT_EQ(index.representative_ranks(l).size(), l.ep);
+}
+
 TEST(Placement, ClusterTotalsCountReplicationOnly) {
   for (const auto& c : kCases) {
     SCOPED_TRACE(c.what);
