@@ -152,7 +152,7 @@ Result<LoadedModel> load_catalogue_or_hub(const std::string& arg, const ModelOve
                                           const HubFetchOptions& hub) {
   auto what = resolve_model_argument(arg, false, false);
   if (!what) return what.error();
-  if (what->kind != ModelArgumentKind::hub) return load_catalogue_only(arg, overrides);
+  if (what->kind != ModelArgumentKind::hub) return load_catalogue_only(arg, overrides, true);
   if (!allow_hub)
     return Error{"model", arg,
                  "a Hugging Face hub id; this server plans catalogue models only (start it with `preflight serve --hub` "
@@ -201,7 +201,12 @@ Result<LoadedModel> load_uploaded_model(const std::string& name, const std::stri
   return load_model_files(std::move(files), overrides);
 }
 
-Result<LoadedModel> load_catalogue_only(const std::string& arg, const ModelOverrides& overrides) {
+Result<LoadedModel> load_catalogue_only(const std::string& arg, const ModelOverrides& overrides, bool memoize) {
+  if (!memoize) {
+    auto files = catalogue_files(arg);
+    if (!files) return files.error();
+    return load_model_files(std::move(files).value(), overrides);
+  }
   // The web server plans the same few catalogue models over and over: building
   // a manifest (quantization rules matched by name) costs more than the plan,
   // and a catalogue model with given overrides never changes, so keep it.

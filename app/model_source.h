@@ -29,8 +29,10 @@ Result<LoadedModel> load_uploaded_model(const std::string& name, const std::stri
                                         const std::string& listing, const ModelOverrides& overrides = {});
 
 // A catalogue model only (the web API: a MODEL that is not a catalogue name is
-// an error, never a path to open). Memoized: a catalogue model never changes.
-Result<LoadedModel> load_catalogue_only(const std::string& model_argument, const ModelOverrides& overrides = {});
+// an error, never a path to open). `memoize` (the server): a catalogue model
+// never changes, so keep it; a one-shot command does not pay to copy it.
+Result<LoadedModel> load_catalogue_only(const std::string& model_argument, const ModelOverrides& overrides = {},
+                                        bool memoize = false);
 
 // The web API's models: a catalogue name, or (allow_hub: `serve --hub`) a hub id,
 // never a path. A hub id without allow_hub is an error that says how to allow it.

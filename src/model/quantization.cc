@@ -1130,6 +1130,10 @@ Result<QuantizationScheme> parse_quantization(const JsonFields& container) {
 Result<TensorManifest> apply_quantization(const std::vector<LogicalTensor>& logical,
                                           const QuantizationScheme& scheme) {
   TensorManifest manifest;
+  // A quantized weight is stored as two or three tensors (values, scales, zero
+  // points): room for three per logical tensor, so the vector never regrows
+  // (pages reserved but never written cost nothing; issue 18).
+  manifest.tensors.reserve(logical.size() * 3);
   // AutoGPTQ biases: which modules already have one.
   std::set<std::string> biases;
   for (const auto& g : scheme.groups)
