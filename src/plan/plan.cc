@@ -200,7 +200,7 @@ Result<Plan> build_plan(const PlanContext& context, const Accelerator& gpu, cons
   } else {
     std::vector<Pools> pools;
     if (plan.second_pass) {
-      for (std::uint64_t s = 0; s < plan.layout.pp; ++s) pools.push_back(compute_pools(plan, context, request.draft.get(), s));
+      for (std::uint64_t s = 0; s < plan.layout.pp; ++s) pools.push_back(compute_pools(plan, context, request.draft.get(), s, full));
       if (full) add_pool_figures(plan, model, pools.front());
     }
     for (const auto& rw : placed)

@@ -140,16 +140,19 @@ struct PlanContext {
  private:
   mutable std::mutex mutex_;
   mutable std::once_flag formats_once_;
-  mutable std::mutex request_state_mutex_;
-  mutable std::map<std::array<std::uint64_t, 5>, std::shared_ptr<const StageRequestState>> request_state_;
-  mutable std::unique_ptr<FormatPlacement> formats_;
+  // FNV-1a over the key's words (the keys are a few small integers).
   struct KeyHash {
-    std::size_t operator()(const std::array<std::uint64_t, 7>& k) const noexcept {
+    template <std::size_t N>
+    std::size_t operator()(const std::array<std::uint64_t, N>& k) const noexcept {
       std::size_t h = 1469598103934665603ULL;
       for (auto v : k) h = (h ^ v) * 1099511628211ULL;
       return h;
     }
   };
+  mutable std::mutex request_state_mutex_;
+  mutable std::unordered_map<std::array<std::uint64_t, 5>, std::shared_ptr<const StageRequestState>, KeyHash>
+      request_state_;
+  mutable std::unique_ptr<FormatPlacement> formats_;
   mutable std::unordered_map<std::array<std::uint64_t, 7>, Result<std::shared_ptr<const Placed>>, KeyHash> placed_;
 };
 

@@ -65,7 +65,9 @@ void add_active_figures(Plan& plan, const ModelSpec& model, const Inventory& inv
 void add_offload_figures(Plan& plan, const PlanContext& context, const PlanRequest& request);
 
 // pools.cc
-Pools compute_pools(const Plan& plan, const PlanContext& context, const ModelSpec* draft, std::uint64_t stage);
+// `texts`: the ledger's labels and formulas (a full plan); the verdict needs numbers only.
+Pools compute_pools(const Plan& plan, const PlanContext& context, const ModelSpec* draft, std::uint64_t stage,
+                    bool texts);
 std::string joined(const std::vector<std::string>& parts, std::string_view sep);
 std::string requests_text(const WorkloadOptions& w, std::uint64_t groups);
 void add_pool_figures(Plan& plan, const ModelSpec& model, const Pools& p);

@@ -11,7 +11,8 @@
 namespace preflight::plan_steps {
 
 // The pools of one pipeline stage (its layers' cache and state).
-Pools compute_pools(const Plan& plan, const PlanContext& context, const ModelSpec* draft, std::uint64_t stage) {
+Pools compute_pools(const Plan& plan, const PlanContext& context, const ModelSpec* draft, std::uint64_t stage,
+                    bool texts) {
   const auto& model = *context.model;
   const auto& w = plan.workload;
   const auto& layout = plan.layout;
@@ -49,17 +50,21 @@ Pools compute_pools(const Plan& plan, const PlanContext& context, const ModelSpe
     const auto latent = model.moe.latent_dim > 0 ? model.moe.latent_dim : model.hidden_size;
     p.ffn_payload = checked_mul(checked_mul(checked_mul(w.chunk_tokens, model.moe.experts_per_token), latent), width,
                                 "activations");
-    p.ffn_label = fmt::format("{}-way routed {} payload", model.moe.experts_per_token,
-                              model.moe.latent_dim > 0 ? "latent" : "hidden");
-    p.ffn_formula = fmt::format("{} tokens x {} experts x {} x {} B", w.chunk_tokens, model.moe.experts_per_token,
-                                latent, width);
+    if (texts) {
+      p.ffn_label = fmt::format("{}-way routed {} payload", model.moe.experts_per_token,
+                                model.moe.latent_dim > 0 ? "latent" : "hidden");
+      p.ffn_formula = fmt::format("{} tokens x {} experts x {} x {} B", w.chunk_tokens, model.moe.experts_per_token,
+                                  latent, width);
+    }
   } else if (model.moe.dense_intermediate > 0) {
     // gate and up projections' outputs of one chunk, split by TP.
     const auto inter = ceil_div(model.moe.dense_intermediate, layout.tp);
     p.ffn_payload = checked_mul(checked_mul(checked_mul(w.chunk_tokens, 2), inter), width, "activations");
-    p.ffn_label = "MLP gate and up outputs";
-    p.ffn_formula = fmt::format("{} tokens x 2 x {} / TP {} x {} B", w.chunk_tokens, model.moe.dense_intermediate,
-                                layout.tp, width);
+    if (texts) {
+      p.ffn_label = "MLP gate and up outputs";
+      p.ffn_formula = fmt::format("{} tokens x 2 x {} / TP {} x {} B", w.chunk_tokens, model.moe.dense_intermediate,
+                                  layout.tp, width);
+    }
   }
   p.reserve = w.reserve.is_percent
                   ? static_cast<std::uint64_t>(static_cast<double>(plan.gpu.device_total_bytes) * w.reserve.percent / 100.0)
@@ -209,13 +214,13 @@ RankLedger rank_ledger(const Plan& plan, const RankWeights& weights, const Pools
   if (pools) {
     const auto& p = *pools;
     const auto& w = plan.workload;
-    l.rows.push_back(row("reserve.runtime", "runtime reserve", Resource::reserve, p.reserve, Evidence::estimate,
+    l.rows.push_back(row("reserve.runtime", text_if(formulas, [] { return "runtime reserve"; }), Resource::reserve, p.reserve, Evidence::estimate,
                          text_if(formulas, [&] { return w.reserve.is_percent ? fmt::format("{}% of device capacity", w.reserve.percent)
                                                                 : "--reserve bytes per GPU"; })));
-    l.rows.push_back(row("activations.hidden", "prefill hidden buffer", Resource::activations, p.hidden_buffer,
+    l.rows.push_back(row("activations.hidden", text_if(formulas, [] { return "prefill hidden buffer"; }), Resource::activations, p.hidden_buffer,
                          Evidence::estimate, text_if(formulas, [&] { return fmt::format("{} tokens x hidden x dtype", w.chunk_tokens); })));
     if (p.attn_res_bytes > 0)
-      l.rows.push_back(row("activations.attn_res", "Attention Residual sources", Resource::activations, p.attn_res_bytes,
+      l.rows.push_back(row("activations.attn_res", text_if(formulas, [] { return "Attention Residual sources"; }), Resource::activations, p.attn_res_bytes,
                            Evidence::estimate, text_if(formulas, [&] { return fmt::format("{} sources x hidden buffer", p.attn_res_sources); })));
     if (p.ffn_payload > 0)
       l.rows.push_back(row("activations.ffn", p.ffn_label, Resource::activations, p.ffn_payload, Evidence::estimate,
