@@ -2,9 +2,22 @@
 
 #include <fmt/format.h>
 
+#include <array>
+#include <string>
+
 #include "core/bytes.h"
 
 namespace preflight {
+
+std::string_view ledger_weight_row_id(ModuleClass m) {
+  // Built once; the strings never move, so the views stay valid.
+  static const auto ids = [] {
+    std::array<std::string, std::size(kAllModuleClasses)> out;
+    for (auto c : kAllModuleClasses) out[static_cast<std::size_t>(c)] = "weights." + std::string(module_key(c));
+    return out;
+  }();
+  return ids[static_cast<std::size_t>(m)];
+}
 
 std::string_view resource_key(Resource r) {
   switch (r) {

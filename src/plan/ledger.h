@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/figure.h"
+#include "model/module_class.h"
 
 namespace preflight {
 
@@ -22,7 +23,10 @@ enum class Resource { none, weights, reserve, activations, recurrent_state, kv_c
 std::string_view resource_key(Resource r);  // "weights", "kv_cache", ... "none"
 
 struct LedgerRow {
-  std::string id;        // "weights.routed_experts", "state.recurrent", "kv.cache"
+  // "weights.routed_experts", "state.recurrent", "kv.cache": always static text
+  // (a literal or ledger_weight_row_id), so the solvers' hundreds of thousands
+  // of verdict-only ledgers never allocate or copy an id (issue 18).
+  std::string_view id;
   std::string label;
   Resource resource = Resource::weights;
   std::uint64_t bytes = 0;
@@ -41,6 +45,9 @@ struct RankLedger {
 
   bool fits() const { return over == 0; }
 };
+
+// "weights.<module key>", static for the process.
+std::string_view ledger_weight_row_id(ModuleClass m);
 
 // Fills demand, free, over and first_boundary from rows and capacity.
 void close_ledger(RankLedger& ledger);

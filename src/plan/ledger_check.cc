@@ -12,7 +12,7 @@ namespace preflight {
 
 std::string weights_disagreement(const Plan& plan, const ModelSpec& model) {
   const auto& l = plan.layout;
-  std::map<std::string, std::uint64_t> expected, rows;
+  std::map<std::string, std::uint64_t, std::less<>> expected, rows;
   const bool experts = model.moe.routed_experts > 0;
   for (const auto& t : model.manifest.tensors) {
     const bool expert = t.role == ParallelRole::expert && experts;
@@ -23,7 +23,10 @@ std::string weights_disagreement(const Plan& plan, const ModelSpec& model) {
   }
   for (const auto& rank : plan.ranks)
     for (const auto& row : rank.rows)
-      if (row.resource == Resource::weights && expected.count(row.id) > 0) rows[row.id] = checked_add(rows[row.id], row.bytes);
+      if (row.resource == Resource::weights && expected.count(row.id) > 0) {
+        auto& sum = rows[std::string(row.id)];
+        sum = checked_add(sum, row.bytes);
+      }
   const bool tied_skipped = plan.engine && model.tied_embeddings;
   for (const auto& [id, bytes] : expected) {
     if (id == "weights.lm_head" && tied_skipped) continue;

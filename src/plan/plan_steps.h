@@ -20,8 +20,8 @@ namespace preflight::plan_steps {
 
 inline constexpr const char* kConfigSource = "config.json of the model";
 
-inline LedgerRow row(std::string id, std::string label, Resource r, std::uint64_t bytes, Evidence e, std::string formula) {
-  return LedgerRow{std::move(id), std::move(label), r, bytes, e, std::move(formula)};
+inline LedgerRow row(std::string_view id, std::string label, Resource r, std::uint64_t bytes, Evidence e, std::string formula) {
+  return LedgerRow{id, std::move(label), r, bytes, e, std::move(formula)};
 }
 
 // Formulas are skipped on the solvers' fast path (numbers only).

@@ -190,7 +190,7 @@ void add_weight_rows(RankLedger& l, const Plan& plan, const RankWeights& weights
       if (formulas) formula += "; tied to the embedding, the engine does not load it";
       if (bytes == 0) continue;
     }
-    l.rows.push_back(row(fmt::format("weights.{}", module_key(m)), std::string(module_label(m)), Resource::weights,
+    l.rows.push_back(row(ledger_weight_row_id(m), std::string(module_label(m)), Resource::weights,
                          bytes, Evidence::estimate, std::move(formula)));
   }
 }
@@ -208,7 +208,8 @@ RankLedger rank_ledger(const Plan& plan, const RankWeights& weights, const Pools
   RankLedger l;
   l.rank = weights.rank;
   l.capacity = plan.gpu.device_total_bytes;
-  l.rows.reserve(24);  // weight rows by module, then the pools: one allocation for the solvers' thousands of ledgers
+  // Weight rows by module, then the pools: one allocation (a verdict-only ledger has one weight row).
+  l.rows.reserve(formulas ? 24 : 10);
   add_weight_rows(l, plan, weights, formulas, 0);
   add_draft_row(l, plan, formulas);
   if (pools) {
