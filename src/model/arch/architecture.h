@@ -85,8 +85,8 @@ struct Description {
   // positive | positive? | count? | flag? | layers (positive, at most 4,096) | list? | object?
   // ("?": may be absent or null), so a bad value gets the reader's usual one-line error.
   std::vector<std::pair<std::string, std::string>> fields;
-  std::map<std::string, Expression> let;
-  std::map<std::string, Expression> spec;
+  std::map<std::string, Expression, std::less<>> let;
+  std::map<std::string, Expression, std::less<>> spec;
   std::vector<TensorRule> tensors;
   std::vector<PartRule> parts;
   struct Check { Expression ok; std::string field; std::string message; };

@@ -165,7 +165,7 @@ class Builder {
 
   // --- variables -----------------------------------------------------------
   std::optional<Result<Value>> variable(std::string_view name) {
-    const std::string key(name);
+    const std::string_view key = name;
     if (auto it = loop_.find(key); it != loop_.end()) {
       ++loop_reads_;
       return Result<Value>(it->second);
@@ -178,12 +178,12 @@ class Builder {
     }
     if (evaluating_.count(key))
       return Result<Value>(Error{origin_, "", fmt::format("architecture {}: '{}' is defined in terms of itself", d_.name, key)});
-    evaluating_.insert(key);
+    const auto marked = evaluating_.emplace(key).first;
     const auto reads_before = loop_reads_;
     auto v = Evaluator::evaluate(def->second, scope_);
-    evaluating_.erase(key);
+    evaluating_.erase(marked);
     // A value that read a loop variable changes with it: never cached.
-    if (v && loop_reads_ == reads_before) cache_.emplace(key, *v);
+    if (v && loop_reads_ == reads_before) cache_.emplace(std::string(key), *v);
     return v;
   }
 
@@ -515,9 +515,10 @@ class Builder {
   Dtype dtype_;
   int depth_;
   Scope scope_;
-  std::map<std::string, Value> cache_;
-  std::map<std::string, Value> loop_;
-  std::set<std::string> evaluating_;
+  // Transparent comparisons: a variable read looks names up without building a string.
+  std::map<std::string, Value, std::less<>> cache_;
+  std::map<std::string, Value, std::less<>> loop_;
+  std::set<std::string, std::less<>> evaluating_;
   std::uint64_t loop_reads_ = 0;
   std::vector<std::string>* guessed_;  // language models read generically (unknown model_type)
 };
