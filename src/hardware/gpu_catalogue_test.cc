@@ -74,12 +74,14 @@ TEST(GpuEmbeddedCatalogue, DeviceTotalsAndTheirEvidence) {
       {"nvidia-a100-40gb-sxm", 40441 * kMiB, Evidence::official},
       {"amd-mi300x", gib_bytes(191.98), Evidence::official},
       {"amd-mi355x", gib_bytes(287.98), Evidence::official},
+      // Grace-Blackwell: PyTorch's out-of-memory message (the CUDA total), 1.05 and 0.72 GiB below nvidia-smi.
+      {"nvidia-gb300", gib_bytes(276.50), Evidence::official},
+      {"nvidia-gb200", gib_bytes(184.31), Evidence::official},
       // Measured on the A10 Modal serves for "A10G": an assumption, so an estimate.
       {"nvidia-a10g", gib_bytes(22.06), Evidence::estimate},
       // nvidia-smi / hl-smi total minus 0.5 GiB.
       {"nvidia-h100-pcie-80gb", 81559 * kMiB - kGiB / 2, Evidence::estimate},
       {"nvidia-a100-80gb-sxm", 81920 * kMiB - kGiB / 2, Evidence::estimate},
-      {"nvidia-gb200", 189471 * kMiB - kGiB / 2, Evidence::estimate},
       {"intel-gaudi3", 131072 * kMiB - kGiB / 2, Evidence::estimate},
       // Nothing known: nominal x 2^30.
       {"google-tpu-v5p", 95 * kGiB, Evidence::estimate},
