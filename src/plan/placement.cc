@@ -30,10 +30,6 @@ bool first_stage_resident(ModuleClass m) {
          m == ModuleClass::projector;
 }
 
-}  // namespace
-
-namespace {
-
 std::vector<const StoredTensor*> all_tensors(const TensorManifest& manifest) {
   std::vector<const StoredTensor*> out;
   out.reserve(manifest.tensors.size());
@@ -156,11 +152,10 @@ PlacementIndex::PlacementIndex(const std::vector<const StoredTensor*>& tensors, 
         if (i + 1 == B) break;
         // A range ending here started at an earlier breakpoint, so this never goes below zero.
         density = checked_sub(checked_add(density, starts[s * B + i]), ends[s * B + i]);
-        const auto d = density;
-        if (i == 0) first_density = d;
-        else if (d != first_density) experts_uniform_ = false;
-        table.per_expert[(s + 1) * B + i] = checked_add(table.per_expert[s * B + i], d);
-        in_slot = checked_add(in_slot, checked_mul(d, b[i + 1] - b[i]));
+        if (i == 0) first_density = density;
+        else if (density != first_density) experts_uniform_ = false;
+        table.per_expert[(s + 1) * B + i] = checked_add(table.per_expert[s * B + i], density);
+        in_slot = checked_add(in_slot, checked_mul(density, b[i + 1] - b[i]));
       }
     }
   }
