@@ -177,7 +177,9 @@ Result<EngineSizing> size_sglang(const EngineInputs& in) {
     EngineWorker ew;
     ew.rank = w.rank;
     ew.stage = w.stage;
-    ew.weights_bytes = w.placed_weights - (m.tied_embeddings ? std::min(w.placed_weights, w.lm_head_bytes) : 0);
+    // A tied LM head and MTP layers (loaded only to draft with them) are not loaded.
+    const auto tied = m.tied_embeddings ? std::min(w.placed_weights, w.lm_head_bytes) : 0;
+    ew.weights_bytes = w.placed_weights - tied - std::min(w.mtp_skipped, w.placed_weights - tied);
     ew.requested_bytes = static_bytes;
     ew.non_torch_bytes = total - pre_load;  // CUDA context and distributed set-up before the snapshot
     const auto rest = static_cast<std::int64_t>(static_bytes) - static_cast<std::int64_t>(ew.weights_bytes);

@@ -420,6 +420,22 @@ TEST(SglangSizing, KimiK3OnEightGb300IsWithinOnePercentOfTheLoggedCapacity) {
   EXPECT_NEAR(static_cast<double>(e.max_running_requests), 370.0, 0.01 * 370.0);
 }
 
+TEST(SglangSizing, TheMainModelSkipsMtpLayersUnlessTheyDraft) {
+  // SGLang's DeepseekV2ForCausalLM loads layers [start_layer, end_layer) of the
+  // decoder only; the NextN (MTP) layer loads in the draft worker of MTP speculation.
+  const Plan plain = plan({.model = "deepseek-v3", .gpu = "H200", .gpus = 8, .layout = {.tp = 8}, .context = 32768});
+  const Plan drafting =
+      plan({.model = "deepseek-v3", .gpu = "H200", .gpus = 8, .layout = {.tp = 8}, .context = 32768, .spec_tokens = 1});
+  std::uint64_t mtp = 0, plain_mtp = 0;
+  for (const auto& r : drafting.ranks.front().rows)
+    if (r.id == "weights.mtp") mtp = r.bytes;
+  for (const auto& r : plain.ranks.front().rows)
+    if (r.id == "weights.mtp") plain_mtp = r.bytes;
+  EXPECT_GT(mtp, 100'000'000u);
+  EXPECT_EQ(plain_mtp, 0u);
+  EXPECT_EQ(drafting.engine->workers.front().weights_bytes - plain.engine->workers.front().weights_bytes, mtp);
+}
+
 TEST(SglangSizing, MaxRunningRequestsSizeTheStatePoolPerDpRank) {
   // --max-running-requests sizes the state pool per attention DP rank. engines.md 2.3: "elif radix cache disabled and --max-running-requests
   // given: max_mamba_cache_size = max_running_requests // attn_dp_size" (SGLang

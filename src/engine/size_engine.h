@@ -24,6 +24,11 @@ struct EngineWorkerInput {
   std::uint64_t placed_weights = 0;  // the rank's tensor shares (placement)
   std::uint64_t lm_head_bytes = 0;   // of which the LM head (skipped when tied)
   std::uint64_t expert_bytes = 0;    // of which routed-expert tensors
+  // Of which MTP layers the engine does not load: the main model skips them
+  // (vLLM deepseek_v2.py load_weights "skip spec decode layers for main model",
+  // qwen3_next / qwen3_5 skip_prefixes ["mtp."]; SGLang loads layers
+  // [start_layer, end_layer) only); an MTP draft loads them (--spec-tokens, no --draft).
+  std::uint64_t mtp_skipped = 0;
   LayerRange layers;                 // the stage's decoder layers
   bool first_stage = true;
   bool last_stage = true;
@@ -69,7 +74,10 @@ struct EngineWeightAdjustment {
   std::uint64_t rope_cache = 0;
   std::uint64_t mla_absorbed = 0;
   std::uint64_t tied_head_skipped = 0;
-  std::uint64_t total(std::uint64_t placed) const { return placed - tied_head_skipped + rope_cache + mla_absorbed; }
+  std::uint64_t mtp_skipped = 0;
+  std::uint64_t total(std::uint64_t placed) const {
+    return placed - tied_head_skipped - mtp_skipped + rope_cache + mla_absorbed;
+  }
 };
 EngineWeightAdjustment vllm_weight_adjustment(const ModelSpec& m, const Layout& layout, const EngineWorkerInput& w,
                                               std::uint64_t rope_dtype_bytes);

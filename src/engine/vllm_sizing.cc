@@ -85,6 +85,7 @@ EngineWeightAdjustment vllm_weight_adjustment(const ModelSpec& m, const Layout& 
     }
   }
   if (m.tied_embeddings) a.tied_head_skipped = w.lm_head_bytes;
+  a.mtp_skipped = std::min(w.mtp_skipped, w.placed_weights - std::min(w.placed_weights, a.tied_head_skipped));
   return a;
 }
 
@@ -211,8 +212,9 @@ Result<EngineSizing> size_vllm(const EngineInputs& in) {
                                   checked_add(ew.non_torch_bytes, ew.cuda_graph_bytes));
     ew.kv_budget_bytes = static_cast<std::int64_t>(requested) - static_cast<std::int64_t>(used);
     if (weights_formula.empty())
-      weights_formula = fmt::format("{} B placed{}{}{}{}", with_commas(w.placed_weights),
+      weights_formula = fmt::format("{} B placed{}{}{}{}{}", with_commas(w.placed_weights),
                                     adj.tied_head_skipped ? fmt::format(" - {} B tied LM head (not loaded)", with_commas(adj.tied_head_skipped)) : "",
+                                    adj.mtp_skipped ? fmt::format(" - {} B MTP layers (loaded only to draft with them)", with_commas(adj.mtp_skipped)) : "",
                                     adj.rope_cache ? fmt::format(" + {} B RoPE cache ({} positions x {} x {} B)", with_commas(adj.rope_cache),
                                                                  m.rope_cache_positions, m.rotary_dim, prof.rope_cache_dtype_bytes) : "",
                                     adj.mla_absorbed ? fmt::format(" + {} B MLA W_UK/W_UV (BF16 copies of the quantized kv_b_proj)", with_commas(adj.mla_absorbed)) : "",

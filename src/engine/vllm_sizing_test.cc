@@ -440,5 +440,27 @@ TEST(VllmSizing, MultimodalProfileEncodesOneMaximumImageAndKeepsItsOutputs) {
   EXPECT_TRUE(said);
 }
 
+// The bytes of a ledger row of rank 0 (0 when the row is absent).
+std::uint64_t rank0_row(const Plan& p, std::string_view id) {
+  for (const auto& r : p.ranks.front().rows)
+    if (r.id == id) return r.bytes;
+  return 0;
+}
+
+TEST(VllmSizing, TheMainModelSkipsMtpLayersUnlessTheyDraft) {
+  // vLLM's DeepseekV2ForCausalLM.load_weights skips "spec decode layers for main
+  // model" (and qwen3_next / qwen3_5 skip "mtp."): DeepSeek-V3's MTP layer loads
+  // only as the draft of MTP speculative decoding (--spec-tokens, no --draft).
+  const VllmRun run{.model = "deepseek-v3", .gpu = "H200", .gpus = 8, .util = 0.9, .context = 32768, .layout = {.tp = 8}};
+  const Plan plain = plan(run);
+  auto req = request(run);
+  req.workload.spec_tokens = 1;
+  const Plan drafting = build_plan(model(run.model), gpu(run.gpu), req).value_or_throw();
+  const auto mtp = rank0_row(drafting, "weights.mtp");  // placement's share of the MTP layer on rank 0
+  EXPECT_GT(mtp, 100'000'000u);
+  EXPECT_EQ(rank0_row(plain, "weights.mtp"), 0u);
+  EXPECT_EQ(drafting.engine->workers.front().weights_bytes - plain.engine->workers.front().weights_bytes, mtp);
+}
+
 }  // namespace
 }  // namespace preflight

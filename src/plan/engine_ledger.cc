@@ -33,10 +33,11 @@ RankLedger engine_rank_ledger(const Plan& plan, const ModelSpec& model, const Ra
   l.capacity = plan.gpu.device_total_bytes;
   // Engine-side weight changes of this worker's stage (same for every rank of a stage).
   const auto tied = model.tied_embeddings ? input.lm_head_bytes : 0;
-  add_weight_rows(l, plan, weights, formulas, tied);
+  add_weight_rows(l, plan, weights, formulas, tied, input.mtp_skipped);
   add_draft_row(l, plan, formulas);
-  if (worker.weights_bytes > input.placed_weights - std::min(input.placed_weights, tied) && vllm) {
-    const auto extra = worker.weights_bytes - (input.placed_weights - std::min(input.placed_weights, tied));
+  const auto loaded = input.placed_weights - std::min(input.placed_weights, checked_add(tied, input.mtp_skipped));
+  if (worker.weights_bytes > loaded && vllm) {
+    const auto extra = worker.weights_bytes - loaded;
     l.rows.push_back(row("weights.engine_tensors", "engine-side tensors",
                          Resource::weights, extra, Evidence::estimate,
                          text_if(formulas, [&] { return "what vLLM adds when it loads (see engine.weights_bytes_per_rank)"; })));
@@ -94,6 +95,9 @@ EngineWorkerInput worker_input(const Plan& plan, const RankWeights& rw) {
   in.placed_weights = checked_add(rw.total, plan.draft_weights_per_rank);  // the engine loads the draft too
   in.lm_head_bytes = rw.lm_head_bytes;
   in.expert_bytes = rw.expert_bytes;
+  // MTP layers load only as the draft of MTP speculative decoding (--spec-tokens without --draft).
+  const bool mtp_drafts = plan.workload.spec_tokens > 0 && plan.draft_name.empty();
+  in.mtp_skipped = mtp_drafts ? 0 : rw.mtp_bytes;
   const auto& l = plan.layout;
   if (l.pp > 1) in.layers = LayerRange{l.first_layer(rw.stage), l.stage_layers[rw.stage]};
   in.first_stage = rw.stage == 0;

@@ -210,6 +210,7 @@ RankWeights PlacementIndex::rank_weights(const Layout& layout, std::uint64_t ran
   }
   rw.lm_head_bytes = module_bytes[static_cast<std::size_t>(ModuleClass::lm_head)];
   rw.expert_bytes = module_bytes[static_cast<std::size_t>(ModuleClass::routed_experts)];
+  rw.mtp_bytes = module_bytes[static_cast<std::size_t>(ModuleClass::mtp)];
   return rw;
 }
 

@@ -43,6 +43,7 @@ struct RankWeights {
   std::map<ModuleClass, std::uint64_t> bytes_by_module;  // filled unless the caller asks for totals only
   std::uint64_t lm_head_bytes = 0;          // of the total (engines skip a tied head)
   std::uint64_t expert_bytes = 0;           // of the total, routed-expert tensors
+  std::uint64_t mtp_bytes = 0;              // of the total, MTP layers (engines load them only to draft with them)
   std::uint64_t experts_per_moe_layer = 0;  // routed experts this rank's EP group owns in each MoE layer
   std::uint64_t total = 0;
 };

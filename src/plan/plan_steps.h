@@ -71,8 +71,9 @@ Pools compute_pools(const Plan& plan, const PlanContext& context, const ModelSpe
 std::string joined(const std::vector<std::string>& parts, std::string_view sep);
 std::string requests_text(const WorkloadOptions& w, std::uint64_t groups);
 void add_pool_figures(Plan& plan, const ModelSpec& model, const Pools& p);
+// `tied_head_skipped` and `mtp_skipped`: bytes of those modules the engine does not load.
 void add_weight_rows(RankLedger& l, const Plan& plan, const RankWeights& weights, bool formulas,
-                     std::uint64_t tied_head_skipped);
+                     std::uint64_t tied_head_skipped, std::uint64_t mtp_skipped = 0);
 void add_draft_row(RankLedger& l, const Plan& plan, bool formulas);
 RankLedger rank_ledger(const Plan& plan, const RankWeights& weights, const Pools* pools, bool formulas);
 

@@ -165,10 +165,11 @@ void add_pool_figures(Plan& plan, const ModelSpec& model, const Pools& p) {
 }
 
 void add_weight_rows(RankLedger& l, const Plan& plan, const RankWeights& weights, bool formulas,
-                     std::uint64_t tied_head_skipped) {
+                     std::uint64_t tied_head_skipped, std::uint64_t mtp_skipped) {
   if (!formulas) {
     // The verdict needs only the total: weights are one resource, first in allocation order.
-    l.rows.push_back(row("weights", "weights", Resource::weights, weights.total - std::min(weights.total, tied_head_skipped),
+    const auto skipped = checked_add(tied_head_skipped, mtp_skipped);
+    l.rows.push_back(row("weights", "weights", Resource::weights, weights.total - std::min(weights.total, skipped),
                          Evidence::estimate, ""));
     return;
   }
@@ -188,6 +189,11 @@ void add_weight_rows(RankLedger& l, const Plan& plan, const RankWeights& weights
     if (m == ModuleClass::lm_head && tied_head_skipped > 0) {
       bytes -= std::min(bytes, tied_head_skipped);
       if (formulas) formula += "; tied to the embedding, the engine does not load it";
+      if (bytes == 0) continue;
+    }
+    if (m == ModuleClass::mtp && mtp_skipped > 0) {
+      // The engine's main model skips them; only an MTP draft (--spec-tokens) loads them.
+      bytes -= std::min(bytes, mtp_skipped);
       if (bytes == 0) continue;
     }
     l.rows.push_back(row(ledger_weight_row_id(m), std::string(module_label(m)), Resource::weights,
