@@ -136,6 +136,12 @@ try {
 
   // 3. Upload a config.json: the plan is of that model.
   await page.setInputFiles("#upload", path.join(sharedDir, "models/meta-llama__Llama-3.1-8B-Instruct/config.json"));
+  // Wait for the uploaded model's verdict, not for any change: under load (ASan, tests in
+  // parallel) a late render of the previous inputs could end a wait for "something new".
+  await page.waitForFunction(() => {
+    const v = document.getElementById("verdict");
+    return !v.classList.contains("pending") && !document.getElementById("verdict-title").textContent.includes("kimi-k3");
+  }, null, { timeout: 60000 });
   const vUp = await verdict(page, v32.key);
   check(vUp.title.includes("config.json") || vUp.fits === "false", `uploaded config plans (${vUp.title})`);
   check(vUp.weights < v32.weights, "uploaded 8B model: far fewer weight bytes per rank");
