@@ -96,8 +96,7 @@ EngineWorkerInput worker_input(const Plan& plan, const RankWeights& rw) {
   in.lm_head_bytes = rw.lm_head_bytes;
   in.expert_bytes = rw.expert_bytes;
   // MTP layers load only as the draft of MTP speculative decoding (--spec-tokens without --draft).
-  const bool mtp_drafts = plan.workload.spec_tokens > 0 && plan.draft_name.empty();
-  in.mtp_skipped = mtp_drafts ? 0 : rw.mtp_bytes;
+  in.mtp_skipped = plan.mtp_drafts() ? 0 : rw.mtp_bytes;
   const auto& l = plan.layout;
   if (l.pp > 1) in.layers = LayerRange{l.first_layer(rw.stage), l.stage_layers[rw.stage]};
   in.first_stage = rw.stage == 0;

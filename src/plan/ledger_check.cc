@@ -29,7 +29,7 @@ std::string weights_disagreement(const Plan& plan, const ModelSpec& model) {
       }
   const bool tied_skipped = plan.engine && model.tied_embeddings;
   // An engine's main model does not load MTP layers unless it drafts with them (size_engine.h).
-  const bool mtp_skipped = plan.engine && !(plan.workload.spec_tokens > 0 && plan.draft_name.empty());
+  const bool mtp_skipped = plan.engine && !plan.mtp_drafts();
   for (const auto& [id, bytes] : expected) {
     if (id == "weights.lm_head" && tied_skipped) continue;
     if (id == "weights.mtp" && mtp_skipped) continue;

@@ -218,7 +218,7 @@ Result<Plan> build_plan(const PlanContext& context, const Accelerator& gpu, cons
     for (auto& f : disk_figures(*model.artifact)) plan.figures.push_back(std::move(f));
   plan.assumptions.push_back(fmt::format("layout: {}", plan.layout.chosen_by));
   plan.assumptions.push_back("capacity per GPU is what the device reports to CUDA/HIP, not the vendor headline");
-  if (plan.workload.spec_tokens > 0 && plan.draft_name.empty())
+  if (plan.mtp_drafts())
     plan.assumptions.push_back(fmt::format(
         "speculative decoding: {} draft tokens per step; their state slots and lookahead cache are counted, a "
         "separate draft model's weights and cache are not (name it with --draft)",

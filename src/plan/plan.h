@@ -101,6 +101,10 @@ struct Plan {
   std::uint64_t mtp_layers = 0;         // the model's own draft layers
   std::uint64_t draft_tp = 0;           // TP the draft runs at (the largest divisor of TP its heads accept)
   std::uint64_t draft_weights_per_rank = 0;
+
+  // MTP speculative decoding: draft tokens without a separate --draft model, so
+  // the model's own MTP layers draft (and an engine loads them; size_engine.h).
+  bool mtp_drafts() const { return workload.spec_tokens > 0 && draft_name.empty(); }
 };
 
 // What many plans of one model share: the inventory and the placement index.
