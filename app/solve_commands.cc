@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "option_table.h"
 #include "core/bytes.h"
+#include "core/parallel_for.h"
 #include "core/units.h"
 #include "plan_inputs.h"
 #include "report/solve_report.h"
@@ -154,8 +155,11 @@ int run_sweep(const Options& o, Io& io) {
   if (auto e = check_cells(o, cells)) return fail(io, *e);
   const auto& model = in->loaded.model;
   const PlanContext context(model);
-  auto sweep = preflight::run_sweep(model, evaluator_for(o, context), in->gpus, in->request, *counts);
-  add_sweep_perf(sweep, context, in->request);
+  // The CLI plans the families on every core; a server request stays on its
+  // worker thread (the server already runs requests side by side).
+  const unsigned threads = o.budget == nullptr ? machine_threads() : 1;
+  auto sweep = preflight::run_sweep(model, evaluator_for(o, context), in->gpus, in->request, *counts, threads);
+  add_sweep_perf(sweep, context, in->request, threads);
   if (o.format == "json") io.out << json_text(sweep_json(model, in->request, sweep)) << "\n";
   else if (o.format == "csv") io.out << sweep_csv(sweep);
   else io.out << render_sweep(model, in->request, sweep, style_of(o));

@@ -47,8 +47,11 @@ struct Sweep {
 };
 
 // `request.gpu_count` is ignored; the workload, engine and --gpus-per-node
-// apply to every cell.
+// apply to every cell. With `threads` > 1 the families are planned in
+// parallel (core/parallel_for.h): `evaluate` must then be safe to call from
+// several threads at once, as verdict_plan_evaluator's is. The grid is the
+// same whatever the thread count.
 Sweep run_sweep(const ModelSpec& model, const PlanEvaluator& evaluate, const std::vector<Accelerator>& gpus,
-                const PlanRequest& request, const CountSpec& counts);
+                const PlanRequest& request, const CountSpec& counts, unsigned threads = 1);
 
 }  // namespace preflight

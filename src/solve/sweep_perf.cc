@@ -1,5 +1,6 @@
 #include "solve/sweep_perf.h"
 
+#include "core/parallel_for.h"
 #include "perf/cost.h"
 #include "perf/roofline.h"
 
@@ -30,12 +31,15 @@ std::optional<SweepCellPerf> green_perf(const PlanContext& context, const Accele
 
 }  // namespace
 
-void add_sweep_perf(Sweep& sweep, const PlanContext& context, const PlanRequest& request) {
+void add_sweep_perf(Sweep& sweep, const PlanContext& context, const PlanRequest& request, unsigned threads) {
   const auto& model = *context.model;
   const auto w = resolved_workload(request.workload, model.max_context, dtype_bits(model.dtype));
-  for (auto& row : sweep.rows)
+  // Each family's row is independent; the context's format placement is built once (call_once).
+  parallel_for(sweep.rows.size(), threads, [&](std::size_t i) {
+    auto& row = sweep.rows[i];
     for (auto& cell : row.cells)
       if (cell.planned && cell.best.verdict.fits) cell.perf = green_perf(context, row.gpu, cell.best.layout, request, w);
+  });
 }
 
 void add_fit_perf(std::vector<FamilyFit>& fits, const PlanContext& context, const PlanRequest& request) {

@@ -11,7 +11,7 @@ namespace preflight {
 
 // Fills SweepCell::perf for green cells. `request` is the sweep's (workload,
 // engine, perf options). Cells whose GPU lacks bandwidth figures stay empty.
-void add_sweep_perf(Sweep& sweep, const PlanContext& context, const PlanRequest& request);
+void add_sweep_perf(Sweep& sweep, const PlanContext& context, const PlanRequest& request, unsigned threads = 1);
 
 // The same for `fit`: each fitting family's bound and cost at its minimum count.
 void add_fit_perf(std::vector<FamilyFit>& fits, const PlanContext& context, const PlanRequest& request);

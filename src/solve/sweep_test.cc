@@ -5,6 +5,7 @@
 #include "core/bytes.h"
 #include "hardware/gpu_catalogue.h"
 #include "model/model_catalogue.h"
+#include "solve/sweep_perf.h"
 #include "support/fixtures.h"
 
 namespace preflight {
@@ -97,6 +98,51 @@ TEST(SolveSweep, BestLayoutBeatsTheDefault) {
       ASSERT_TRUE(c.planned);
       EXPECT_FALSE(better_probe(*def, c.best)) << row.gpu.id << " x " << c.gpus;
     }
+}
+
+// Planning the families on several threads gives the same grid as one thread:
+// the same best layout, verdict, headroom and binding in every cell, and the
+// same throughput bounds (the context's memos are shared between threads).
+TEST(SolveSweep, ThreadsDoNotChangeTheGrid) {
+  WorkloadOptions w;
+  w.requested = true;
+  w.context_tokens = 131'072;
+  w.concurrency = 8;
+  PlanRequest req;
+  req.workload = w;
+  const std::vector<Accelerator> gpus = {gpu("H100"), gpu("H200"), gpu("B300"), gpu("nvidia-gb200"), gpu("MI355X")};
+  const PlanContext one_context(k3());
+  auto one = run_sweep(k3(), verdict_plan_evaluator(one_context), gpus, req, counts("8..96"), 1);
+  add_sweep_perf(one, one_context, req, 1);
+  const PlanContext many_context(k3());
+  auto many = run_sweep(k3(), verdict_plan_evaluator(many_context), gpus, req, counts("8..96"), 4);
+  add_sweep_perf(many, many_context, req, 4);
+  EXPECT_EQ(one.evaluations, many.evaluations);
+  EXPECT_EQ(one.green_cells, many.green_cells);
+  EXPECT_GT(one.green_cells, 0u);
+  ASSERT_EQ(one.rows.size(), many.rows.size());
+  for (std::size_t r = 0; r < one.rows.size(); ++r) {
+    ASSERT_EQ(one.rows[r].cells.size(), many.rows[r].cells.size());
+    EXPECT_EQ(one.rows[r].gpu.id, many.rows[r].gpu.id);
+    for (std::size_t c = 0; c < one.rows[r].cells.size(); ++c) {
+      const auto& a = one.rows[r].cells[c];
+      const auto& b = many.rows[r].cells[c];
+      const auto where = one.rows[r].gpu.id + " x " + std::to_string(a.gpus);
+      EXPECT_EQ(a.gpus, b.gpus) << where;
+      EXPECT_EQ(a.planned, b.planned) << where;
+      EXPECT_EQ(a.note, b.note) << where;
+      EXPECT_EQ(a.best.verdict.fits, b.best.verdict.fits) << where;
+      EXPECT_EQ(a.best.verdict.headroom_bytes, b.best.verdict.headroom_bytes) << where;
+      EXPECT_EQ(a.best.binding, b.best.binding) << where;
+      EXPECT_EQ(layout_options_of(a.best.layout).tp, layout_options_of(b.best.layout).tp) << where;
+      EXPECT_EQ(layout_options_of(a.best.layout).ep, layout_options_of(b.best.layout).ep) << where;
+      EXPECT_EQ(layout_options_of(a.best.layout).pp, layout_options_of(b.best.layout).pp) << where;
+      ASSERT_EQ(a.perf.has_value(), b.perf.has_value()) << where;
+      if (a.perf) {
+        EXPECT_EQ(a.perf->tokens_per_s_per_gpu_bound, b.perf->tokens_per_s_per_gpu_bound) << where;
+      }
+    }
+  }
 }
 
 }  // namespace
