@@ -146,6 +146,12 @@ int run_engines(const Options& o, Io& io) {
   const auto& v = p.vllm;
   const auto& g = p.sglang;
   if (o.format == "json") {
+    nlohmann::json dsa_eras = nlohmann::json::array();
+    for (const auto& e : g.dsa_eras)
+      dsa_eras.push_back({{"from", e.from.str()},
+                          {"forced_mem_fraction_static", e.forced_mem_fraction_static},
+                          {"indexer_in_budget", e.indexer_in_budget},
+                          {"source", e.source}});
     nlohmann::json eras = nlohmann::json::array();
     for (const auto& e : v.eras)
       eras.push_back({{"from", fmt::format("{}.{}.{}", e.from.major, e.from.minor, e.from.patch)},
@@ -177,6 +183,7 @@ int run_engines(const Options& o, Io& io) {
           {"page_size", g.page_size},
           {"slots_per_request", {{"radix_on", g.radix_slots_on}, {"radix_lazy", g.radix_slots_lazy}, {"radix_off", g.radix_slots_off}}},
           {"mem_fraction_static_rule", g.reserved_source},
+          {"dsa_eras", dsa_eras},
           {"sources", g.sources}}}};
     io.out << json_text(j) << "\n";
     return 0;
@@ -198,6 +205,12 @@ int run_engines(const Options& o, Io& io) {
                            g.default_version.str(), g.mamba_full_memory_ratio, g.page_size, g.radix_slots_on, g.radix_slots_lazy,
                            g.radix_slots_off);
   io.out << fmt::format("         rules from {}\n         {}\n", g.code, g.reserved_source);
+  for (const auto& e : g.dsa_eras)
+    io.out << fmt::format("  DSA models from {}: mem_fraction_static {}; indexer keys {} the token budget\n      source: {}\n",
+                          e.from.str(),
+                          e.forced_mem_fraction_static > 0 ? fmt::format("forced to {}", e.forced_mem_fraction_static)
+                                                           : std::string("by the formula"),
+                          e.indexer_in_budget ? "in" : "not in", e.source);
   return 0;
 }
 

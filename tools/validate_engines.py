@@ -143,6 +143,27 @@ def version_text(version: Optional[Tuple[int, int, int]]) -> Optional[str]:
     return None if version is None else "%d.%d.%d" % version
 
 
+# Rows logged on an engine's main branch around a pull request: the release whose
+# rules they ran, from the engine's history. Before the PR: the release main was
+# at; with it: the first release that contains it.
+# sglang PR #11309 (a4b424c6, merged 2025-10-09): main was at 0.5.3 (bump a4a3d8239,
+# 2025-10-06); first released in 0.5.3.post1 (bump 758b887ad, 2025-10-09).
+MAIN_BRANCH_RELEASES = {
+    ("sglang", 11309): ("0.5.3", "0.5.3.post1"),
+}
+
+
+def main_branch_release(engine: str, cell: Optional[str]) -> Optional[str]:
+    """"main before PR #11309 (2025-10)" -> "0.5.3"; "main (PR #11309, 2025-10)" -> "0.5.3.post1"."""
+    m = re.match(r"\s*main\b(.*?)\bPR #(\d+)", cell or "")
+    if not m:
+        return None
+    known = MAIN_BRANCH_RELEASES.get((engine, int(m.group(2))))
+    if known is None:
+        return None
+    return known[0] if re.search(r"\bbefore\b", m.group(1)) else known[1]
+
+
 def is_legacy(engine: str, version_cell: str, version: Optional[Tuple[int, int, int]]) -> bool:
     """vLLM V0 engine: a version before 0.8, or a version cell that says V0."""
     if engine != "vllm":
@@ -497,7 +518,7 @@ def build_plan(row: Dict[str, str], binary: str, models_dir: Path,
     engine = (row.get("engine") or "").strip().lower()
     version = parse_version(row.get("version"))
     plan = RowPlan(row, "legacy" if is_legacy(engine, row.get("version", ""), version) else "headline",
-                   version_text(version))
+                   version_text(version) or main_branch_release(engine, row.get("version")))
     if engine not in ("vllm", "sglang"):
         plan.why.append("engine %r is neither vllm nor sglang" % row.get("engine"))
 
@@ -538,7 +559,7 @@ def build_plan(row: Dict[str, str], binary: str, models_dir: Path,
 
     cmd = [binary, "plan", model.arg, "--gpus", "%dx%s" % (gpu_count, plan.gpu_id),
            "--engine", engine, "--format", "json"]
-    if version is not None:
+    if plan.version is not None:
         cmd += ["--engine-version", plan.version]
     context = leading_int(row.get("max_model_len"))
     if context:

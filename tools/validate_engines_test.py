@@ -119,6 +119,14 @@ class Versions(unittest.TestCase):
         self.assertEqual(ve.version_text((0, 11, 0)), "0.11.0")
         self.assertIsNone(ve.version_text(None))
 
+    def test_main_branch_rows_map_to_releases(self):
+        # r100 / r101: SGLang main around PR #11309 (first released in 0.5.3.post1; main was at 0.5.3 before it).
+        self.assertEqual(ve.main_branch_release("sglang", "main before PR #11309 (2025-10)"), "0.5.3")
+        self.assertEqual(ve.main_branch_release("sglang", "main (PR #11309, 2025-10)"), "0.5.3.post1")
+        self.assertIsNone(ve.main_branch_release("sglang", "main (PR #1, 2025-10)"))   # no known release
+        self.assertIsNone(ve.main_branch_release("vllm", "main (PR #11309, 2025-10)"))  # another engine's PR
+        self.assertIsNone(ve.main_branch_release("sglang", "K3-capable build (not stated)"))
+
     def test_legacy_group(self):
         def legacy(engine, cell):
             return ve.is_legacy(engine, cell, ve.parse_version(cell))

@@ -31,15 +31,19 @@ StageCache stage_cache(const ModelSpec& m, std::uint64_t tp, std::uint64_t kv, s
       case LayerKind::full_attention: c.full_layers = row.layers; c.full_per_token = per_layer; break;
       case LayerKind::sliding_attention: c.sliding_layers = row.layers; c.sliding_per_token = per_layer; break;
       case LayerKind::chunked_attention: c.chunked_layers = row.layers; c.chunked_per_token = per_layer; break;
-      case LayerKind::mla: c.mla_layers = row.layers; c.mla_per_token = per_layer; break;
+      case LayerKind::mla:
+        c.mla_layers = row.layers;
+        c.mla_per_token = per_layer;
+        c.mla_latent_rope_per_token = per_layer;
+        break;
       default: break;
     }
   }
   if (c.mla_layers > 0 && m.mla.index_head_dim > 0) {
-    // DeepSeek-V3.2 (DSA): FP8 latents are stored as fp8_ds_mla, 656 B per
-    // token (512 FP8 values, 4 FP32 scales, 64 BF16 rope values); the indexer
-    // keeps FP8 keys plus one FP32 scale per 128 values.
-    if (kv == 1) c.mla_per_token = 656;
+    // DeepSeek-V3.2 (DSA): FP8 latents are stored as fp8_ds_mla, one FP32
+    // scale per 128 FP8 values and the rope part in BF16 (656 B for 512 + 64);
+    // the indexer keeps FP8 keys plus one FP32 scale per 128 values.
+    if (kv == 1) c.mla_per_token = m.mla.kv_lora_rank + m.mla.kv_lora_rank / 128 * 4 + m.mla.qk_rope_head_dim * 2;
     c.indexer_per_token = m.mla.index_head_dim + m.mla.index_head_dim / 128 * 4;
   }
   for (const auto& row : recurrent_state_per_rank(m, tp, state, range)) {

@@ -26,7 +26,9 @@ struct StageCache {
   std::uint64_t full_per_token = 0;     // per layer
   std::uint64_t sliding_per_token = 0;  // per layer
   std::uint64_t chunked_per_token = 0;  // per layer
-  std::uint64_t mla_per_token = 0;      // per layer (latent + rope, or fp8_ds_mla's 656 B)
+  std::uint64_t mla_per_token = 0;      // per layer as allocated (latent + rope, or fp8_ds_mla's 656 B)
+  std::uint64_t mla_latent_rope_per_token = 0;  // per layer, (kv_lora_rank + rope) x the KV dtype's size:
+                                                // what SGLang's budget counts even for fp8_ds_mla
   std::uint64_t indexer_per_token = 0;  // per layer, DSA indexer keys (0: none)
   std::uint64_t state_per_layer = 0;    // one request, one layer (largest kind)
   std::uint64_t state_total = 0;        // one request, all state layers of the stage

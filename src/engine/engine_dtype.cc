@@ -12,7 +12,7 @@ std::optional<EngineAutoDtype> engine_auto_dtype(const ModelSpec& model, const E
     case EngineKind::generic: return std::nullopt;
     case EngineKind::vllm: {
       // vllm#18751 (merged 2025-05-30, first released in 0.9.1): float32 -> the platform's preferred dtype.
-      const bool bf16 = !engine.version || !(*engine.version < EngineVersion{0, 9, 1, ""});
+      const bool bf16 = !engine.version || !(*engine.version < EngineVersion{0, 9, 1});
       return EngineAutoDtype{
           bf16 ? "bfloat16" : "float16",
           bf16 ? "vLLM --dtype auto serves a float32 config in bfloat16, the platform's preferred dtype "

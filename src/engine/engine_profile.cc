@@ -21,6 +21,13 @@ const VllmEra& VllmProfile::era(const EngineVersion& v) const {
   return *best;
 }
 
+const SglangDsaEra& SglangProfile::dsa_era(const EngineVersion& v) const {
+  const SglangDsaEra* best = &dsa_eras.front();
+  for (const auto& e : dsa_eras)
+    if (!(v < e.from)) best = &e;
+  return *best;
+}
+
 namespace {
 
 struct Reader {
@@ -184,7 +191,6 @@ Result<SglangProfile> read_sglang(const Reader& r) {
   if (auto err = assign(p.distributed_init_gib_per_tp_rank_nvls, d.number("distributed_init_gib_per_tp_rank_nvls", 0.25))) return *err;
   if (auto err = assign(p.multimodal_reserve_mib, d.number("multimodal_reserve_mib", 100))) return *err;
   if (auto err = assign(p.dsa_page_size, d.count("dsa_page_size", 64))) return *err;
-  if (auto err = assign(p.dsa_mem_fraction_static, d.number("dsa_mem_fraction_static", 0.8))) return *err;
   if (auto err = assign(p.swa_full_tokens_ratio, d.number("swa_full_tokens_ratio", 0.8))) return *err;
   if (auto err = assign(p.unknown_gpu_mem_fraction_static, d.number("unknown_gpu_mem_fraction_static", 0.88))) return *err;
   if (auto err = assign(p.radix_slots_on, d.count("radix_slots_on", 5))) return *err;
@@ -215,6 +221,22 @@ Result<SglangProfile> read_sglang(const Reader& r) {
   if (auto err = assign(p.large_graph_bs_from, m.number("large_graph_bs_from", 300))) return *err;
   if (auto err = assign(p.per_graph_bs_dp_large_mb, m.number("per_graph_bs_dp_large_mb", 1.5))) return *err;
   if (auto err = assign(p.reserved_source, m.text("source", true))) return *err;
+  const auto* eras = r.find("dsa_eras");
+  if (!eras || !eras->is_array() || eras->empty()) return r.missing("dsa_eras", "a non-empty array");
+  for (std::size_t i = 0; i < eras->size(); ++i) {
+    const Reader e{(*eras)[i], r.origin, fmt::format("{}/dsa_eras/{}", r.path, i)};
+    SglangDsaEra era;
+    if (auto err = assign(era.from, e.version("from"))) return *err;
+    if (auto err = assign(era.forced_mem_fraction_static, e.number("forced_mem_fraction_static", 0))) return *err;
+    if (era.forced_mem_fraction_static > 1)
+      return Error{r.origin, e.path + "/forced_mem_fraction_static",
+                   fmt::format("expected a fraction at most 1, got {}", era.forced_mem_fraction_static)};
+    if (auto err = assign(era.indexer_in_budget, e.flag("indexer_in_budget", true))) return *err;
+    if (auto err = assign(era.source, e.text("source", true))) return *err;
+    if (!p.dsa_eras.empty() && !(p.dsa_eras.back().from < era.from))
+      return Error{r.origin, e.path + "/from", "eras must be in ascending version order"};
+    p.dsa_eras.push_back(era);
+  }
   return p;
 }
 

@@ -67,6 +67,16 @@ struct SglangTier {
   std::uint64_t cuda_graph_max_bs_small_tp = 0, cuda_graph_max_bs_large_tp = 0;
 };
 
+// How SGLang sizes the token pool of a DSA model (DeepSeek-V3.2's sparse
+// attention), by release: whether mem_fraction_static is forced, and whether
+// the indexer's keys count in the per-token budget (they are always allocated).
+struct SglangDsaEra {
+  EngineVersion from;
+  double forced_mem_fraction_static = 0;  // > 0: set for DSA models, overriding --mem-fraction-static
+  bool indexer_in_budget = true;          // the budget's cell size counts the indexer keys
+  std::string source;
+};
+
 struct SglangProfile {
   EngineVersion default_version;
   std::string code;
@@ -74,7 +84,6 @@ struct SglangProfile {
   std::uint64_t page_size = 1;
   std::uint64_t dsa_page_size = 64;
   double swa_full_tokens_ratio = 0.8;
-  double dsa_mem_fraction_static = 0.8;
   double cuda_context_gib = 0.5;
   double distributed_init_gib_per_tp_rank = 0.1;       // NCCL and all-reduce set-up before loading (TP > 1)
   double distributed_init_gib_per_tp_rank_nvls = 0.25;  // the same on NVLS switch systems
@@ -87,7 +96,11 @@ struct SglangProfile {
          per_graph_bs_dp_mb = 3, floor_above_60gb_mb = 10240;
   double large_graph_bs_from = 300, per_graph_bs_dp_large_mb = 1.5;
   std::string reserved_source;
+  std::vector<SglangDsaEra> dsa_eras;  // ascending by `from`
   std::map<std::string, std::string> sources;
+
+  // The DSA era of release `v` (the first era for releases before it).
+  const SglangDsaEra& dsa_era(const EngineVersion& v) const;
 };
 
 struct EngineProfiles {

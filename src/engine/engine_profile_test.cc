@@ -21,6 +21,7 @@ namespace {
 struct VersionCase {
   const char* text;
   int major, minor, patch;
+  int post = 0;
 };
 
 TEST(EngineVersion, ParsesTheVersionsTheLogsWrite) {
@@ -37,6 +38,9 @@ TEST(EngineVersion, ParsesTheVersionsTheLogsWrite) {
       {"0.19.0rc1", 0, 19, 0},   // a suffix after the patch is ignored
       {"0.19.", 0, 19, 0},
       {"1.2.3", 1, 2, 3},
+      {"0.5.3.post1", 0, 5, 3, 1},  // SGLang's post releases (PR #11309 first shipped in 0.5.3.post1)
+      {"v0.5.3post2", 0, 5, 3, 2},
+      {"0.5.3.postfix", 0, 5, 3, 0},  // "post" without a number is a suffix
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.text);
@@ -45,6 +49,7 @@ TEST(EngineVersion, ParsesTheVersionsTheLogsWrite) {
     EXPECT_EQ(v->major, c.major);
     EXPECT_EQ(v->minor, c.minor);
     EXPECT_EQ(v->patch, c.patch);
+    EXPECT_EQ(v->post, c.post);
   }
 }
 
@@ -72,6 +77,9 @@ TEST(EngineVersion, OrdersComponentwise) {
   EXPECT_LT((EngineVersion{0, 20, 99}), (EngineVersion{0, 21, 0}));
   EXPECT_LT((EngineVersion{0, 99, 0}), (EngineVersion{1, 0, 0}));
   EXPECT_EQ((EngineVersion{0, 21, 0}), (EngineVersion{0, 21, 0}));
+  EXPECT_LT((EngineVersion{0, 5, 3}), (EngineVersion{0, 5, 3, 1}));  // 0.5.3 < 0.5.3.post1 < 0.5.4
+  EXPECT_LT((EngineVersion{0, 5, 3, 1}), (EngineVersion{0, 5, 4}));
+  EXPECT_EQ((EngineVersion{0, 5, 3, 1}).str(), "0.5.3.post1");
 }
 
 // ---------------------------------------------------------------------------
@@ -158,11 +166,16 @@ TEST(EngineProfile, EmbeddedProfileLoads) {
   EXPECT_TRUE(v.sources.count("mxfp4_padding"));
 
   const auto& s = p.sglang;
-  EXPECT_EQ(s.default_version.str(), "0.5");
+  EXPECT_EQ(s.default_version.str(), "0.5.17");
   EXPECT_DOUBLE_EQ(s.mamba_full_memory_ratio, 0.9);
   EXPECT_EQ(s.page_size, 1u);
   EXPECT_EQ(s.dsa_page_size, 64u);
-  EXPECT_DOUBLE_EQ(s.dsa_mem_fraction_static, 0.8);
+  ASSERT_EQ(s.dsa_eras.size(), 2u);
+  EXPECT_DOUBLE_EQ(s.dsa_era(EngineVersion{0, 5, 2}).forced_mem_fraction_static, 0.8);  // before the first: the first
+  EXPECT_FALSE(s.dsa_era(EngineVersion{0, 5, 3}).indexer_in_budget);
+  EXPECT_DOUBLE_EQ(s.dsa_era(EngineVersion{0, 5, 3, 1}).forced_mem_fraction_static, 0);
+  EXPECT_TRUE(s.dsa_era(EngineVersion{0, 5, 3, 1}).indexer_in_budget);
+  EXPECT_TRUE(s.dsa_era(s.default_version).indexer_in_budget);
   EXPECT_DOUBLE_EQ(s.swa_full_tokens_ratio, 0.8);
   EXPECT_DOUBLE_EQ(s.cuda_context_gib, 0.5);
   EXPECT_EQ(s.radix_slots_on, 5u);

@@ -131,19 +131,25 @@ Result<EngineSizing> size_sglang(const EngineInputs& in) {
   EngineSizing s;
   s.kind = EngineKind::sglang;
   s.name = "SGLang";
-  (void)resolve_version(s, o, prof.default_version);
+  const auto version = resolve_version(s, o, prof.default_version);
   s.max_model_len = work.context_tokens;
   const auto total = in.gpu->device_total_bytes;
   const double gpu_mem_mb = static_cast<double>(total) / 1048576.0;
   const auto tp_size = layout.tp * layout.dp;  // SGLang's --tp spans the stage; attention TP = tp / dp
   std::string mfs_formula;
   const bool dsa = m.mla.index_head_dim > 0 && m.count_layers(LayerKind::mla) > 0;
+  // DSA models (DeepSeek-V3.2): the release decides whether the fraction is
+  // forced and whether the indexer keys count in the budget (engines.json dsa_eras).
+  const SglangDsaEra* dsa_era = dsa ? &prof.dsa_era(version) : nullptr;
+  const bool forced_mfs = dsa_era != nullptr && dsa_era->forced_mem_fraction_static > 0;
   double default_mfs = default_mem_fraction(prof, gpu_mem_mb, tp_size, layout.pp, layout.dp, &mfs_formula);
-  if (dsa) {
-    default_mfs = prof.dsa_mem_fraction_static;
-    mfs_formula = fmt::format("{} for DSA models ({})", default_mfs, prof.sources.count("dsa_mem_fraction_static") ? prof.sources.at("dsa_mem_fraction_static") : "SGLang");
+  if (forced_mfs) {
+    default_mfs = dsa_era->forced_mem_fraction_static;
+    mfs_formula = fmt::format("{} for DSA models in SGLang {}, whatever --mem-fraction-static says", default_mfs,
+                              version.str());
   }
-  s.memory_fraction = o.mem_fraction_static > 0 ? o.mem_fraction_static : default_mfs;
+  const bool user_mfs = o.mem_fraction_static > 0 && !forced_mfs;
+  s.memory_fraction = user_mfs ? o.mem_fraction_static : default_mfs;
   const double ratio = o.mamba_full_memory_ratio > 0 ? o.mamba_full_memory_ratio : prof.mamba_full_memory_ratio;
   const auto slots_per_request = o.radix_cache == "off" ? prof.radix_slots_off
                                  : o.radix_cache == "lazy" ? prof.radix_slots_lazy
@@ -171,6 +177,7 @@ Result<EngineSizing> size_sglang(const EngineInputs& in) {
   std::uint64_t min_state_slots = UINT64_MAX;
   std::int64_t min_rest = INT64_MAX;
   std::uint64_t cell_used = 0;
+  std::uint64_t budget_used = 0;  // set when the budget's bytes per token differ from the allocation's
   std::string cell_formula;
 
   for (const auto& w : in.workers) {
@@ -202,26 +209,40 @@ Result<EngineSizing> size_sglang(const EngineInputs& in) {
       min_state_slots = std::min(min_state_slots, pool.slots);
     }
     // Bytes per token of the full pool (full attention, chunked and MLA layers) and of the
-    // SWA pool (sliding layers), sized together by sglang_token_pool.
+    // SWA pool (sliding layers), sized together by sglang_token_pool. `full_bytes` is
+    // what the pools allocate; `budget_bytes` what the budget divides by, which for
+    // DSA models counts the latents at the KV dtype's size (not fp8_ds_mla's scales
+    // and BF16 rope) and, before 0.5.3.post1, leaves the indexer keys out.
     std::uint64_t full_bytes = c.full_layers * c.full_per_token + c.chunked_layers * c.chunked_per_token +
                                c.mla_layers * (c.mla_per_token + c.indexer_per_token);
+    std::uint64_t budget_bytes =
+        c.full_layers * c.full_per_token + c.chunked_layers * c.chunked_per_token +
+        c.mla_layers * (c.mla_latent_rope_per_token + (dsa_era == nullptr || dsa_era->indexer_in_budget ? c.indexer_per_token : 0));
     const std::uint64_t swa_bytes = c.sliding_layers * c.sliding_per_token;
     if (in.draft != nullptr) {
       // The draft worker's token pool holds as many tokens as the target's.
       const auto d = stage_cache(*in.draft, in.draft_tp, kv_bytes, state_bytes, LayerRange{});
-      full_bytes += d.full_layers * d.full_per_token + d.sliding_layers * d.sliding_per_token +
-                    d.chunked_layers * d.chunked_per_token + d.mla_layers * d.mla_per_token;
+      const auto draft_bytes = d.full_layers * d.full_per_token + d.sliding_layers * d.sliding_per_token +
+                               d.chunked_layers * d.chunked_per_token + d.mla_layers * d.mla_per_token;
+      full_bytes += draft_bytes;
+      budget_bytes += draft_bytes;
     }
-    const auto pool = sglang_token_pool(remaining, full_bytes, swa_bytes, prof.swa_full_tokens_ratio, s.block_size);
+    const auto pool = sglang_token_pool(remaining, budget_bytes, swa_bytes, prof.swa_full_tokens_ratio, s.block_size);
+    if (budget_bytes != full_bytes) budget_used = budget_bytes;
     // Bytes per token as the pools hold them (sliding layers at the SWA ratio; all of them when no layer is full).
     std::uint64_t cell = full_bytes == 0 ? swa_bytes
                                          : full_bytes + static_cast<std::uint64_t>(prof.swa_full_tokens_ratio *
                                                                                    static_cast<double>(swa_bytes));
     cell = std::max<std::uint64_t>(cell, 1);
     if (cell_formula.empty())
-      cell_formula = fmt::format("{} full x {} B + {} MLA x ({} + {}) B + {} x {} sliding x {} B", c.full_layers, c.full_per_token,
-                                 c.mla_layers, c.mla_per_token, c.indexer_per_token, prof.swa_full_tokens_ratio,
-                                 c.sliding_layers, c.sliding_per_token);
+      cell_formula = budget_bytes != full_bytes
+                         ? fmt::format("{} MLA x ({} B latent + rope{}) budget; {} MLA x ({} + {}) B allocated", c.mla_layers,
+                                       c.mla_latent_rope_per_token,
+                                       dsa_era != nullptr && dsa_era->indexer_in_budget ? fmt::format(" + {} B indexer", c.indexer_per_token) : "",
+                                       c.mla_layers, c.mla_per_token, c.indexer_per_token)
+                         : fmt::format("{} full x {} B + {} MLA x ({} + {}) B + {} x {} sliding x {} B", c.full_layers,
+                                       c.full_per_token, c.mla_layers, c.mla_per_token, c.indexer_per_token,
+                                       prof.swa_full_tokens_ratio, c.sliding_layers, c.sliding_per_token);
     const auto tokens = pool.max_total_tokens;
     ew.kv_pool_bytes = checked_add(checked_mul(pool.full_tokens, full_bytes), checked_mul(pool.swa_tokens, swa_bytes));
     ew.kv_request_bytes = checked_mul(ceil_div(context, std::max<std::uint64_t>(layout.dcp, 1)), cell);
@@ -259,7 +280,11 @@ Result<EngineSizing> size_sglang(const EngineInputs& in) {
 
   s.rules.push_back(fmt::format("SGLang: mem_fraction_static {} of the free memory before loading ({}); rest = free after "
                                 "weights - free before x (1 - mem_fraction_static) ({})",
-                                s.memory_fraction, o.mem_fraction_static > 0 ? "--mem-fraction-static" : "SGLang's default formula",
+                                s.memory_fraction,
+                                forced_mfs ? fmt::format("forced for DSA models in SGLang {}{}", version.str(),
+                                                         o.mem_fraction_static > 0 ? ", --mem-fraction-static ignored" : "")
+                                : user_mfs ? "--mem-fraction-static"
+                                           : "SGLang's default formula",
                                 prof.code));
   if (s.state_slots > 0)
     s.rules.push_back(fmt::format("state pool: {} slots = (rest x {} / (1 + {}) - one slot) // slot, plus a padding slot; {} "
@@ -269,7 +294,16 @@ Result<EngineSizing> size_sglang(const EngineInputs& in) {
     s.rules.push_back(fmt::format("multimodal model: {} MiB of the rest reserved for the embedding cache "
                                   "(SGLANG_VLM_CACHE_SIZE_MB; mm_runtime_reservation_gb)",
                                   prof.multimodal_reserve_mib));
-  s.rules.push_back(fmt::format("max_total_num_tokens = rest // {} B per token // page {} x page", cell_used, s.block_size));
+  if (budget_used > 0)
+    s.rules.push_back(fmt::format("max_total_num_tokens = rest // {} B per token // page {} x page; the pools then allocate "
+                                  "{} B per token, {} B more than the budget counted (taken from SGLang's reserve; DSA "
+                                  "rules of SGLang {}: {})",
+                                  with_commas(budget_used), s.block_size, with_commas(cell_used),
+                                  with_commas(cell_used - budget_used), version.str(),
+                                  dsa_era->indexer_in_budget ? "indexer keys counted, latents at the KV dtype's size"
+                                                             : "indexer keys not counted"));
+  else
+    s.rules.push_back(fmt::format("max_total_num_tokens = rest // {} B per token // page {} x page", cell_used, s.block_size));
   s.estimates.push_back(
       tp_size > 1 ? fmt::format("memory in use before loading: {} GiB CUDA context + distributed set-up ({} TP ranks x {} GiB "
                                 "inside an NVLS switch domain + {} x {} GiB) = {:.2f} GiB",
@@ -283,9 +317,10 @@ Result<EngineSizing> size_sglang(const EngineInputs& in) {
                                           [](const auto& a, const auto& b) { return a.weights_bytes < b.weights_bytes; });
     const std::string code = "SGLang rules: " + prof.code;
     auto& f = s.figures;
-    f.push_back(real_figure("engine.mem_fraction_static", "mem_fraction_static", s.memory_fraction, "", 
-                            o.mem_fraction_static > 0 ? Evidence::hypothesis : Evidence::derived,
-                            o.mem_fraction_static > 0 ? "--mem-fraction-static" : mfs_formula, prof.reserved_source));
+    f.push_back(real_figure("engine.mem_fraction_static", "mem_fraction_static", s.memory_fraction, "",
+                            user_mfs ? Evidence::hypothesis : Evidence::derived,
+                            user_mfs ? "--mem-fraction-static" : mfs_formula,
+                            forced_mfs ? dsa_era->source : prof.reserved_source));
     f.push_back(bytes_figure("engine.weights_bytes_per_rank", fmt::format("weights SGLang loads on rank {}", heavy.rank),
                              heavy.weights_bytes, Evidence::estimate, "the rank's placed tensor shares (tied LM head not loaded)", code));
     const auto rest_formula = fmt::format("({} B - {} GiB in use before loading) x {} - {} B weights", with_commas(total), prof.cuda_context_gib + dist_gib,

@@ -41,6 +41,8 @@ struct SglangRun {
   double mamba_ratio = 0;
   std::uint64_t concurrency = 1;
   std::uint64_t spec_tokens = 0;
+  std::string engine_version = "";  // "": the profile's default (newest modelled)
+  KvDtype kv_dtype = KvDtype::automatic;
 };
 
 Plan plan(const SglangRun& r) {
@@ -57,6 +59,8 @@ Plan plan(const SglangRun& r) {
   req.engine.radix_cache = r.radix;
   req.engine.max_num_seqs = r.max_running_requests;
   req.engine.mamba_full_memory_ratio = r.mamba_ratio;
+  req.workload.kv_dtype = r.kv_dtype;
+  if (!r.engine_version.empty()) req.engine.version = parse_engine_version(r.engine_version, "test").value_or_throw();
   Plan p = build_plan(model(r.model), gpu(r.gpu), req).value_or_throw();
   for (const auto& rank : p.ranks) {
     std::string why;
@@ -152,17 +156,47 @@ TEST(SglangSizing, DpAttentionWithLargeGraphBatchReservesMore) {
   EXPECT_DOUBLE_EQ(p.engine->memory_fraction, 0.750);
 }
 
-TEST(SglangSizing, DsaModelsUseTheFixedFraction) {
-  // DeepSeek-V3.2 (DSA): mem_fraction_static 0.8 and page size 64 (engines.json sglang defaults).
-  const auto p = plan({.model = "deepseek-v3.2-exp", .gpu = "B200", .gpus = 8});
-  EXPECT_DOUBLE_EQ(p.engine->memory_fraction, 0.8);
-  EXPECT_EQ(p.engine->block_size, 64u);
-  EXPECT_EQ(p.engine->kv_cache_tokens % 64, 0u);
-  // 61 MLA layers x (576 x 2 B latent + 128 + 128 / 128 x 4 B indexer) = 61 x 1,284 = 78,324 B per token.
-  EXPECT_EQ(p.engine->kv_bytes_per_token, 61u * (1152 + 132));
-  // An explicit --mem-fraction-static still wins.
-  const auto o = plan({.model = "deepseek-v3.2-exp", .gpu = "B200", .gpus = 8, .mem_fraction_static = 0.85});
-  EXPECT_DOUBLE_EQ(o.engine->memory_fraction, 0.85);
+// DeepSeek-V3.2 (DSA) by SGLang release (engines.json dsa_eras; sglang PR #11309):
+// 0.5.3 forces mem_fraction_static 0.8 (over --mem-fraction-static too) and budgets
+// the latents only; from 0.5.3.post1 the GPU-size formula applies and the indexer
+// keys count. The pools allocate fp8_ds_mla's 656 B + 132 B indexer per layer
+// whatever the budget counted. 61 layers; page size 64.
+struct DsaCase {
+  const char* name;
+  const char* version;
+  KvDtype kv;
+  double asked_fraction;
+  double fraction;
+  std::uint64_t budget_per_layer;  // B per token per layer the budget divides by
+  std::uint64_t alloc_per_layer;   // B per token per layer the pools allocate
+};
+
+TEST(SglangSizing, DsaRulesFollowTheRelease) {
+  const DsaCase cases[] = {
+      // 0.5.3: 576 = (512 + 64) x 1 B; allocated 656 + 132 = 788.
+      {"0.5.3, fp8", "0.5.3", KvDtype::fp8, 0, 0.8, 576, 788},
+      {"0.5.3 ignores --mem-fraction-static", "0.5.3", KvDtype::fp8, 0.85, 0.8, 576, 788},
+      {"0.5.3, bf16", "0.5.3", KvDtype::bf16, 0, 0.8, 1152, 1152 + 132},
+      // 0.5.3.post1: 576 + 132 = 708 counted, 788 allocated; B200 at TP 8 DP 8 -> 0.750 (formula).
+      {"0.5.3.post1, fp8", "0.5.3.post1", KvDtype::fp8, 0, 0.750, 708, 788},
+      {"0.5.3.post1, --mem-fraction-static wins", "0.5.3.post1", KvDtype::fp8, 0.85, 0.85, 708, 788},
+      {"0.5.3.post1, bf16: budget equals allocation", "0.5.3.post1", KvDtype::bf16, 0, 0.750, 1284, 1284},
+      {"the default release (newest)", "", KvDtype::fp8, 0, 0.750, 708, 788},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    const auto p = plan({.model = "deepseek-v3.2-exp", .gpu = "B200", .gpus = 8, .layout = {.tp = 1, .dp = 8},
+                         .mem_fraction_static = c.asked_fraction, .engine_version = c.version, .kv_dtype = c.kv});
+    const auto& e = *p.engine;
+    EXPECT_DOUBLE_EQ(e.memory_fraction, c.fraction);
+    EXPECT_EQ(e.block_size, 64u);
+    EXPECT_EQ(e.kv_bytes_per_token, 61u * c.alloc_per_layer);
+    // Tokens: the budget (rest) over the budget's bytes per token, in whole pages.
+    const auto rest = fig(p, "engine.kv_budget_bytes");
+    EXPECT_EQ(e.kv_cache_tokens, rest / (61u * c.budget_per_layer) / 64 * 64);
+    // The pool holds what it allocates: tokens x the allocation's bytes.
+    EXPECT_EQ(e.workers.at(0).kv_pool_bytes, e.kv_cache_tokens * 61u * c.alloc_per_layer);
+  }
 }
 
 TEST(SglangSizing, MemFractionStaticOverride) {
