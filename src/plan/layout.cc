@@ -110,6 +110,7 @@ Result<Layout> choose_layout(const ModelSpec& model, std::uint64_t world, const 
   if (layout.tp % options.dcp != 0)
     return Error{"--dcp", "", fmt::format("DCP {} does not divide TP {} (DCP splits a TP group)", options.dcp, layout.tp)};
   layout.dcp = options.dcp;
+  layout.dense_over_stage = options.dense_over_stage && layout.dp > 1;
   layout.gpus_per_node = options.gpus_per_node;
   layout.nodes = options.gpus_per_node > 0 ? (world + options.gpus_per_node - 1) / options.gpus_per_node : 1;
   layout.stage_layers = pipeline_stage_layers(decoder_layers(model), layout.pp);

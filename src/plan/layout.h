@@ -27,6 +27,9 @@ struct LayoutOptions {
   std::uint64_t dp = 0;             // 0: GPUs / (TP x PP)
   std::uint64_t dcp = 1;            // decode context parallel size; must divide TP
   std::uint64_t gpus_per_node = 0;  // 0: the GPU catalogue's scale-up domain
+  // Not a flag: set by build_plan for engines whose DP attention splits the
+  // dense parts over the stage (SGLang); see Layout::dense_over_stage.
+  bool dense_over_stage = false;
 };
 
 struct Layout {
@@ -39,6 +42,12 @@ struct Layout {
   std::uint64_t dcp = 1;
   std::uint64_t gpus_per_node = 0;  // 0 when unknown
   std::uint64_t nodes = 1;          // ceil(world / gpus_per_node)
+  // SGLang's DP attention (dp > 1): the LM head, the dense MLPs and the shared
+  // experts are split over the stage's TP x DP ranks, as its --tp is the whole
+  // stage (deepseek_v2.py: ParallelLMHead without enable_dp_lm_head, the dense
+  // MLP without moe_dense_tp_size, the shared experts' default TP); attention
+  // and the embedding stay at attention TP. vLLM's DP ranks each hold them.
+  bool dense_over_stage = false;
   std::vector<std::uint64_t> stage_layers;  // decoder layers per stage (size pp)
   std::vector<std::uint64_t> stage_first;   // first decoder layer of each stage
   std::string chosen_by;    // "--tp 8" or why the planner chose it

@@ -6,6 +6,7 @@
 
 #include "core/bytes.h"
 #include "model/request_state.h"
+#include "plan/placement.h"
 #include "plan/workload.h"
 
 namespace preflight {
@@ -17,7 +18,10 @@ std::string weights_disagreement(const Plan& plan, const ModelSpec& model) {
   for (const auto& t : model.manifest.tensors) {
     const bool expert = t.role == ParallelRole::expert && experts;
     const bool replicated = t.role == ParallelRole::replicated || (t.role == ParallelRole::expert && !experts);
-    const std::uint64_t copies = expert ? 1 : replicated ? l.stage_ranks() : l.dp;
+    // A TP-split tensor has one copy per attention-DP group, or one per stage where
+    // SGLang's DP attention splits it over the stage's ranks.
+    const bool over_stage = l.dense_over_stage && splits_over_stage(t.module);
+    const std::uint64_t copies = expert ? 1 : replicated ? l.stage_ranks() : over_stage ? 1 : l.dp;
     auto& e = expected[fmt::format("weights.{}", module_key(t.module))];
     e = checked_add(e, checked_mul(t.bytes(), copies, "weight copies"), "weight copies");
   }

@@ -192,7 +192,10 @@ RankWeights PlacementIndex::rank_weights(const Layout& layout, std::uint64_t ran
     const auto& g = groups_[k];
     const auto sum = row_b[k] - row_a[k];
     if (sum == 0) continue;
-    const auto share = g.role == ParallelRole::replicated ? sum : checked_mul(sum, slice(g.dim, layout.tp, tp_rank));
+    const bool over_stage = layout.dense_over_stage && splits_over_stage(g.module);
+    const auto share = g.role == ParallelRole::replicated ? sum
+                       : over_stage ? checked_mul(sum, slice(g.dim, layout.stage_ranks(), rank % layout.stage_ranks()))
+                                    : checked_mul(sum, slice(g.dim, layout.tp, tp_rank));
     auto& m = module_bytes[static_cast<std::size_t>(g.module)];
     m = checked_add(m, share);
   }

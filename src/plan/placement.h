@@ -37,6 +37,12 @@
 
 namespace preflight {
 
+// The modules a layout with dense_over_stage (SGLang's DP attention) splits
+// over the stage's TP x DP ranks instead of attention TP (Layout::dense_over_stage).
+inline bool splits_over_stage(ModuleClass m) {
+  return m == ModuleClass::lm_head || m == ModuleClass::dense_mlp || m == ModuleClass::shared_experts;
+}
+
 struct RankWeights {
   std::uint64_t rank = 0;
   std::uint64_t stage = 0;

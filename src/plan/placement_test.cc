@@ -70,7 +70,12 @@ BruteRank brute_force(const ModelSpec& m, const Layout& l, std::uint64_t rank) {
       // dim % TP ranks take one more slice.
       const std::size_t axis = t.role == ParallelRole::row && t.shape.size() > 1 ? 1 : 0;
       const auto dim = t.shape.empty() || t.shape[axis] == 0 ? 1 : t.shape[axis];
-      const auto slices = dim / l.tp + (tp_rank < dim % l.tp ? 1 : 0);
+      // SGLang's DP attention splits the LM head, dense MLPs and shared experts over the whole stage.
+      const bool over_stage = l.dense_over_stage && (t.module == ModuleClass::lm_head || t.module == ModuleClass::dense_mlp ||
+                                                     t.module == ModuleClass::shared_experts);
+      const auto n = over_stage ? per_stage : l.tp;
+      const auto i = over_stage ? local : tp_rank;
+      const auto slices = dim / n + (i < dim % n ? 1 : 0);
       share = t.bytes_each * slices / dim * t.instances;
     }
     if (share == 0) continue;
@@ -87,6 +92,7 @@ std::uint64_t expected_cluster_bytes(const ModelSpec& m, const Layout& l) {
   for (const auto& t : m.manifest.tensors) {
     if (t.role == ParallelRole::expert && m.moe.routed_experts > 0) sum += t.bytes();
     else if (t.role == ParallelRole::replicated || t.role == ParallelRole::expert) sum += t.bytes() * l.stage_ranks();
+    else if (l.dense_over_stage && splits_over_stage(t.module)) sum += t.bytes();  // one copy per stage
     else sum += t.bytes() * l.dp;
   }
   return sum;
@@ -117,6 +123,10 @@ const PlacementCase kCases[] = {
     {"llama-3.1-8b 64 GPUs", "llama-3.1-8b", 64, {}, 32, 2, 1, 64, 1},
     // gpt-oss-20b TP4: fused expert tensors (one stored tensor for 32 experts), EP 4.
     {"gpt-oss-20b TP4", "gpt-oss-20b", 4, {.tp = 4}, 4, 1, 4, 1, 1},
+    // SGLang DP attention: attention TP 1 x DP 8, LM head, dense MLPs and shared experts split 8 ways.
+    {"deepseek-v3 SGLang TP1 DP8", "deepseek-v3", 8, {.tp = 1, .dp = 8, .dense_over_stage = true}, 1, 8, 8, 1, 1},
+    // The same over two stages, attention TP 2 x DP 4 each.
+    {"deepseek-v3 SGLang TP2 DP4 PP2", "deepseek-v3", 16, {.tp = 2, .pp = 2, .dp = 4, .dense_over_stage = true}, 2, 4, 8, 1, 2},
 };
 
 TEST(Placement, IndexAgreesWithBruteForce) {
@@ -211,6 +221,33 @@ TEST(Placement, ClusterTotalsCountReplicationOnly) {
       EXPECT_EQ(sum, m.manifest.payload_bytes() + (l.stage_ranks() - 1) * index.replicated_bytes());
     }
   }
+}
+
+// SGLang's DP attention (deepseek_v2.py: ParallelLMHead without enable_dp_lm_head, the
+// dense MLP and the shared experts at the full --tp): on DeepSeek-V3 at attention TP 1 x
+// DP 8, a rank holds an eighth of the LM head (129,280 / 8 rows), of the dense MLPs
+// (18,432 / 8) and of the shared experts (2,048 / 8), and attention and the embedding whole,
+// as at TP 1 with DP groups that each hold everything (vLLM's DP ranks).
+TEST(Placement, SglangDpAttentionSplitsTheDenseParts) {
+  const auto& m = model("deepseek-v3");
+  const PlacementIndex index(m.manifest, m.layers.size(), m.moe.routed_experts);
+  const auto whole = choose_layout(m, 8, {.tp = 1, .dp = 8}).value_or_throw();
+  const auto split = choose_layout(m, 8, {.tp = 1, .dp = 8, .dense_over_stage = true}).value_or_throw();
+  ASSERT_FALSE(whole.dense_over_stage);
+  ASSERT_TRUE(split.dense_over_stage);
+  for (std::uint64_t rank : {0u, 3u, 7u}) {
+    const auto a = index.rank_weights(whole, rank);
+    const auto b = index.rank_weights(split, rank);
+    for (const auto& [module, bytes] : a.bytes_by_module) {
+      SCOPED_TRACE(std::string(module_key(module)));
+      const auto got = b.bytes_by_module.count(module) ? b.bytes_by_module.at(module) : 0;
+      if (splits_over_stage(module)) EXPECT_EQ(got * 8, bytes);
+      else EXPECT_EQ(got, bytes);
+    }
+  }
+  // A stage of one attention group (DP 1) is unchanged by the flag.
+  const auto tp8 = choose_layout(m, 8, {.tp = 8, .dense_over_stage = true}).value_or_throw();
+  EXPECT_FALSE(tp8.dense_over_stage);
 }
 
 TEST(Placement, RoutedExpertsArePlacedExactlyOnce) {

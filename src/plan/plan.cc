@@ -94,6 +94,7 @@ Result<Plan> build_plan(const PlanContext& context, const Accelerator& gpu, cons
     return Error{"--gpus", "", fmt::format("GPU '{}' has no known memory capacity", gpu.id)};
   auto layout_options = request.layout;
   if (layout_options.gpus_per_node == 0) layout_options.gpus_per_node = gpu.gpus_per_node;
+  layout_options.dense_over_stage = request.engine.kind == EngineKind::sglang;
   std::shared_ptr<const PlanContext::Placed> cached;
   Result<Layout> layout = Error{"", "", ""};
   if (full) {
@@ -217,6 +218,11 @@ Result<Plan> build_plan(const PlanContext& context, const Accelerator& gpu, cons
   if (model.artifact && model.artifact->shard_bytes > 0)
     for (auto& f : disk_figures(*model.artifact)) plan.figures.push_back(std::move(f));
   plan.assumptions.push_back(fmt::format("layout: {}", plan.layout.chosen_by));
+  if (plan.layout.dense_over_stage)
+    plan.assumptions.push_back(fmt::format(
+        "SGLang DP attention: the LM head, dense MLPs and shared experts are split over the stage's {} ranks (its --tp); "
+        "attention and the embedding are whole in each of the {} attention groups",
+        plan.layout.stage_ranks(), plan.layout.dp));
   plan.assumptions.push_back("capacity per GPU is what the device reports to CUDA/HIP, not the vendor headline");
   if (plan.mtp_drafts())
     plan.assumptions.push_back(fmt::format(

@@ -157,7 +157,7 @@ struct PlanContext {
   mutable std::unordered_map<std::array<std::uint64_t, 5>, std::shared_ptr<const StageRequestState>, KeyHash>
       request_state_;
   mutable std::unique_ptr<FormatPlacement> formats_;
-  mutable std::unordered_map<std::array<std::uint64_t, 7>, Result<std::shared_ptr<const Placed>>, KeyHash> placed_;
+  mutable std::unordered_map<std::array<std::uint64_t, 8>, Result<std::shared_ptr<const Placed>>, KeyHash> placed_;
 };
 
 enum class PlanDetail {

@@ -31,7 +31,7 @@ const FormatPlacement& PlanContext::formats() const {
 
 Result<std::shared_ptr<const PlanContext::Placed>> PlanContext::placed(std::uint64_t world,
                                                                         const LayoutOptions& o) const {
-  const std::array<std::uint64_t, 7> key{world, o.tp, o.ep, o.pp, o.dp, o.dcp, o.gpus_per_node};
+  const std::array<std::uint64_t, 8> key{world, o.tp, o.ep, o.pp, o.dp, o.dcp, o.gpus_per_node, o.dense_over_stage ? 1u : 0u};
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (auto it = placed_.find(key); it != placed_.end()) return it->second;
