@@ -15,6 +15,11 @@ const RESOURCES = [["weights", "weights"], ["reserve", "reserve"], ["activations
                    ["recurrent_state", "recurrent state"], ["kv_cache", "KV cache"], ["free", "free"], ["over", "over capacity"]];
 const FIT_FAMILIES = ["H100", "H200", "B200", "B300", "GB300", "MI300X", "MI355X"];
 const MAX_CONCURRENCY = [1, 2, 4, 8, 16, 32, 64];
+// The views below the verdict: marked stale (dimmed, "updating") as soon as the inputs
+// change, fresh again once redrawn for the new inputs, emptied when the new inputs fail.
+const VIEWS = ["ranks", "perf", "launch", "headroom-chart", "fit-table", "max-chart"];
+const stale = ids => { for (const id of ids) $(id).classList.add("stale"); };
+const fresh = ids => { for (const id of ids) $(id).classList.remove("stale"); };
 
 let uploaded = null;   // {name, text} of an uploaded config.json
 let generation = 0;    // drops responses to superseded inputs
@@ -346,6 +351,7 @@ async function update() {
   $("split").hidden = true;
   $("split-figures").textContent = "";
   $("verdict").className = "verdict pending";
+  stale(VIEWS);
   $("verdict-suggestions").textContent = "";  // the previous inputs' suggestions are not these inputs'
   $("verdict-totals").textContent = "";
   withdraw("export-plan");
@@ -360,6 +366,7 @@ async function update() {
       for (const id of ["headroom-chart", "fit-table", "max-chart"])
         $(id).textContent = "Planned for one colocated cluster: clear the prefill and decode pools to see it.";
       $("launch").textContent = "# a prefill/decode split: `preflight launch` with --prefill-gpus and --decode-gpus gives both pools' commands";
+      fresh(VIEWS);
       return;
     }
     const plan = await api("plan", base);
@@ -368,6 +375,7 @@ async function update() {
     offer("export-plan", JSON.stringify(plan, null, 2) + "\n", "application/json", `preflight-plan-${plan.model.name.replace(/[^A-Za-z0-9._-]/g, "_")}.json`);
     drawRanks(plan);
     drawPerf(plan);
+    fresh(["ranks", "perf"]);
   } catch (e) {
     if (gen !== generation) return;
     $("verdict").className = "verdict error";
@@ -376,13 +384,15 @@ async function update() {
     $("verdict-summary").textContent = e.message;
     $("verdict-suggestions").textContent = "";
     $("verdict-meta").textContent = "";
-    $("ranks").textContent = "";
-    $("perf").textContent = "";
+    // Nothing of the previous inputs stays: every view is emptied.
+    for (const id of VIEWS) $(id).textContent = "";
+    fresh(VIEWS);
     return;
   }
   // The slower views after the verdict, in the page's order; the old figures go first,
   // so nothing on the page belongs to other inputs.
   for (const id of ["launch", "headroom-chart", "fit-table", "max-chart"]) $(id).textContent = "";
+  fresh(["launch", "headroom-chart", "fit-table", "max-chart"]);
   drawLaunch(base, gen);
   await drawHeadroom(base, gen);
   await drawFit(base, gen);

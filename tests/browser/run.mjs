@@ -116,9 +116,18 @@ try {
   await page.screenshot({ path: path.join(shotDir, "1-k3-8xh100.png"), fullPage: true });
 
   // 2. Change the GPU count from 8 to 32: the verdict and the bars change.
+  // The plan is held back 1.5 s (as a hub fetch would be): meanwhile every view of the
+  // 8-GPU plan is marked stale, none is shown as the new inputs' answer.
+  const VIEWS = ["ranks", "perf", "launch", "headroom-chart", "fit-table", "max-chart"];
+  const slowPlan = async route => { await new Promise(r => setTimeout(r, 1500)); await route.continue(); };
+  await page.route("**/api/plan", slowPlan);
   await page.fill("#count", "32");
   await page.dispatchEvent("#count", "change");
+  await page.waitForFunction(() => document.getElementById("verdict").classList.contains("pending"), null, { timeout: 10000 });
+  const pendingViews = await page.evaluate(ids => ids.filter(id => !document.getElementById(id).classList.contains("stale")), VIEWS);
+  check(pendingViews.length === 0, `while the new plan loads, every earlier view is marked stale (not marked: ${pendingViews.join(", ")})`);
   const v32 = await verdict(page, v8.key);
+  await page.unroute("**/api/plan", slowPlan);
   const api32 = await apiPlan(page, base, { gpus: "32xnvidia-h100-sxm-80gb", model: "kimi-k3" });
   check(v32.fits === String(api32.verdict.fits), `32 x H100: the verdict follows the API (${v32.fits})`);
   check(v32.fits !== v8.fits, "32 x H100: the verdict changed");
@@ -219,6 +228,11 @@ try {
         "a hub id without serve --hub: the page says how to allow it");
   check(await page2.locator("#export-plan").isHidden() && (await page2.textContent("#verdict-totals")) === "",
         "after an error: no plan to export and no totals of the previous inputs");
+  const leftover = await page2.evaluate(ids => ids.filter(id => {
+    const e = document.getElementById(id);
+    return e.textContent.trim() !== "" || e.classList.contains("stale");
+  }), ["ranks", "perf", "launch", "headroom-chart", "fit-table", "max-chart"]);
+  check(leftover.length === 0, `after an error: the bars, figures, launch box and charts of the previous inputs are gone (left: ${leftover.join(", ")})`);
 
   // 6. Traffic: a request mix with a TPOT target; the figures equal the API's.
   const traffic = "/?model=deepseek-v3&gpu=nvidia-h200-sxm-141gb&count=8&mix=2K%3A70%25%2C32K%3A25%25%2C128K%3A5%25&concurrency=64&tpot=50ms";
