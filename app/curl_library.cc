@@ -47,6 +47,7 @@ Loaded load() {
          resolve(handle, "curl_easy_perform", a.easy_perform, l.why) &&
          resolve(handle, "curl_easy_getinfo", a.easy_getinfo, l.why) &&
          resolve(handle, "curl_easy_cleanup", a.easy_cleanup, l.why) &&
+         resolve(handle, "curl_easy_reset", a.easy_reset, l.why) &&
          resolve(handle, "curl_easy_strerror", a.easy_strerror, l.why) &&
          resolve(handle, "curl_slist_append", a.slist_append, l.why) &&
          resolve(handle, "curl_slist_free_all", a.slist_free_all, l.why);

@@ -47,6 +47,28 @@ std::size_t on_header(char* data, std::size_t size, std::size_t n, void* user) {
 
 bool retryable(long status) { return status == 0 || status == 429 || status >= 500; }
 
+// One libcurl handle per thread, reset between requests: a reset handle keeps its
+// connection cache, so the requests a thread makes to the Hub and its CDN reuse
+// their connections (and TLS sessions) instead of opening one per request.
+// curl_easy_reset clears every option, so nothing of one request (its token
+// header) carries over to the next.
+struct ThreadHandle {
+  const CurlLibrary* api = nullptr;
+  CURL* handle = nullptr;
+  ~ThreadHandle() {
+    if (handle != nullptr) api->easy_cleanup(handle);
+  }
+  CURL* get(const CurlLibrary& c) {
+    if (handle == nullptr) {
+      api = &c;
+      handle = c.easy_init();
+    } else {
+      c.easy_reset(handle);
+    }
+    return handle;
+  }
+};
+
 }  // namespace
 
 HttpClient::HttpClient(HttpOptions options) : options_(options) {}
@@ -75,7 +97,8 @@ HttpResult HttpClient::get(const std::string& url, const std::optional<std::stri
     // A range asks for a known size; a server that ignores it must not make us download a shard.
     if (range) t.limit = range->second - range->first + 1 + 1024;
     else t.limit = 64ull * 1024 * 1024;  // listings, configs and indexes are far smaller
-    CURL* curl = c.easy_init();
+    thread_local ThreadHandle thread_handle;
+    CURL* curl = thread_handle.get(c);
     if (curl == nullptr) {
       r.error = "curl_easy_init failed";
       return r;
@@ -110,7 +133,6 @@ HttpResult HttpClient::get(const std::string& url, const std::optional<std::stri
     curl_off_t received = 0;
     c.easy_getinfo(curl, CURLINFO_SIZE_DOWNLOAD_T, &received);
     c.slist_free_all(headers);
-    c.easy_cleanup(curl);
     requests_ += 1;
     bytes_ += static_cast<std::uint64_t>(received);
     if (code != CURLE_OK) {

@@ -72,6 +72,10 @@ struct Context {
   HubFetchOptions options;
   HttpClient http;
   fs::path commit_dir;
+  // Bytes the first request of a shard's header asks for: its 8-byte length and,
+  // in the same request, the header it announces when that fits (one round trip per
+  // shard instead of two). Set from the estimated header sizes before headers are read.
+  std::uint64_t first_request_bytes = 64 * 1024;
   bool cache_reads() const { return !options.no_cache && !options.refresh; }
   bool cache_writes() const { return !options.no_cache; }
 };
@@ -168,15 +172,31 @@ Result<NamedHeader> shard_header(Context& c, const HubFile& f) {
     if (c.settings.offline)
       return Error{"MODEL", "", fmt::format("{}: HF_HUB_OFFLINE is set and the header of {} is not in the cache", c.ref.repo_id, f.path)};
     const auto url = shard_url(c, f);
-    auto first = fetch_first_eight(c, f, url);
-    if (!first) return first.error();
-    auto n = header_length(*first, f);
+    // The first request asks for the length and a guess at the header together; a
+    // second one fetches what the guess left out.
+    const auto asked = f.has_size ? std::min<std::uint64_t>(c.first_request_bytes, f.size) : c.first_request_bytes;
+    auto head = c.http.get(url, c.token, std::pair<std::uint64_t, std::uint64_t>{0, std::max<std::uint64_t>(asked, 8) - 1});
+    if (head.status != 206 && head.status != 200) return http_error(c, head, f.path);
+    if (head.body.size() < 8)
+      return Error{f.path, "", fmt::format("the first range request returned {} of 8 bytes (truncated)", head.body.size())};
+    auto n = header_length(std::string_view(head.body).substr(0, 8), f);
     if (!n) return n.error();
-    auto rest = c.http.get(url, c.token, std::pair<std::uint64_t, std::uint64_t>{8, 8 + *n - 1});
-    if (rest.status != 206 && rest.status != 200) return http_error(c, rest, f.path);
-    if (rest.body.size() != *n)
-      return Error{f.path, "", fmt::format("the header request returned {} of {} bytes (truncated)", rest.body.size(), *n)};
-    bytes = *first + rest.body;
+    const auto want = 8 + *n;
+    // A range answered with fewer bytes than asked was cut short (a server honouring
+    // Range returns all of it; without the file's size only the header's bytes are owed).
+    const auto owed = f.has_size ? asked : std::min(asked, want);
+    if (head.body.size() < owed)
+      return Error{f.path, "", fmt::format("the header request returned {} of {} bytes (truncated)", head.body.size(), owed)};
+    if (head.body.size() >= want) {
+      bytes = head.body.substr(0, want);
+    } else {
+      const auto got = static_cast<std::uint64_t>(head.body.size());
+      auto rest = c.http.get(url, c.token, std::pair<std::uint64_t, std::uint64_t>{got, want - 1});
+      if (rest.status != 206 && rest.status != 200) return http_error(c, rest, f.path);
+      if (rest.body.size() != want - got)
+        return Error{f.path, "", fmt::format("the header request returned {} of {} bytes (truncated)", rest.body.size(), want - got)};
+      bytes = std::move(head.body) + rest.body;
+    }
     if (c.cache_writes()) write_text(cached, bytes);
   }
   auto n = parse_safetensors_header_length(std::string_view(bytes).substr(0, 8), f.path);
@@ -341,6 +361,11 @@ std::optional<Error> read_checkpoint(Context& c, const HubListing& hub, LoadedMo
       if (f->path == name) checkpoint.push_back(f);
 
   const auto before = c.http.bytes_received();
+  // A shard's header is about the estimate's share of it; a quarter more and 4 KiB
+  // of margin put nearly every header in its first request, at most 4 MiB asked.
+  if (!checkpoint.empty())
+    c.first_request_bytes = std::clamp<std::uint64_t>(
+        transfer.estimated_header_bytes / checkpoint.size() * 5 / 4 + 4096, 16 * 1024, 4 * 1024 * 1024);
   if (mode == ShardHeaderMode::all) {
     auto named = fetch_each<NamedHeader>(c, checkpoint, "shard headers", shard_header);
     if (!named) return named.error();

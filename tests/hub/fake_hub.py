@@ -7,8 +7,8 @@ requests. Shards are virtual: real safetensors headers generated from a tensor
 list (`preflight inspect MODEL --tensors --format json`), followed by zeros
 that are never stored, so a 1.5 TB model costs a few MB of memory.
 
-A fault can be injected (--fault): slow, drop, truncated (the header request after
-the first 8 bytes), truncated8 (the first 8 bytes), 429once, 503once (every path fails once), 401, 404, lying, auth
+A fault can be injected (--fault): slow, drop, truncated (a request for header bytes
+past the first 8 comes back half as long), truncated8 (a request from byte 0 returns 4 bytes), 429once, 503once (every path fails once), 401, 404, lying, auth
 (a gated repository: every request needs "Authorization: Bearer hf_fake_token"),
 altered (shard 2's first tensor is stored as F32 although the config says otherwise:
 the index is unchanged, the shard grows), consolidated (a scenario, not a fault: the
@@ -113,6 +113,18 @@ class Handler(BaseHTTPRequestHandler):
             self.hub.seen.add(self.path)
             return True
 
+    def do_HEAD(self):
+        """Whether a file exists (how @huggingface/hub's fileExists asks, on /raw/ or /resolve/)."""
+        hub = self.hub
+        m = re.fullmatch(r"/(.+)/(?:raw|resolve)/([^/]+)/(.+)", self.path)
+        name = m.group(3) if m else ""
+        known = (m is not None and m.group(1) == hub.repo and m.group(2) in ("main", COMMIT)
+                 and (name == "config.json" or name in hub.shards
+                      or (name == "model.safetensors.index.json" and len(hub.shards) > 1)))
+        self.send_response(200 if known else 404)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
     def do_GET(self):
         hub, fault = self.hub, self.hub.fault
         if self.path == "/stats":
@@ -142,19 +154,29 @@ class Handler(BaseHTTPRequestHandler):
             if fault == "404" or m.group(1) != hub.repo or m.group(2) not in ("main", COMMIT):
                 return self.send(404, b'{"error":"Repository not found"}')
             return self.send(200, hub.listing, {"Content-Type": "application/json"})
-        m = re.fullmatch(r"/(.+)/resolve/([0-9a-f]{40})/(.+)", self.path)
+        m = re.fullmatch(r"/(.+)/(?:resolve|raw)/([0-9a-f]{40})/(.+)", self.path)
         if not m or m.group(1) != hub.repo or m.group(2) != COMMIT:
             return self.send(404, b"not found")
         name = m.group(3)
         if name == "config.json":
-            return self.send(200, hub.config)
+            return self.send_file(name, hub.config)
         if name == "model.safetensors.index.json" and len(hub.shards) > 1:
-            return self.send(200, hub.index)
+            return self.send_file(name, hub.index)
         if name not in hub.shards:
             return self.send(404, b"not found")
         if fault == "redirect_file":
             return self.send(302, b"", {"Location": "file:///etc/passwd"})
         return self.send(302, b"", {"Location": f"http://127.0.0.1:{hub.cdn_port}/cdn/{COMMIT}/{name}?signature=fake"})
+
+    def send_file(self, name, body):
+        """A small file: whole, or the asked range with its Content-Range (as @huggingface/hub's
+        fileDownloadInfo asks, "bytes=0-0", to learn the size), with an ETag like the Hub's."""
+        etag = {"ETag": '"%s"' % name}
+        rng = re.fullmatch(r"bytes=(\d+)-(\d+)", self.headers.get("Range", ""))
+        if not rng:
+            return self.send(200, body, etag)
+        first, last = int(rng.group(1)), min(int(rng.group(2)), len(body) - 1)
+        return self.send(206, body[first:last + 1], dict(etag, **{"Content-Range": f"bytes {first}-{last}/{len(body)}"}))
 
     def serve_shard(self, name):
         hub, fault = self.hub, self.hub.fault
@@ -172,9 +194,11 @@ class Handler(BaseHTTPRequestHandler):
             return self.send(400, b"this fake hub serves shards by range only")
         first, last = int(rng.group(1)), min(int(rng.group(2)), size - 1)
         body = header[first:last + 1] + b"\0" * max(0, last + 1 - max(first, len(header)))
-        if (fault == "truncated" and first >= 8) or (fault == "truncated8" and first == 0):
-            body = body[: len(body) // 2]
-        return self.send(206, body, {"Content-Range": f"bytes {first}-{last}/{size}"})
+        if fault == "truncated" and last >= 8:  # any request for header bytes past the length
+            body = body[: max(8, len(body) // 2)] if first == 0 else body[: len(body) // 2]
+        if fault == "truncated8" and first == 0:  # the length itself
+            body = body[:4]
+        return self.send(206, body, {"Content-Range": f"bytes {first}-{last}/{size}", "ETag": '"%s"' % name})
 
 
 def main():
@@ -206,6 +230,9 @@ def main():
                 f.write(header)
                 f.truncate(size)  # a hole: the tensor data is never read
         return 0
+    # A listen backlog of 128, not socketserver's 5: at concurrency 16 the default
+    # queue overflowed into one-second SYN retries, and benchmarks measured the hub.
+    ThreadingHTTPServer.request_queue_size = 128
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
     cdn = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
