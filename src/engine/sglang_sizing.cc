@@ -122,6 +122,18 @@ SglangTokenPool sglang_token_pool(std::uint64_t available, std::uint64_t full_by
   return p;
 }
 
+// SGLang's MLA (deepseek_v2.py DeepseekV2ForCausalLM.post_load_weights, v0.5.4
+// and since) keeps kv_b_proj for the prefill path and adds w_kc and w_vc for the
+// absorbed decode path: BF16 copies of it (dequantized from FP8 block scales
+// unless SGL_USE_DEEPGEMM_BMM is set; `.contiguous()` copies a BF16 one too),
+// heads / attention TP on each rank. Bytes for the worker's MLA layers.
+std::uint64_t mla_absorbed_copies(const ModelSpec& m, std::uint64_t attention_tp, LayerRange layers) {
+  if (m.mla.kv_lora_rank == 0 || m.mla.heads == 0) return 0;
+  const auto heads = ceil_div(m.mla.heads, std::max<std::uint64_t>(attention_tp, 1));
+  const auto per_layer = checked_mul(checked_mul(heads, m.mla.qk_nope_head_dim + m.mla.v_head_dim), m.mla.kv_lora_rank);
+  return checked_mul(checked_mul(per_layer, 2), layers.count_kind(m, LayerKind::mla), "MLA absorbed weights");
+}
+
 Result<EngineSizing> size_sglang(const EngineInputs& in) {
   const auto& prof = engine_profiles().sglang;
   const auto& m = *in.model;
@@ -176,6 +188,7 @@ Result<EngineSizing> size_sglang(const EngineInputs& in) {
   std::uint64_t min_tokens = UINT64_MAX;
   std::uint64_t min_state_slots = UINT64_MAX;
   std::int64_t min_rest = INT64_MAX;
+  std::uint64_t mla_absorbed = 0;  // the largest worker's w_kc / w_vc copies
   std::uint64_t cell_used = 0;
   std::uint64_t budget_used = 0;  // set when the budget's bytes per token differ from the allocation's
   std::string cell_formula;
@@ -187,6 +200,9 @@ Result<EngineSizing> size_sglang(const EngineInputs& in) {
     // A tied LM head and MTP layers (loaded only to draft with them) are not loaded.
     const auto tied = m.tied_embeddings ? std::min(w.placed_weights, w.lm_head_bytes) : 0;
     ew.weights_bytes = w.placed_weights - tied - std::min(w.mtp_skipped, w.placed_weights - tied);
+    const auto absorbed = mla_absorbed_copies(m, layout.tp, w.layers);
+    ew.weights_bytes = checked_add(ew.weights_bytes, absorbed);
+    mla_absorbed = std::max(mla_absorbed, absorbed);
     ew.requested_bytes = static_bytes;
     ew.non_torch_bytes = total - pre_load;  // CUDA context and distributed set-up before the snapshot
     const auto rest = static_cast<std::int64_t>(static_bytes) - static_cast<std::int64_t>(ew.weights_bytes);
@@ -290,6 +306,12 @@ Result<EngineSizing> size_sglang(const EngineInputs& in) {
     s.rules.push_back(fmt::format("state pool: {} slots = (rest x {} / (1 + {}) - one slot) // slot, plus a padding slot; {} "
                                   "slots per running request (radix cache {})",
                                   s.state_slots, ratio, ratio, slots_per_request, o.radix_cache));
+  if (mla_absorbed > 0)
+    s.rules.push_back(fmt::format("MLA: w_kc and w_vc, BF16 copies of kv_b_proj for the absorbed decode path, add {} to a rank's "
+                                  "weights ({} heads / attention TP {} x ({} + {}) x {} x 2 B per MLA layer; deepseek_v2.py "
+                                  "post_load_weights)",
+                                  format_binary(Bytes{mla_absorbed}), m.mla.heads, layout.tp, m.mla.qk_nope_head_dim,
+                                  m.mla.v_head_dim, m.mla.kv_lora_rank));
   if (mm_reserve > 0)
     s.rules.push_back(fmt::format("multimodal model: {} MiB of the rest reserved for the embedding cache "
                                   "(SGLANG_VLM_CACHE_SIZE_MB; mm_runtime_reservation_gb)",
@@ -322,7 +344,11 @@ Result<EngineSizing> size_sglang(const EngineInputs& in) {
                             user_mfs ? "--mem-fraction-static" : mfs_formula,
                             forced_mfs ? dsa_era->source : prof.reserved_source));
     f.push_back(bytes_figure("engine.weights_bytes_per_rank", fmt::format("weights SGLang loads on rank {}", heavy.rank),
-                             heavy.weights_bytes, Evidence::estimate, "the rank's placed tensor shares (tied LM head not loaded)", code));
+                             heavy.weights_bytes, Evidence::estimate,
+                             mla_absorbed > 0 ? "the rank's placed tensor shares (tied LM head and MTP layers not loaded) + "
+                                                "MLA's w_kc / w_vc copies"
+                                              : "the rank's placed tensor shares (tied LM head and MTP layers not loaded)",
+                             code));
     const auto rest_formula = fmt::format("({} B - {} GiB in use before loading) x {} - {} B weights", with_commas(total), prof.cuda_context_gib + dist_gib,
                                           s.memory_fraction, with_commas(heavy.weights_bytes));
     if (min_rest >= 0)

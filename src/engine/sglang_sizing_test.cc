@@ -199,6 +199,22 @@ TEST(SglangSizing, DsaRulesFollowTheRelease) {
   }
 }
 
+// SGLang's MLA keeps kv_b_proj and adds w_kc / w_vc, BF16 copies of it for the absorbed
+// decode path (deepseek_v2.py post_load_weights): 61 MLA layers x 128 heads / attention TP
+// x (128 + 128) x 512 x 2 B on each rank, beside the placed tensors (MTP layer not loaded).
+TEST(SglangSizing, MlaKeepsBf16CopiesOfKvBProj) {
+  const auto& m = model("deepseek-v3.2-exp");
+  const PlacementIndex index(m.manifest, m.layers.size(), m.moe.routed_experts);
+  for (const auto& [tp, dp] : {std::pair<std::uint64_t, std::uint64_t>{1, 8}, {8, 1}}) {
+    SCOPED_TRACE(tp);
+    const auto p = plan({.model = "deepseek-v3.2-exp", .gpu = "B200", .gpus = 8, .layout = {.tp = tp, .dp = dp}});
+    const auto placed = index.rank_weights(p.layout, 0);
+    const std::uint64_t copies = 61ULL * (128 / tp) * (128 + 128) * 512 * 2;
+    EXPECT_EQ(p.engine->workers.at(0).weights_bytes, placed.total - placed.mtp_bytes + copies);
+  }
+  EXPECT_EQ(61ULL * 128 * 256 * 512 * 2, 2'046'820'352u);  // 1.91 GiB per rank at attention TP 1
+}
+
 TEST(SglangSizing, MemFractionStaticOverride) {
   const auto p = plan({.mem_fraction_static = 0.7});
   const auto& e = *p.engine;
@@ -338,8 +354,10 @@ TEST(SglangSizing, MaxRunningRequestsFormula) {
 // = 20 x 2,170,880 = 43,417,600 B.
 constexpr std::uint64_t kKimiLinearState = 20ULL * (32 * 128 * 128 * 4 + 3 * 3 * 32 * 128 * 2);
 static_assert(kKimiLinearState == 43'417'600);
-// rest = 150,109,106,995 - 0.5 GiB = 149,572,236,083 x 0.906 - 98,245,528,576 B weights.
-constexpr std::uint64_t kKimiLinearRest = 37'266'917'315;
+// rest = 150,109,106,995 - 0.5 GiB = 149,572,236,083 x 0.906 - 98,245,528,576 B weights
+// - 58,720,256 B of MLA w_kc / w_vc copies (7 MLA layers x 32 heads x (128 + 128) x 512 x 2 B).
+constexpr std::uint64_t kKimiLinearRest = 37'266'917'315 - 58'720'256;
+static_assert(kKimiLinearRest == 37'208'197'059);
 
 struct SlotsCase {
   const char* what;
@@ -350,21 +368,21 @@ struct SlotsCase {
 };
 
 TEST(SglangSizing, StateSlotsForKimiLinear) {
-  // Default ratio 0.9: state budget = rest x 0.9 / 1.9 = 17,652,855,570 B; (budget - 43,417,600) // 43,417,600
-  // = 405 slots (max_mamba_cache_size), and 406 allocated with the pool's padding slot.
+  // Default ratio 0.9: state budget = rest x 0.9 / 1.9 = 17,624,935,449 B; (budget - 43,417,600) // 43,417,600
+  // = 404 slots (max_mamba_cache_size), and 405 allocated with the pool's padding slot.
   const SlotsCase cases[] = {
-      // radix on: 5 slots per running request -> 405 // 5 = 81.
-      {"radix on", {.model = "kimi-linear-48b", .gpu = "H200"}, 5, 405, 81},
+      // radix on: 5 slots per running request -> 404 // 5 = 80.
+      {"radix on", {.model = "kimi-linear-48b", .gpu = "H200"}, 5, 404, 80},
       // extra_buffer_lazy: 4 -> 101.
-      {"radix lazy", {.model = "kimi-linear-48b", .gpu = "H200", .radix = "lazy"}, 4, 405, 101},
-      // radix off: 1 -> 405.
-      {"radix off", {.model = "kimi-linear-48b", .gpu = "H200", .radix = "off"}, 1, 405, 405},
+      {"radix lazy", {.model = "kimi-linear-48b", .gpu = "H200", .radix = "lazy"}, 4, 404, 101},
+      // radix off: 1 -> 404.
+      {"radix off", {.model = "kimi-linear-48b", .gpu = "H200", .radix = "off"}, 1, 404, 404},
       // radix off with --max-running-requests 64: the state pool is 64 slots.
       {"radix off, --max-running-requests 64",
        {.model = "kimi-linear-48b", .gpu = "H200", .radix = "off", .max_running_requests = 64}, 1, 64, 64},
-      // --mamba-full-memory-ratio 3: (rest x 3 / 4 - 43,417,600) = 27,906,770,386 // 43,417,600 = 642 slots,
-      // 642 // 5 = 128.
-      {"ratio 3", {.model = "kimi-linear-48b", .gpu = "H200", .mamba_ratio = 3.0}, 5, 642, 128},
+      // --mamba-full-memory-ratio 3: (rest x 3 / 4 - 43,417,600) = 27,862,730,194 // 43,417,600 = 641 slots,
+      // 641 // 5 = 128.
+      {"ratio 3", {.model = "kimi-linear-48b", .gpu = "H200", .mamba_ratio = 3.0}, 5, 641, 128},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.what);
@@ -383,24 +401,24 @@ TEST(SglangSizing, StateSlotsForKimiLinear) {
     EXPECT_EQ(e.kv_bytes_per_token, 8'064u);
     EXPECT_EQ(e.kv_cache_tokens, (kKimiLinearRest - w.state_pool_bytes) / 8'064);
   }
-  // The default-ratio rows, spelled out: 405 = floor((37,266,917,315 x 0.9 / 1.9 - 43,417,600) / 43,417,600),
-  // tokens = (37,266,917,315 - (405 + 1) x 43,417,600) // 8,064 = 2,435,437.
-  EXPECT_EQ((static_cast<std::uint64_t>(static_cast<double>(kKimiLinearRest) * 0.9 / 1.9) - kKimiLinearState) / kKimiLinearState, 405u);
-  EXPECT_EQ(plan({.model = "kimi-linear-48b", .gpu = "H200"}).engine->kv_cache_tokens, 2'435'437u);
+  // The default-ratio rows, spelled out: 404 = floor((37,208,197,059 x 0.9 / 1.9 - 43,417,600) / 43,417,600),
+  // tokens = (37,208,197,059 - (404 + 1) x 43,417,600) // 8,064 = 2,433,540.
+  EXPECT_EQ((static_cast<std::uint64_t>(static_cast<double>(kKimiLinearRest) * 0.9 / 1.9) - kKimiLinearState) / kKimiLinearState, 404u);
+  EXPECT_EQ(plan({.model = "kimi-linear-48b", .gpu = "H200"}).engine->kv_cache_tokens, 2'433'540u);
 }
 
 TEST(SglangSizing, ConcurrencyBeyondTheStatePoolNamesRecurrentState) {
-  // 81 requests x 5 slots = 405 <= 405: fits.
-  const auto fits = plan({.model = "kimi-linear-48b", .gpu = "H200", .concurrency = 81});
+  // 80 requests x 5 slots = 400 <= 404: fits.
+  const auto fits = plan({.model = "kimi-linear-48b", .gpu = "H200", .concurrency = 80});
   EXPECT_TRUE(fits.verdict.fits) << fits.verdict.summary;
-  // 82 x 5 = 410 > 405.
+  // 82 x 5 = 410 slots: more than the pool's 404 + 1 (81 x 5 = 405 is caught by max_running_requests 80).
   const auto over = plan({.model = "kimi-linear-48b", .gpu = "H200", .concurrency = 82});
   EXPECT_FALSE(over.verdict.fits);
   EXPECT_EQ(over.verdict.first_boundary, Resource::recurrent_state);
   EXPECT_EQ(over.verdict.summary,
             "does not fit: first boundary crossed: recurrent_state; 82 requests need 410 state slots; "
-            "SGLang's state pool holds 405 (--mamba-full-memory-ratio)");
-  // 100 requests with the radix cache off need 100 slots of the 405: fit.
+            "SGLang's state pool holds 404 (--mamba-full-memory-ratio)");
+  // 100 requests with the radix cache off need 100 slots of the 404: fit.
   const auto off = plan({.model = "kimi-linear-48b", .gpu = "H200", .radix = "off", .concurrency = 100});
   EXPECT_TRUE(off.verdict.fits) << off.verdict.summary;
   // A dense model has no state pool: more requests than max_running_requests name the KV cache.
@@ -414,8 +432,8 @@ TEST(SglangSizing, ConcurrencyBeyondTheStatePoolNamesRecurrentState) {
 TEST(SglangSizing, SpeculativeDecodingReservesIntermediateStatesPerRequest) {
   // _handle_max_mamba_cache with D draft tokens: (K + 1) x s + (K / ratio + 1) x D x s = budget, so
   // K = (budget - s (1 + D)) // (s (1 + D / ratio)) and the intermediate states of K // ratio + 1
-  // requests are allocated beside the pool. Budget 17,652,855,570 B (above), s = 43,417,600, D = 3,
-  // ratio 5: K = (17,652,855,570 - 173,670,400) // 69,468,160 = 251; 251 // 5 = 50 requests.
+  // requests are allocated beside the pool. Budget 17,624,935,449 B (above), s = 43,417,600, D = 3,
+  // ratio 5: K = (17,624,935,449 - 173,670,400) // 69,468,160 = 251; 251 // 5 = 50 requests.
   const auto p = plan({.model = "kimi-linear-48b", .gpu = "H200", .spec_tokens = 3});
   const auto& e = *p.engine;
   EXPECT_EQ(e.state_slots, 251u);
