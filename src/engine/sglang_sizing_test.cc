@@ -211,6 +211,11 @@ TEST(SglangSizing, MlaKeepsBf16CopiesOfKvBProj) {
     const auto placed = index.rank_weights(p.layout, 0);
     const std::uint64_t copies = 61ULL * (128 / tp) * (128 + 128) * 512 * 2;
     EXPECT_EQ(p.engine->workers.at(0).weights_bytes, placed.total - placed.mtp_bytes + copies);
+    // The ledger shows them as their own row.
+    const auto& rows = p.ranks.at(0).rows;
+    const auto it = std::find_if(rows.begin(), rows.end(), [](const auto& r) { return r.id == "weights.engine_tensors"; });
+    ASSERT_NE(it, rows.end());
+    EXPECT_EQ(it->bytes, copies);
   }
   EXPECT_EQ(61ULL * 128 * 256 * 512 * 2, 2'046'820'352u);  // 1.91 GiB per rank at attention TP 1
 }

@@ -36,11 +36,16 @@ RankLedger engine_rank_ledger(const Plan& plan, const ModelSpec& model, const Ra
   add_weight_rows(l, plan, weights, formulas, tied, input.mtp_skipped);
   add_draft_row(l, plan, formulas);
   const auto loaded = input.placed_weights - std::min(input.placed_weights, checked_add(tied, input.mtp_skipped));
-  if (worker.weights_bytes > loaded && vllm) {
+  if (worker.weights_bytes > loaded) {
+    // vLLM: the tensors it adds when it loads (padding, caches); SGLang: MLA's w_kc / w_vc copies.
     const auto extra = worker.weights_bytes - loaded;
     l.rows.push_back(row("weights.engine_tensors", "engine-side tensors",
                          Resource::weights, extra, Evidence::estimate,
-                         text_if(formulas, [&] { return "what vLLM adds when it loads (see engine.weights_bytes_per_rank)"; })));
+                         text_if(formulas, [&] {
+                           return vllm ? "what vLLM adds when it loads (see engine.weights_bytes_per_rank)"
+                                       : "MLA's w_kc and w_vc, BF16 copies of kv_b_proj SGLang keeps for decoding "
+                                         "(see engine.weights_bytes_per_rank)";
+                         })));
   }
   const auto total = l.capacity;
   const auto headroom = total - std::min(total, worker.requested_bytes);
