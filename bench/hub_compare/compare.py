@@ -14,7 +14,6 @@ Needs node and `npm ci --prefix bench/hub_compare`.
 """
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -27,15 +26,13 @@ MODELS = [("deepseek-v3", "deepseek-ai/DeepSeek-V3", 163), ("kimi-k3", "moonshot
 
 
 def timed(cmd, env=None):
-    """Wall seconds and peak RSS (KiB) of one child process."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    """Wall seconds of one child process (it must succeed)."""
     start = time.perf_counter()
     out = subprocess.run(cmd, capture_output=True, text=True, env=env)
     wall = time.perf_counter() - start
     if out.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed ({out.returncode}): {out.stderr.strip()}")
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return wall, max(peak, before), out.stdout
+    return wall
 
 
 def peak_of(cmd, env=None):
@@ -63,12 +60,12 @@ def main():
         url = f"http://127.0.0.1:{port}"
         try:
             js_cmd = ["node", node_script, url, repo, COMMIT]
-            js = min(timed(js_cmd)[0] for _ in range(runs))
+            js = min(timed(js_cmd) for _ in range(runs))
             js_peak = peak_of(js_cmd)
             env = dict(os.environ, HF_ENDPOINT=url, XDG_CACHE_HOME=tmp)
             for mode in ("all", "lengths"):
                 cmd = [binary, "inspect", f"{repo}@{COMMIT}", "--no-cache", "--format", "json", "--shard-headers", mode]
-                pf = min(timed(cmd, env)[0] for _ in range(runs))
+                pf = min(timed(cmd, env) for _ in range(runs))
                 pf_peak = peak_of(cmd, env)
                 print(f"{name:<12} {shards:>3} shards  --shard-headers {mode:<7}  preflight {pf:6.3f} s ({pf_peak / 1024:5.0f} MiB peak)"
                       f"  @huggingface/hub {js:6.3f} s ({js_peak / 1024:5.0f} MiB peak)  ratio {js / pf:4.1f}x  (best of {runs})")
