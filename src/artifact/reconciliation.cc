@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "artifact/generated_names.h"
 #include "core/bytes.h"
 
 namespace preflight {
@@ -17,26 +18,13 @@ constexpr std::size_t kMaxExamples = 20;
 struct GeneratedTensor {
   const StoredTensor* entry;
   bool templated;  // an "{E}" entry: one expert's tensor, shape as listed
-  bool seen = false;
+  GeneratedTensor(const GeneratedNames& names, GeneratedNames::Slot s)
+      : entry(&names.entry(s)), templated(names.templated(s)) {}
   Dtype dtype() const { return entry->dtype; }
   std::uint64_t bytes() const { return templated ? entry->bytes_each : entry->bytes(); }
   // As stored (a fused expert entry carries its expert dimension).
   std::vector<std::uint64_t> shape() const { return templated ? entry->shape : stored_shape(*entry); }
 };
-
-// Every generated tensor by its concrete name ("{E}" expanded), as concrete_tensors names them.
-std::unordered_map<std::string, GeneratedTensor> expand(const TensorManifest& m) {
-  std::unordered_map<std::string, GeneratedTensor> out;
-  out.reserve(m.tensor_count());
-  for (const auto& t : m.tensors) {
-    if (!is_expert_template(t)) {
-      out.emplace(t.name, GeneratedTensor{&t, false});
-      continue;
-    }
-    for (std::uint32_t i = 0; i < t.instances; ++i) out.emplace(concrete_name(t, i), GeneratedTensor{&t, true});
-  }
-  return out;
-}
 
 std::string describe(Dtype d, const std::vector<std::uint64_t>& shape, std::uint64_t bytes) {
   return fmt::format("{} {} {} B", dtype_name(d), shape_text(shape), with_commas(bytes));
@@ -48,49 +36,49 @@ void note(Reconciliation& r, TensorDifference d) {
   if (r.examples.size() < kMaxExamples) r.examples.push_back(std::move(d));
 }
 
-void finish_missing(Reconciliation& r, const std::unordered_map<std::string, GeneratedTensor>& generated) {
+void finish_missing(Reconciliation& r, const GeneratedNames& generated) {
   // The first missing names in order, for deterministic examples: a bounded
   // max-heap, since every tensor can be missing (a one-shard snapshot of K3).
-  std::vector<const std::string*> first;
-  const auto later = [](const std::string* a, const std::string* b) { return *a < *b; };
+  std::vector<std::pair<std::string, GeneratedNames::Slot>> first;
+  const auto later = [](const auto& a, const auto& b) { return a.first < b.first; };
   const auto room = kMaxExamples - std::min(kMaxExamples, r.examples.size());
-  for (const auto& [name, g] : generated) {
-    if (g.seen) continue;
+  generated.for_each_unseen([&](GeneratedNames::Slot s) {
+    const GeneratedTensor g(generated, s);
     ++r.missing_count;
     r.missing_bytes += g.bytes();
-    if (room == 0) continue;
+    if (room == 0) return;
+    auto name = generated.name(s);
     if (first.size() < room) {
-      first.push_back(&name);
+      first.emplace_back(std::move(name), s);
       std::push_heap(first.begin(), first.end(), later);
-    } else if (name < *first.front()) {
+    } else if (name < first.front().first) {
       std::pop_heap(first.begin(), first.end(), later);
-      first.back() = &name;
+      first.back() = {std::move(name), s};
       std::push_heap(first.begin(), first.end(), later);
     }
-  }
+  });
   std::sort_heap(first.begin(), first.end(), later);
-  for (const auto* name : first) {
-    const auto& g = generated.at(*name);
-    note(r, {*name, describe(g), "", -static_cast<std::int64_t>(g.bytes())});
+  for (auto& [name, s] : first) {
+    const GeneratedTensor g(generated, s);
+    note(r, {std::move(name), describe(g), "", -static_cast<std::int64_t>(g.bytes())});
   }
 }
 
 // Compares one shard's header tensor by tensor, marking generated tensors seen.
-void compare_header(Reconciliation& r, std::unordered_map<std::string, GeneratedTensor>& generated,
-                    const SafetensorsHeader& header) {
+void compare_header(Reconciliation& r, GeneratedNames& generated, const SafetensorsHeader& header) {
   for (const auto& t : header.tensors) {
     ++r.real_tensors;
     const auto bytes = t.bytes();
     r.real_bytes = checked_add(r.real_bytes, bytes, "real payload");
-    auto it = generated.find(t.name);
-    if (it == generated.end()) {
+    const auto slot = generated.find(t.name);
+    if (!slot) {
       ++r.extra_count;
       r.extra_bytes += bytes;
       note(r, {t.name, "", describe(t.dtype, t.shape, bytes), static_cast<std::int64_t>(bytes)});
       continue;
     }
-    auto& g = it->second;
-    g.seen = true;
+    generated.mark_seen(*slot);
+    const GeneratedTensor g(generated, *slot);
     if (g.dtype() != t.dtype || g.bytes() != bytes || g.shape() != t.shape) {
       ++r.mismatched_count;
       const auto delta = static_cast<std::int64_t>(bytes) - static_cast<std::int64_t>(g.bytes());
@@ -152,7 +140,7 @@ Reconciliation reconcile_with_headers(const TensorManifest& generated_manifest, 
   r.generated_tensors = generated_manifest.tensor_count();
   r.generated_bytes = generated_manifest.payload_bytes();
   r.shard_count = shards.size();
-  auto generated = expand(generated_manifest);
+  GeneratedNames generated(generated_manifest);
   for (const auto& shard : shards) {
     r.header_bytes = checked_add(r.header_bytes, 8 + shard.header.header_length, "header bytes");
     compare_header(r, generated, shard.header);
@@ -168,35 +156,36 @@ Reconciliation reconcile_with_index(const TensorManifest& generated_manifest, co
   r.generated_bytes = generated_manifest.payload_bytes();
   r.shard_count = index.shard_files.size();
   r.index_total_size = index.total_size;
-  auto generated = expand(generated_manifest);
+  GeneratedNames generated(generated_manifest);
   for (const auto& [name, file] : index.weight_map) {
     ++r.real_tensors;
-    auto it = generated.find(name);
-    if (it == generated.end()) {
+    const auto slot = generated.find(name);
+    if (!slot) {
       ++r.extra_count;
       note(r, {name, "", fmt::format("in {}", file), 0});
       continue;
     }
-    it->second.seen = true;
+    generated.mark_seen(*slot);
   }
   finish_missing(r, generated);
   return r;
 }
 
 struct ShardSizeCheck::Generated {
-  std::unordered_map<std::string, GeneratedTensor> by_name;
+  GeneratedNames by_name;
   std::unordered_map<std::string, ShardExpectation> expected;  // by shard file, from the index
 };
 
 ShardSizeCheck::ShardSizeCheck(const TensorManifest& generated, const SafetensorsIndex& index,
                                std::vector<ShardSize> shards)
     : manifest_(generated), index_(index), shards_(std::move(shards)),
-      generated_(std::make_unique<Generated>(Generated{expand(generated), {}})) {
+      generated_(std::make_unique<Generated>(Generated{GeneratedNames(generated), {}})) {
   auto& expected = generated_->expected;
   for (const auto& [name, file] : index_.weight_map) {
     auto& e = expected[file];
-    if (auto it = generated_->by_name.find(name); it != generated_->by_name.end())
-      e.generated_bytes = checked_add(e.generated_bytes, it->second.bytes(), "generated bytes of a shard");
+    if (const auto slot = generated_->by_name.find(name))
+      e.generated_bytes = checked_add(e.generated_bytes, GeneratedTensor(generated_->by_name, *slot).bytes(),
+                                      "generated bytes of a shard");
     else
       e.has_extra = true;
   }
@@ -224,13 +213,13 @@ Reconciliation ShardSizeCheck::reconcile(const std::vector<NamedHeader>& headers
   for (const auto& [name, file] : index_.weight_map) {
     if (read.contains(file)) continue;
     ++r.real_tensors;
-    auto it = generated.find(name);
-    if (it == generated.end()) {
+    const auto slot = generated.find(name);
+    if (!slot) {
       ++r.extra_count;  // its bytes are inside the shard's payload difference below
       note(r, {name, "", fmt::format("in {} (header not read: bytes in the shard's difference)", file), 0});
       continue;
     }
-    it->second.seen = true;
+    generated.mark_seen(*slot);
   }
   // What the index places per shard (the constructor's sums); each sized shard is taken out.
   auto expected = generated_->expected;
