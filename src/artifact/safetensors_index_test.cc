@@ -77,6 +77,12 @@ TEST(IndexFormat, NumericStringsSubfoldersAndUnknownKeys) {
   ASSERT_TRUE(bare.ok()) << bare.error().to_string();
   EXPECT_FALSE(bare->total_size.has_value());
   EXPECT_EQ(bare->shard_files, std::vector<std::string>{"model.safetensors"});
+
+  // Only the root's weight_map is the index; one nested elsewhere is an unknown key.
+  auto nested = parse_safetensors_index(
+      R"({"metadata": {"weight_map": {"x": 5}}, "weight_map": {"w": "model.safetensors"}})", "i.json");
+  ASSERT_TRUE(nested.ok()) << nested.error().to_string();
+  EXPECT_EQ(nested->weight_map, (std::map<std::string, std::string>{{"w", "model.safetensors"}}));
 }
 
 struct BadIndex {
@@ -136,6 +142,17 @@ TEST(IndexBadInput, EachProblemIsOneLocatedLine) {
        "expected a path inside the model folder"},
       {"duplicate tensor", R"({"weight_map": {"w": "a.safetensors", "w": "b.safetensors"}})",
        "i.json: /weight_map/w: duplicate key (a second value would silently replace the first)"},
+      // The names are streamed out of the parser; what is not a string stays for the check.
+      {"value an object", R"({"weight_map": {"a": "a.safetensors", "w": {"file": "b"}}})",
+       "i.json: /weight_map/w: expected a shard file name, got {\"file\":\"b\"}"},
+      {"value null after good names", R"({"weight_map": {"a": "a.safetensors", "b": null, "c": "c.safetensors"}})",
+       "i.json: /weight_map/b: expected a shard file name, got null"},
+      {"duplicate, the second not a string", R"({"weight_map": {"w": "a.safetensors", "w": [1]}})",
+       "i.json: /weight_map/w: expected a shard file name, got [1]"},
+      {"duplicate after other names", R"({"weight_map": {"w": "a.safetensors", "x": "a.safetensors", "w": "a.safetensors"}})",
+       "i.json: /weight_map/w: duplicate key (a second value would silently replace the first)"},
+      {"duplicate weight_map", R"({"weight_map": {"w": "a.safetensors"}, "weight_map": {"x": "a.safetensors"}})",
+       "i.json: /weight_map: duplicate key (a second value would silently replace the first)"},
       {"nested too deep", std::string(600, '['),
        "i.json: invalid JSON: nested deeper than 512 levels"},
       {"duplicate metadata", R"({"metadata": {}, "metadata": {"total_size": 1}})",

@@ -37,7 +37,8 @@ std::string shorten_last_read(std::string message) {
 // array, or into the slot the last key created in the open object.
 class StrictDomBuilder final : public nlohmann::json_sax<json> {
  public:
-  StrictDomBuilder(json& root, DuplicateKeys duplicates) : root_(root), duplicates_(duplicates) {}
+  StrictDomBuilder(json& root, DuplicateKeys duplicates, StreamedMembers* streamed = nullptr)
+      : root_(root), duplicates_(duplicates), streamed_(streamed) {}
 
   bool null() override { return put(json(nullptr)); }
   bool boolean(bool value) override { return put(json(value)); }
@@ -46,15 +47,46 @@ class StrictDomBuilder final : public nlohmann::json_sax<json> {
   bool number_float(number_float_t value, const string_t& /*text*/) override {
     return put(json(value));
   }
-  bool string(string_t& value) override { return put(json(std::move(value))); }
+  bool string(string_t& value) override {
+    if (pending_) {
+      pending_ = false;
+      if (auto e = streamed_->take(pending_key_, value)) {
+        streamed_error_ = std::move(*e);
+        return false;  // stops the parse
+      }
+      return true;
+    }
+    return put(json(std::move(value)));
+  }
   bool binary(binary_t& value) override { return put(json::binary(std::move(value))); }
 
-  bool start_object(std::size_t /*elements*/) override { return open(json::object()); }
-  bool start_array(std::size_t /*elements*/) override { return open(json::array()); }
+  bool start_object(std::size_t /*elements*/) override {
+    if (!settle_pending()) return false;
+    // The streamed object: a member of the root, under the name the caller gave.
+    const bool streamed = streamed_ != nullptr && stack_.size() == 1 && stack_.back()->is_object() && slot_ != nullptr &&
+                          root_key_ == streamed_->object;
+    if (!open(json::object())) return false;
+    if (streamed) streamed_container_ = stack_.back();
+    return true;
+  }
+  bool start_array(std::size_t /*elements*/) override {
+    if (!settle_pending()) return false;
+    return open(json::array());
+  }
   bool end_object() override { return close(); }
   bool end_array() override { return close(); }
 
   bool key(string_t& name) override {
+    if (streamed_container_ != nullptr && stack_.back() == streamed_container_) {
+      pending_ = true;  // a string value goes to the sink; anything else settles into the DOM
+      pending_key_ = std::move(name);
+      return true;
+    }
+    if (streamed_ != nullptr && stack_.size() == 1) root_key_ = name;
+    return insert_key(name);
+  }
+
+  bool insert_key(string_t& name) {
     auto& members = stack_.back()->get_ref<json::object_t&>();
     // try_emplace leaves `name` untouched when the key exists, so it can still be reported.
     auto [it, inserted] = members.try_emplace(std::move(name));
@@ -75,6 +107,7 @@ class StrictDomBuilder final : public nlohmann::json_sax<json> {
   }
 
   const std::string& duplicate_pointer() const { return duplicate_pointer_; }
+  const std::optional<Error>& streamed_error() const { return streamed_error_; }
   const std::string& syntax_error() const { return syntax_error_; }
   bool too_deep() const { return too_deep_; }
 
@@ -92,7 +125,15 @@ class StrictDomBuilder final : public nlohmann::json_sax<json> {
     return slot_;
   }
 
+  // A streamed member whose value is not a string: into the DOM after all.
+  bool settle_pending() {
+    if (!pending_) return true;
+    pending_ = false;
+    return insert_key(pending_key_);
+  }
+
   bool put(json value) {
+    if (!settle_pending()) return false;
     *next_place() = std::move(value);
     return true;
   }
@@ -139,6 +180,12 @@ class StrictDomBuilder final : public nlohmann::json_sax<json> {
   DuplicateKeys duplicates_;
   std::vector<json*> stack_;
   json* slot_ = nullptr;
+  StreamedMembers* streamed_;
+  std::string root_key_;                   // the root member being read (only when streaming)
+  const json* streamed_container_ = nullptr;
+  bool pending_ = false;                   // a key of the streamed object awaits its value
+  std::string pending_key_;
+  std::optional<Error> streamed_error_;
   std::string duplicate_pointer_;
   std::string syntax_error_;
   bool too_deep_ = false;
@@ -146,13 +193,15 @@ class StrictDomBuilder final : public nlohmann::json_sax<json> {
 
 }  // namespace
 
-Result<json> parse_json(std::string_view text, std::string_view origin, std::string_view field,
-                        DuplicateKeys duplicates) {
+namespace {
+
+Result<json> parse_json_with(std::string_view text, std::string_view origin, std::string_view field,
+                             DuplicateKeys duplicates, StreamedMembers* streamed) {
   if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos)
     return Error{std::string(origin), std::string(field),
                  fmt::format("invalid JSON: NUL byte at offset {}", nul)};
   json root;
-  StrictDomBuilder builder(root, duplicates);
+  StrictDomBuilder builder(root, duplicates, streamed);
   bool ok = false;
   try {
     ok = json::sax_parse(text.begin(), text.end(), &builder);
@@ -163,6 +212,7 @@ Result<json> parse_json(std::string_view text, std::string_view origin, std::str
                  "invalid JSON: " + escape_control(e.what())};
   }
   if (ok) return root;
+  if (builder.streamed_error()) return *builder.streamed_error();
   if (builder.too_deep())
     return Error{std::string(origin), std::string(field),
                  fmt::format("invalid JSON: nested deeper than {} levels",
@@ -177,6 +227,18 @@ Result<json> parse_json(std::string_view text, std::string_view origin, std::str
     what.remove_prefix(close + 2);
   return Error{std::string(origin), std::string(field),
                "invalid JSON: " + shorten_last_read(escape_control(what))};
+}
+
+}  // namespace
+
+Result<json> parse_json(std::string_view text, std::string_view origin, std::string_view field,
+                        DuplicateKeys duplicates) {
+  return parse_json_with(text, origin, field, duplicates, nullptr);
+}
+
+Result<json> parse_json(std::string_view text, std::string_view origin, std::string_view field,
+                        DuplicateKeys duplicates, StreamedMembers& streamed) {
+  return parse_json_with(text, origin, field, duplicates, &streamed);
 }
 
 std::string pointer_token(std::string_view key) {

@@ -171,6 +171,10 @@ class Builder {
       return Result<Value>(it->second);
     }
     if (auto it = cache_.find(key); it != cache_.end()) return Result<Value>(it->second);
+    if (auto it = loop_cache_.find(key); it != loop_cache_.end() && it->second.first == loop_generation_) {
+      ++loop_reads_;  // it read a loop variable: so does whatever reads it
+      return Result<Value>(it->second.second);
+    }
     auto def = d_.let.find(key);
     if (def == d_.let.end()) {
       if (key == "dtype_bytes") return Result<Value>(Value::of(static_cast<double>(dtype_bits(dtype_)) / 8));
@@ -182,9 +186,20 @@ class Builder {
     const auto reads_before = loop_reads_;
     auto v = Evaluator::evaluate(def->second, scope_);
     evaluating_.erase(marked);
-    // A value that read a loop variable changes with it: never cached.
+    // A value that read a loop variable changes with it: kept only until a loop variable changes.
     if (v && loop_reads_ == reads_before) cache_.emplace(std::string(key), *v);
+    else if (v) loop_cache_.insert_or_assign(std::string(key), std::pair{loop_generation_, *v});
     return v;
+  }
+
+  // Every change of a loop variable starts a new generation of loop_cache_.
+  void set_loop(const std::string& name, Value v) {
+    loop_[name] = std::move(v);
+    ++loop_generation_;
+  }
+  void erase_loop(const std::string& name) {
+    loop_.erase(name);
+    ++loop_generation_;
   }
 
   Result<Value> eval(const Expression& e) { return Evaluator::evaluate(e, scope_); }
@@ -293,9 +308,9 @@ class Builder {
       m.layers.assign(*n, LayerKind::full_attention);
       if (auto kind = d_.spec.find("layer_kind"); kind != d_.spec.end()) {
         for (std::uint64_t i = 0; i < *n; ++i) {
-          loop_["i"] = Value::of(static_cast<double>(i));
+          set_loop("i", Value::of(static_cast<double>(i)));
           auto v = eval(kind->second);
-          loop_.erase("i");
+          erase_loop("i");
           if (!v) return v.error();
           auto s = as_string(*v, origin_, kind->second.text());
           if (!s) return s.error();
@@ -318,9 +333,9 @@ class Builder {
         std::uint64_t leading = 0, sparse = 0;
         bool seen_sparse = false, dense_after = false;
         for (std::uint64_t i = 0; i < *n; ++i) {
-          loop_["i"] = Value::of(static_cast<double>(i));
+          set_loop("i", Value::of(static_cast<double>(i)));
           auto v = truth(moe->second);
-          loop_.erase("i");
+          erase_loop("i");
           if (!v) return v.error();
           if (*v) {
             seen_sparse = true;
@@ -377,7 +392,7 @@ class Builder {
       }
       const auto saved = loop_.find(r.loop_var) != loop_.end() ? std::optional<Value>(loop_[r.loop_var]) : std::nullopt;
       for (std::uint64_t v = *from; v < *to; ++v) {
-        loop_[r.loop_var] = Value::of(static_cast<double>(v));
+        set_loop(r.loop_var, Value::of(static_cast<double>(v)));
         auto named = fill(r.prefix);
         if (!named) return named.error();
         const int at = r.layer_loop ? static_cast<int>(v) : layer;
@@ -385,8 +400,8 @@ class Builder {
         for (const auto& c : r.children)
           if (auto e = emit(c, prefix + *named, at, here, out)) return e;
       }
-      if (saved) loop_[r.loop_var] = *saved;
-      else loop_.erase(r.loop_var);
+      if (saved) set_loop(r.loop_var, *saved);
+      else erase_loop(r.loop_var);
       return std::nullopt;
     }
     if (out.size() >= kMaxTensors) return Error{origin_, node_pointer_, "more than 2,000,000 tensors is implausible"};
@@ -518,6 +533,10 @@ class Builder {
   // Transparent comparisons: a variable read looks names up without building a string.
   std::map<std::string, Value, std::less<>> cache_;
   std::map<std::string, Value, std::less<>> loop_;
+  // Values that read a loop variable, with the loop generation they were computed in:
+  // every tensor of a layer reads is_kda or sparse, evaluated once per layer, not per read.
+  std::map<std::string, std::pair<std::uint64_t, Value>, std::less<>> loop_cache_;
+  std::uint64_t loop_generation_ = 0;
   std::set<std::string, std::less<>> evaluating_;
   std::uint64_t loop_reads_ = 0;
   std::vector<std::string>* guessed_;  // language models read generically (unknown model_type)
