@@ -112,7 +112,9 @@ int main(int argc, char** argv) {
   preflight::cli::Options options;
   // Only the command named on the line gets its options declared: declaring
   // every command's (about 400 CLI11 options) was 6% of a plan's process time
-  // (issue 18). Without a command name (preflight --help, a typo) all are declared.
+  // (issue 18). Without a command name (preflight --help, a typo) none are: the
+  // top-level help lists commands only, and a line without a command is an error
+  // ("give a command: ...") whatever its options.
   const CommandRow* named = nullptr;
   for (int i = 1; i < argc && named == nullptr; ++i)
     for (const auto& row : kCommands)
@@ -124,7 +126,7 @@ int main(int argc, char** argv) {
   for (const auto& row : kCommands) {
     auto* sub = app.add_subcommand(row.name, row.summary);
     sub->footer(std::string("Examples:\n") + row.examples);
-    if (named != nullptr && named != &row) {
+    if (named != &row) {
       subs.emplace_back(sub, &row);
       continue;
     }
