@@ -307,6 +307,23 @@ class Parser {
   int nesting_ = 0;
 };
 
+// A value read in place (a stored variable) or computed here (owned).
+class ValueRef {
+ public:
+  ValueRef(Value v) : owned_(std::move(v)) {}  // NOLINT: implicit, as Result<Value> converts
+  static ValueRef borrow(const Value& stored) {
+    ValueRef r{Value{}};
+    r.stored_ = &stored;
+    return r;
+  }
+  const Value& operator*() const { return stored_ ? *stored_ : owned_; }
+  const Value* operator->() const { return &**this; }
+
+ private:
+  Value owned_;
+  const Value* stored_ = nullptr;
+};
+
 // Evaluation with the scope; errors name the config field involved.
 class Eval {
  public:
@@ -318,6 +335,8 @@ class Eval {
       case Op::field_text: return field(n.name, true);
       case Op::field_root: return field(n.name, false);
       case Op::variable: {
+        if (scope_.stored)
+          if (const Value* v = scope_.stored(n.name)) return *v;
         if (!scope_.variable) return unknown(n.name);
         auto v = scope_.variable(n.name);
         if (!v) return unknown(n.name);
@@ -333,8 +352,9 @@ class Eval {
         return Value::of(std::move(out));
       }
       case Op::index: {
-        auto base = run(*n.args[0]);
-        if (!base) return base;
+        auto base_ref = look(*n.args[0]);
+        if (!base_ref) return base_ref.error();
+        const Value* base = &**base_ref;
         auto i = present(*n.args[1]);
         if (!i) return i.error();
         if (base->missing) return Value::absent(base->pointer);
@@ -360,8 +380,9 @@ class Eval {
         return Value::of(base->json[at], fmt::format("{}/{}", base->pointer, at));
       }
       case Op::member: {
-        auto base = run(*n.args[0]);
-        if (!base) return base;
+        auto base_ref = look(*n.args[0]);
+        if (!base_ref) return base_ref.error();
+        const Value* base = &**base_ref;
         const std::string where = base->pointer + "/" + n.name;
         if (base->absent_or_null()) return Value::absent(where);
         if (!base->json.is_object()) return mistyped(*base, "an object");
@@ -403,12 +424,14 @@ class Eval {
       }
       case Op::eq:
       case Op::ne: {
-        auto a = present(*n.args[0]);
-        if (!a) return a;
-        auto b = present(*n.args[1]);
-        if (!b) return b;
-        bool same = a->json == b->json;
-        if (a->json.is_number() && b->json.is_number()) same = a->json.get<double>() == b->json.get<double>();
+        auto a_ref = present_ref(*n.args[0]);
+        if (!a_ref) return a_ref.error();
+        auto b_ref = present_ref(*n.args[1]);
+        if (!b_ref) return b_ref.error();
+        const Value& a = **a_ref;
+        const Value& b = **b_ref;
+        bool same = a.json == b.json;
+        if (a.json.is_number() && b.json.is_number()) same = a.json.get<double>() == b.json.get<double>();
         return Value::of(n.op == Op::eq ? same : !same);
       }
       case Op::call: return call(n);
@@ -417,9 +440,9 @@ class Eval {
   }
 
   Result<bool> truth(const Node& n) {
-    auto v = present(n);
+    auto v = present_ref(n);
     if (!v) return v.error();
-    return as_bool(*v, scope_.config_origin, text_);
+    return as_bool(**v, scope_.config_origin, text_);
   }
 
  private:
@@ -457,6 +480,22 @@ class Eval {
     return Value::absent(pointer);
   }
 
+  // A stored variable in place; anything else computed.
+  Result<ValueRef> look(const Node& n) {
+    if (n.op == Op::variable && scope_.stored)
+      if (const Value* v = scope_.stored(n.name)) return ValueRef::borrow(*v);
+    auto v = run(n);
+    if (!v) return v.error();
+    return ValueRef(std::move(v).value());
+  }
+
+  Result<ValueRef> present_ref(const Node& n) {
+    auto v = look(n);
+    if (!v) return v;
+    if ((*v)->missing) return Error{scope_.config_origin, (*v)->pointer, "missing field"};
+    return v;
+  }
+
   // A value that must be present: a missing field is the error.
   Result<Value> present(const Node& n) {
     auto v = run(n);
@@ -466,9 +505,9 @@ class Eval {
   }
 
   Result<double> number(const Node& n) {
-    auto v = present(n);
+    auto v = present_ref(n);
     if (!v) return v.error();
-    return as_number(*v, scope_.config_origin, text_);
+    return as_number(**v, scope_.config_origin, text_);
   }
 
   Result<Value> arithmetic(const Node& n) {
@@ -504,16 +543,19 @@ class Eval {
       return Value::of(!v->absent_or_null());
     }
     if (fn == "len") {
-      auto v = present(*n.args[0]);
-      if (!v) return v;
+      auto ref = present_ref(*n.args[0]);
+      if (!ref) return ref.error();
+      const Value* v = &**ref;
       if (!v->json.is_array() && !v->json.is_string()) return mistyped(*v, "a list");
-      return Value::of(static_cast<double>(v->json.is_array() ? v->json.size() : v->json.get<std::string>().size()));
+      return Value::of(static_cast<double>(v->json.is_array() ? v->json.size() : v->json.get_ref<const std::string&>().size()));
     }
     if (fn == "contains") {
-      auto list = present(*n.args[0]);
-      if (!list) return list;
-      auto x = present(*n.args[1]);
-      if (!x) return x;
+      auto list_ref = present_ref(*n.args[0]);
+      if (!list_ref) return list_ref.error();
+      const Value* list = &**list_ref;
+      auto x_ref = present_ref(*n.args[1]);
+      if (!x_ref) return x_ref.error();
+      const Value* x = &**x_ref;
       if (!list->json.is_array()) return mistyped(*list, "a list");
       for (const auto& item : list->json)
         if (item == x->json || (item.is_number() && x->json.is_number() && item.get<double>() == x->json.get<double>()))
@@ -521,8 +563,9 @@ class Eval {
       return Value::of(false);
     }
     if (fn == "max_of") {  // the largest number of a list (0 for an empty one)
-      auto list = present(*n.args[0]);
-      if (!list) return list;
+      auto list_ref = present_ref(*n.args[0]);
+      if (!list_ref) return list_ref.error();
+      const Value* list = &**list_ref;
       if (!list->json.is_array()) return mistyped(*list, "a list");
       double best = 0;
       for (const auto& item : list->json) {
@@ -557,8 +600,9 @@ class Eval {
     if (fn == "union_size") {  // how many distinct values two lists hold together (a cover of the layers)
       std::vector<nlohmann::json> seen;
       for (const auto* arg : {n.args[0].get(), n.args[1].get()}) {
-        auto list = present(*arg);
-        if (!list) return list;
+        auto list_ref = present_ref(*arg);
+        if (!list_ref) return list_ref.error();
+        const Value* list = &**list_ref;
         if (!list->json.is_array()) return mistyped(*list, "a list");
         for (const auto& item : list->json)
           if (std::find(seen.begin(), seen.end(), item) == seen.end()) seen.push_back(item);
@@ -566,9 +610,10 @@ class Eval {
       return Value::of(static_cast<double>(seen.size()));
     }
     if (fn == "item") {  // item(x, i): x[i] for a list, x itself for a scalar (a per-layer list or one value)
-      auto x = present(*n.args[0]);
-      if (!x) return x;
-      if (!x->json.is_array()) return x;
+      auto x_ref = present_ref(*n.args[0]);
+      if (!x_ref) return x_ref.error();
+      const Value* x = &**x_ref;
+      if (!x->json.is_array()) return *x;
       auto i = number(*n.args[1]);
       if (!i) return i.error();
       if (*i < 0 || *i >= static_cast<double>(x->json.size()))

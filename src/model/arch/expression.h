@@ -73,6 +73,10 @@ struct Scope {
   std::string config_origin;             // the config's file, for errors
   // A named variable (let table or loop variable); nullopt when unknown.
   std::function<std::optional<Result<Value>>(std::string_view name)> variable;
+  // Optional: a variable's value already stored by the caller (nullptr when not),
+  // read in place: a list or object variable (K3's linear_attn_config) is then
+  // not copied each time a member or element of it is read.
+  std::function<const Value*(std::string_view name)> stored;
 };
 
 class Evaluator {
