@@ -96,22 +96,31 @@ std::optional<Error> check_fits_file(std::uint64_t n, std::uint64_t file_size,
                            n, file_size)};
 }
 
+// The JSON pointer of a tensor's entry, or of one of its keys. Built only for an
+// error: a shard header has thousands of tensors, and building each one's pointers
+// up front was a tenth of reading them.
+std::string tensor_field(const std::string& tensor, std::string_view key = {}) {
+  std::string out = "/" + pointer_token(tensor);
+  if (!key.empty()) out += fmt::format("/{}", key);
+  return out;
+}
+
 // Reads "shape" or "data_offsets": an array of non-negative integers.
-std::optional<Error> read_counts(const json& entry, std::string_view key, const std::string& where,
+std::optional<Error> read_counts(const json& entry, std::string_view key, const std::string& tensor,
                                  std::string_view expected, std::vector<std::uint64_t>& out,
                                  std::string_view origin) {
-  const std::string field = fmt::format("{}/{}", where, key);
   auto it = entry.find(key);
-  if (it == entry.end()) return Error{std::string(origin), field, "missing"};
+  if (it == entry.end()) return Error{std::string(origin), tensor_field(tensor, key), "missing"};
   if (!it->is_array())
-    return Error{std::string(origin), field, fmt::format("expected {}, got {}", expected, show(*it))};
+    return Error{std::string(origin), tensor_field(tensor, key),
+                 fmt::format("expected {}, got {}", expected, show(*it))};
   out.clear();
   out.reserve(it->size());
   for (std::size_t i = 0; i < it->size(); ++i) {
     const json& item = (*it)[i];
     const auto n = artifact::as_count(item);
     if (!n)
-      return Error{std::string(origin), fmt::format("{}/{}", field, i),
+      return Error{std::string(origin), fmt::format("{}/{}", tensor_field(tensor, key), i),
                    fmt::format("expected a non-negative integer, got {}", show(item))};
     out.push_back(*n);
   }
@@ -134,13 +143,12 @@ std::optional<Error> read_metadata(const json& value, const std::string& where,
   return std::nullopt;
 }
 
-std::optional<Error> read_dtype(const json& entry, const std::string& where, Dtype& out,
+std::optional<Error> read_dtype(const json& entry, const std::string& tensor, Dtype& out,
                                 std::string_view origin) {
-  const std::string field = where + "/dtype";
   auto it = entry.find("dtype");
-  if (it == entry.end()) return Error{std::string(origin), field, "missing"};
+  if (it == entry.end()) return Error{std::string(origin), tensor_field(tensor, "dtype"), "missing"};
   if (!it->is_string())
-    return Error{std::string(origin), field,
+    return Error{std::string(origin), tensor_field(tensor, "dtype"),
                  fmt::format("expected a dtype name such as \"BF16\", got {}", show(*it))};
   const auto& name = it->get_ref<const std::string&>();
   if (auto d = dtype_from_safetensors(name)) {
@@ -149,7 +157,7 @@ std::optional<Error> read_dtype(const json& entry, const std::string& where, Dty
   }
   const bool in_format = std::find(kSafetensorsDtypeNames.begin(), kSafetensorsDtypeNames.end(),
                                    name) != kSafetensorsDtypeNames.end();
-  return Error{std::string(origin), field,
+  return Error{std::string(origin), tensor_field(tensor, "dtype"),
                fmt::format("{} {} (preflight reads {})", quote(name),
                            in_format ? "is a safetensors dtype preflight does not support yet"
                                      : "is not a safetensors dtype",
@@ -160,34 +168,33 @@ std::optional<Error> read_dtype(const json& entry, const std::string& where, Dty
 // Unknown keys are ignored, as the reference reader does.
 std::optional<Error> read_tensor(const std::string& name, const json& entry, HeaderTensor& out,
                                  std::string_view origin) {
-  const std::string where = "/" + pointer_token(name);
   if (!entry.is_object())
-    return Error{std::string(origin), where,
+    return Error{std::string(origin), tensor_field(name),
                  fmt::format("expected an object with dtype, shape and data_offsets, got {}",
                              show(entry))};
   out.name = name;
-  if (auto e = read_dtype(entry, where, out.dtype, origin)) return e;
-  if (auto e = read_counts(entry, "shape", where, "an array of non-negative integers", out.shape,
+  if (auto e = read_dtype(entry, name, out.dtype, origin)) return e;
+  if (auto e = read_counts(entry, "shape", name, "an array of non-negative integers", out.shape,
                            origin))
     return e;
   std::vector<std::uint64_t> offsets;
-  if (auto e = read_counts(entry, "data_offsets", where, "[BEGIN, END]", offsets, origin))
+  if (auto e = read_counts(entry, "data_offsets", name, "[BEGIN, END]", offsets, origin))
     return e;
-  const std::string offsets_field = where + "/data_offsets";
+  const auto offsets_field = [&name] { return tensor_field(name, "data_offsets"); };
   if (offsets.size() != 2)
-    return Error{std::string(origin), offsets_field,
+    return Error{std::string(origin), offsets_field(),
                  fmt::format("expected [BEGIN, END], got {}", show(entry["data_offsets"]))};
   out.begin = offsets[0];
   out.end = offsets[1];
   if (out.begin > out.end)
-    return Error{std::string(origin), offsets_field,
+    return Error{std::string(origin), offsets_field(),
                  fmt::format("BEGIN {} is after END {}", out.begin, out.end)};
 
   // END - BEGIN must be exactly the tensor's size: product(shape) x dtype bits / 8.
   std::uint64_t elements = 1;
   for (std::uint64_t dim : out.shape) {
     if (dim != 0 && elements > kU64Max / dim)
-      return Error{std::string(origin), where + "/shape",
+      return Error{std::string(origin), tensor_field(name, "shape"),
                    fmt::format("{} has more than 2^64 elements", shape_text(out.shape))};
     elements *= dim;
   }
@@ -196,11 +203,11 @@ std::optional<Error> read_tensor(const std::string& name, const json& entry, Hea
   const std::uint64_t bits = dtype_bits(out.dtype);
   const std::uint64_t unit = bits % 8 == 0 ? bits / 8 : bits;
   if (unit != 0 && elements > kU64Max / unit)
-    return Error{std::string(origin), where + "/shape",
+    return Error{std::string(origin), tensor_field(name, "shape"),
                  fmt::format("{} of {} is more than 2^64 {}", shape_text(out.shape),
                              dtype_name(out.dtype), bits % 8 == 0 ? "bytes" : "bits")};
   if (bits % 8 != 0 && elements * bits % 8 != 0)
-    return Error{std::string(origin), where + "/shape",
+    return Error{std::string(origin), tensor_field(name, "shape"),
                  fmt::format("{} of {} is {} bits, not a whole number of bytes",
                              shape_text(out.shape), dtype_name(out.dtype), elements * bits)};
   const std::uint64_t expected = bits % 8 == 0 ? elements * unit : elements * bits / 8;
@@ -208,7 +215,7 @@ std::optional<Error> read_tensor(const std::string& name, const json& entry, Hea
     const std::string per_element = bits == 8       ? std::string("1 byte")
                                     : bits % 8 == 0 ? fmt::format("{} bytes", bits / 8)
                                                     : fmt::format("{} bits", bits);
-    return Error{std::string(origin), offsets_field,
+    return Error{std::string(origin), offsets_field(),
                  fmt::format("[{}, {}] is {} bytes, but shape {} of {} needs {} ({} elements x {})",
                              out.begin, out.end, out.bytes(), shape_text(out.shape),
                              dtype_name(out.dtype), expected, elements, per_element)};
@@ -223,19 +230,19 @@ Result<std::uint64_t> check_layout(const std::vector<HeaderTensor>& tensors,
   std::uint64_t covered = 0;
   const HeaderTensor* previous = nullptr;
   for (const HeaderTensor& t : tensors) {
-    const std::string field = "/" + pointer_token(t.name) + "/data_offsets";
+    const auto field = [&t] { return tensor_field(t.name, "data_offsets"); };
     if (t.begin > covered) {
       const std::string before =
           previous == nullptr
               ? std::string("the byte buffer starts at 0")
               : fmt::format("{} ends at {}", quote(previous->name), previous->end);
-      return Error{std::string(origin), field,
+      return Error{std::string(origin), field(),
                    fmt::format("begins at {}, but {}, leaving {} bytes unindexed (safetensors "
                                "requires the byte buffer to be fully indexed)",
                                t.begin, before, t.begin - covered)};
     }
     if (t.begin < covered)  // previous != nullptr: covered > 0 only after a tensor
-      return Error{std::string(origin), field,
+      return Error{std::string(origin), field(),
                    fmt::format("[{}, {}] overlaps {} [{}, {}]", t.begin, t.end,
                                quote(previous->name), previous->begin, previous->end)};
     covered = t.end;
