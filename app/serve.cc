@@ -36,8 +36,10 @@
 #include "embedded_files.h"
 #include "http_guard.h"
 #include "http_server.h"
+#include "options_transfer.h"
 #include "plan_inputs.h"
 #include "serve_module.h"
+#include "terminal_output.h"
 
 namespace preflight::cli {
 
@@ -254,7 +256,19 @@ int serve_http(const Options& o, Io& io) {
 }  // namespace preflight::cli
 
 // The module's one entry point (serve_module.h); the binary finds it with dlsym.
-extern "C" __attribute__((visibility("default"))) int preflight_serve_entry(const preflight::cli::Options* o,
-                                                                           preflight::cli::Io* io) {
-  return preflight::cli::serve_http(*o, *io);
+// Only a C string crosses (options_transfer.h): the module has its own C++
+// runtime, so it writes through its own std::cout, filtered as the binary's is.
+extern "C" __attribute__((visibility("default"))) int preflight_serve_entry(const char* options_json) {
+  preflight::cli::TerminalSafeBuffer safe_stdout(std::cout.rdbuf());
+  std::ostream out(&safe_stdout);
+  preflight::cli::Io io{out, std::cerr};
+  try {
+    auto options = preflight::cli::options_from_transfer(options_json);
+    if (!options) return preflight::cli::fail(io, options.error());
+    return preflight::cli::serve_http(*options, io);
+  } catch (const std::exception& e) {
+    out.flush();
+    std::cerr << "preflight: internal error: " << preflight::one_line(e.what()) << "\n";
+    return 3;
+  }
 }

@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "core/text.h"
+#include "options_transfer.h"
 #include "plan_inputs.h"
 
 namespace preflight::cli {
@@ -28,12 +29,14 @@ int run_serve(const Options& o, Io& io) {
     return fail(io, Error{"serve", "", fmt::format("cannot load {} (built beside the preflight binary): {}", echo(path),
                                                    one_line(why != nullptr ? why : "unknown error"))});
   }
-  using Entry = int (*)(const Options*, Io*);
+  using Entry = int (*)(const char*);
   auto entry = reinterpret_cast<Entry>(dlsym(handle, "preflight_serve_entry"));
   if (entry == nullptr)
     return fail(io, Error{"serve", "", fmt::format("{} has no preflight_serve_entry", echo(path))});
-  // The handle stays open: the server runs until the process ends.
-  return entry(&o, &io);
+  // The handle stays open: the server runs until the process ends. What the
+  // binary printed so far goes out before the module writes to the same stdout.
+  io.out.flush();
+  return entry(options_to_transfer(o).c_str());
 }
 
 }  // namespace preflight::cli

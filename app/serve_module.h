@@ -8,8 +8,11 @@
 //   binary  run_serve (serve_module.cc) -> dlopen <dir of the binary>/preflight-serve.so
 //   module  preflight_serve_entry -> serve_http (serve.cc, http_server.cc)
 //
-// The module links its own copy of the library (static, symbols hidden), and
-// shares libstdc++ with the binary, so Options and Io cross as they are.
+// The module links its own copy of the library (static, symbols hidden) and, in
+// a release build, its own C++ runtime (-static-libstdc++, as the binary does:
+// resolving libstdc++.so was about 2 ms of every start). So no C++ object crosses:
+// the options go as one JSON string (options_transfer.h) and the module writes to
+// the process's stdout and stderr itself.
 #pragma once
 
 #include <string>
@@ -29,4 +32,4 @@ std::string serve_module_path();
 
 }  // namespace preflight::cli
 
-extern "C" int preflight_serve_entry(const preflight::cli::Options* o, preflight::cli::Io* io);
+extern "C" int preflight_serve_entry(const char* options_json);
