@@ -142,6 +142,11 @@ Result<VllmProfile> read_vllm(const Reader& r) {
     if (era.hybrid_kv_manager != "none" && era.hybrid_kv_manager != "on" && era.hybrid_kv_manager != "chunked_off")
       return Error{r.origin, e.path + "/hybrid_kv_manager",
                    fmt::format("expected none, on or chunked_off, got '{}'", era.hybrid_kv_manager)};
+    if (auto err = assign(era.moe_workspace, e.text("moe_workspace", false))) return *err;
+    if (era.moe_workspace.empty()) era.moe_workspace = "transient";
+    if (era.moe_workspace != "transient" && era.moe_workspace != "persistent")
+      return Error{r.origin, e.path + "/moe_workspace",
+                   fmt::format("expected transient or persistent, got '{}'", era.moe_workspace)};
     if (auto err = assign(era.source, e.text("source", true))) return *err;
     if (!p.eras.empty() && !(p.eras.back().from < era.from))
       return Error{r.origin, e.path + "/from", "eras must be in ascending version order"};
@@ -154,6 +159,8 @@ Result<VllmProfile> read_vllm(const Reader& r) {
   if (auto err = assign(p.mlp_intermediate_copies, a.count("mlp_intermediate_copies", 3))) return *err;
   if (auto err = assign(p.hidden_buffers_in_layer, a.count("hidden_buffers_in_layer", 4))) return *err;
   if (auto err = assign(p.cuda_graph_gib, a.number("cuda_graph_gib", 1.0))) return *err;
+  if (auto err = assign(p.fused_moe_chunk_tokens, a.count("fused_moe_chunk_tokens", 16384))) return *err;
+  if (p.fused_moe_chunk_tokens == 0) return Error{r.origin, a.path + "/fused_moe_chunk_tokens", "must be at least 1"};
   read_sources(a, p.sources);
   auto w_section = r.child("weights");
   if (!w_section) return w_section.error();

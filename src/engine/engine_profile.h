@@ -30,6 +30,11 @@ struct VllmEra {
   // into full attention), "on" (each kind keeps its window), "chunked_off" (on,
   // but off for models with chunked local attention).
   std::string hybrid_kv_manager = "on";
+  // The fused-MoE workspace: "transient" (the experts' intermediates are freed
+  // after each MoE layer, so the profile peak is the larger of the forward and
+  // the sampler) or "persistent" (WorkspaceManager keeps the largest one for the
+  // process, so it is still held while the dummy sampler runs).
+  std::string moe_workspace = "transient";
   std::string source;
 };
 
@@ -54,6 +59,7 @@ struct VllmProfile {
   std::uint64_t mlp_intermediate_copies = 3;
   std::uint64_t hidden_buffers_in_layer = 4;
   double cuda_graph_gib = 1.0;
+  std::uint64_t fused_moe_chunk_tokens = 16384;  // VLLM_FUSED_MOE_CHUNK_SIZE: the workspace's rows at most
   std::uint64_t rope_cache_dtype_bytes = 2;
   std::map<std::string, Mxfp4Padding> mxfp4_padding;  // by GPU architecture
   std::map<std::string, std::string> sources;  // field -> source

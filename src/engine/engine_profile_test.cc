@@ -95,27 +95,30 @@ struct EraCase {
   bool tokens_from_concurrency;
   bool chunked_prefill;
   const char* hybrid_kv_manager;
+  const char* moe_workspace;
 };
 
 TEST(EngineProfile, EraSelectionAtTheBoundaries) {
   // data/engines.json eras: from 0.0 (V0), 0.8, 0.10 (hybrid KV cache manager), 0.10.1 (off for chunked
-  // local attention, vLLM PR #21761), 0.12, 0.17, 0.21.
+  // local attention, vLLM PR #21761), 0.12, 0.13 (persistent fused-MoE workspace, vLLM PR #27532), 0.17, 0.21.
   const EraCase cases[] = {
-      {{0, 0, 0}, {0, 0, 0}, "v0", 0.35, 14, false, false, false, "none"},
-      {{0, 7, 99}, {0, 0, 0}, "v0", 0.35, 14, false, false, false, "none"},
-      {{0, 8, 0}, {0, 8, 0}, "v1", 0.13, 14, false, false, true, "none"},
-      {{0, 9, 2}, {0, 8, 0}, "v1", 0.13, 14, false, false, true, "none"},
-      {{0, 10, 0}, {0, 10, 0}, "v1", 0.13, 14, false, false, true, "on"},
-      {{0, 10, 1}, {0, 10, 1}, "v1", 0.13, 14, false, false, true, "chunked_off"},
-      {{0, 11, 1}, {0, 10, 1}, "v1", 0.13, 14, false, false, true, "chunked_off"},
-      {{0, 11, 99}, {0, 10, 1}, "v1", 0.13, 14, false, false, true, "chunked_off"},
-      {{0, 12, 0}, {0, 12, 0}, "v1", 0.25, 27, false, false, true, "chunked_off"},  // PyTorch sort sampler
-      {{0, 16, 9}, {0, 12, 0}, "v1", 0.25, 27, false, false, true, "chunked_off"},
-      {{0, 17, 0}, {0, 17, 0}, "v1", 0.25, 14, false, false, true, "chunked_off"},  // Triton sampler (PR #33538)
-      {{0, 19, 0}, {0, 17, 0}, "v1", 0.25, 14, false, false, true, "chunked_off"},
-      {{0, 20, 99}, {0, 17, 0}, "v1", 0.25, 14, false, false, true, "chunked_off"},
-      {{0, 21, 0}, {0, 21, 0}, "v1", 0.25, 14, true, true, true, "chunked_off"},    // vllm#50722, vllm#51041
-      {{3, 0, 0}, {0, 21, 0}, "v1", 0.25, 14, true, true, true, "chunked_off"},
+      {{0, 0, 0}, {0, 0, 0}, "v0", 0.35, 14, false, false, false, "none", "transient"},
+      {{0, 7, 99}, {0, 0, 0}, "v0", 0.35, 14, false, false, false, "none", "transient"},
+      {{0, 8, 0}, {0, 8, 0}, "v1", 0.13, 14, false, false, true, "none", "transient"},
+      {{0, 9, 2}, {0, 8, 0}, "v1", 0.13, 14, false, false, true, "none", "transient"},
+      {{0, 10, 0}, {0, 10, 0}, "v1", 0.13, 14, false, false, true, "on", "transient"},
+      {{0, 10, 1}, {0, 10, 1}, "v1", 0.13, 14, false, false, true, "chunked_off", "transient"},
+      {{0, 11, 1}, {0, 10, 1}, "v1", 0.13, 14, false, false, true, "chunked_off", "transient"},
+      {{0, 11, 99}, {0, 10, 1}, "v1", 0.13, 14, false, false, true, "chunked_off", "transient"},
+      {{0, 12, 0}, {0, 12, 0}, "v1", 0.25, 27, false, false, true, "chunked_off", "transient"},  // PyTorch sort sampler
+      {{0, 12, 99}, {0, 12, 0}, "v1", 0.25, 27, false, false, true, "chunked_off", "transient"},
+      {{0, 13, 0}, {0, 13, 0}, "v1", 0.25, 27, false, false, true, "chunked_off", "persistent"},  // vLLM PR #27532
+      {{0, 16, 9}, {0, 13, 0}, "v1", 0.25, 27, false, false, true, "chunked_off", "persistent"},
+      {{0, 17, 0}, {0, 17, 0}, "v1", 0.25, 14, false, false, true, "chunked_off", "persistent"},  // Triton sampler (PR #33538)
+      {{0, 19, 0}, {0, 17, 0}, "v1", 0.25, 14, false, false, true, "chunked_off", "persistent"},
+      {{0, 20, 99}, {0, 17, 0}, "v1", 0.25, 14, false, false, true, "chunked_off", "persistent"},
+      {{0, 21, 0}, {0, 21, 0}, "v1", 0.25, 14, true, true, true, "chunked_off", "persistent"},    // vllm#50722, vllm#51041
+      {{3, 0, 0}, {0, 21, 0}, "v1", 0.25, 14, true, true, true, "chunked_off", "persistent"},
   };
   const auto& p = engine_profiles().vllm;
   for (const auto& c : cases) {
@@ -129,6 +132,7 @@ TEST(EngineProfile, EraSelectionAtTheBoundaries) {
     EXPECT_EQ(era.kv_tokens_from_concurrency, c.tokens_from_concurrency);
     EXPECT_EQ(era.chunked_prefill_default, c.chunked_prefill);
     EXPECT_EQ(era.hybrid_kv_manager, c.hybrid_kv_manager);
+    EXPECT_EQ(era.moe_workspace, c.moe_workspace);
   }
 }
 
@@ -145,7 +149,7 @@ TEST(EngineProfile, EmbeddedProfileLoads) {
   EXPECT_EQ(v.max_num_seqs_large_gpu, 1024u);
   EXPECT_EQ(v.max_num_batched_tokens_small_gpu, 2048u);
   EXPECT_EQ(v.max_num_seqs_small_gpu, 256u);
-  ASSERT_EQ(v.eras.size(), 7u);
+  ASSERT_EQ(v.eras.size(), 8u);
   for (std::size_t i = 0; i < v.eras.size(); ++i) {
     EXPECT_FALSE(v.eras[i].source.empty()) << i;
     if (i > 0) {

@@ -57,6 +57,18 @@ std::uint64_t mxfp4_padding_bytes(const ModelSpec& m, const Mxfp4Padding& pad, s
   return extra;
 }
 
+// The Triton fused-MoE experts' two workspaces (vllm TritonExperts.workspace_shapes):
+// workspace13 = (M, topk, max(I, K)) and workspace2 = (M, topk, max(2I, K)) in the
+// activation dtype, each rounded up to 256 B by WorkspaceManager.get_simultaneous;
+// I is the intermediate size per MoE-TP rank, K the width the experts work at.
+std::uint64_t fused_moe_workspace_bytes(std::uint64_t tokens, std::uint64_t topk, std::uint64_t inter, std::uint64_t width,
+                                        std::uint64_t dtype_bytes) {
+  const auto rows = checked_mul(tokens, topk);
+  const auto w13 = round_up(checked_mul(checked_mul(rows, std::max(inter, width)), dtype_bytes), 256);
+  const auto w2 = round_up(checked_mul(checked_mul(rows, std::max(2 * inter, width)), dtype_bytes), 256);
+  return checked_add(w13, w2);
+}
+
 struct Defaults {
   double util = 0.9;
   std::uint64_t tokens = 0, seqs = 0, block = 16;
@@ -126,8 +138,14 @@ Result<EngineSizing> size_vllm(const EngineInputs& in) {
   }();
   const auto mxfp4_extra_model = pad ? mxfp4_padding_bytes(m, *pad, layout.moe_tp) : 0;
   std::uint64_t routed_total = 0;
+  bool mxfp4_experts = false;
   for (const auto& t : m.manifest.tensors)
-    if (t.role == ParallelRole::expert) routed_total = checked_add(routed_total, t.bytes());
+    if (t.role == ParallelRole::expert) {
+      routed_total = checked_add(routed_total, t.bytes());
+      mxfp4_experts |= t.format == StorageFormat::mxfp4_packed;
+    }
+  // MXFP4 experts run a monolithic kernel that does not take the shared workspace.
+  const bool persistent_moe_workspace = era.moe_workspace == "persistent" && !mxfp4_experts;
 
   std::uint64_t min_blocks = UINT64_MAX;
   std::uint64_t unified_window_layers = 0;
@@ -155,13 +173,23 @@ Result<EngineSizing> size_vllm(const EngineInputs& in) {
       const auto inter = ceil_div(m.moe.dense_intermediate, layout.tp);
       forward = std::max(forward, checked_mul(checked_mul(T, dt), prof.mlp_intermediate_copies * inter + prof.hidden_buffers_in_layer * H));
     }
+    std::uint64_t moe_workspace = 0;
     if (m.moe.routed_experts > 0 && m.moe.moe_intermediate > 0) {
       const auto inter = ceil_div(m.moe.moe_intermediate, layout.moe_tp);
       const auto width = m.moe.latent_dim > 0 ? m.moe.latent_dim : H;
-      const auto moe = checked_add(checked_mul(checked_mul(checked_mul(T, m.moe.experts_per_token), dt),
-                                               prof.mlp_intermediate_copies * inter + width),
-                                   checked_mul(checked_mul(T, dt), prof.hidden_buffers_in_layer * H));
-      forward = std::max(forward, moe);
+      if (persistent_moe_workspace) {
+        // Held by WorkspaceManager from the first MoE layer on (engines.json
+        // activation.sources.moe_workspace): the rest of the layer is the
+        // hidden-size buffers.
+        moe_workspace = fused_moe_workspace_bytes(std::min(T, prof.fused_moe_chunk_tokens), m.moe.experts_per_token, inter,
+                                                  width, dt);
+        forward = std::max(forward, checked_mul(checked_mul(T, dt), prof.hidden_buffers_in_layer * H));
+      } else {
+        const auto moe = checked_add(checked_mul(checked_mul(checked_mul(T, m.moe.experts_per_token), dt),
+                                                 prof.mlp_intermediate_copies * inter + width),
+                                     checked_mul(checked_mul(T, dt), prof.hidden_buffers_in_layer * H));
+        forward = std::max(forward, moe);
+      }
     }
     std::uint64_t sampler = 0;
     if (w.last_stage) {
@@ -169,7 +197,7 @@ Result<EngineSizing> size_vllm(const EngineInputs& in) {
                                            era.sampler_bytes_per_logit) +
                 checked_mul(checked_mul(T, H), dt * prof.hidden_buffers_during_sampling);
     }
-    ew.activation_peak_bytes = std::max(forward, sampler);
+    ew.activation_peak_bytes = checked_add(moe_workspace, std::max(forward, sampler));
     // Multimodal models: profile_run first encodes a batch of maximum-size dummy items
     // (encoder budget = max(max_num_batched_tokens, tokens per item); items = budget //
     // tokens per item, at least 1) and keeps their outputs ("Cache the dummy encoder
@@ -194,6 +222,17 @@ Result<EngineSizing> size_vllm(const EngineInputs& in) {
             m.mm.encoder_intermediate, layout.tp, prof.hidden_buffers_in_layer, m.mm.encoder_hidden, format_gib(encoder, 2),
             items * m.mm.tokens_per_item, H, dt, format_gib(kept, 2));
     }
+    if (activation_formula.empty() && moe_workspace > 0)
+      activation_formula = fmt::format(
+          "fused-MoE workspace kept by WorkspaceManager: {} tokens x {} experts per token x (max({}, {}) + max(2 x {}, {})) x {} B "
+          "= {}, + max(forward of {} tokens: {} x {} B x ({} x intermediate per rank + {} x {} hidden), "
+          "sampler (last stage): {} sequences x {} vocab x {} B + {} x {} tokens x {} x {} B) = {} + max({}, {})",
+          std::min(T, prof.fused_moe_chunk_tokens), m.moe.experts_per_token, ceil_div(m.moe.moe_intermediate, layout.moe_tp),
+          m.moe.latent_dim > 0 ? m.moe.latent_dim : H, ceil_div(m.moe.moe_intermediate, layout.moe_tp),
+          m.moe.latent_dim > 0 ? m.moe.latent_dim : H, dt, format_gib(moe_workspace, 2), T, T, dt,
+          prof.mlp_intermediate_copies, prof.hidden_buffers_in_layer, H, seqs_in_profile, m.vocab_size,
+          era.sampler_bytes_per_logit, prof.hidden_buffers_during_sampling, T, H, dt, format_gib(moe_workspace, 2),
+          format_gib(forward, 2), format_gib(sampler, 2));
     if (activation_formula.empty())
       activation_formula = fmt::format(
           "max(forward of {} tokens: {} x {} B x ({} x intermediate per rank + {} x {} hidden) [MoE: x {} experts per token], "

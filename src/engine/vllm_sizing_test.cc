@@ -232,10 +232,10 @@ TEST(VllmSizing, KimiK3On8xB300WithFp8Cache) {
   EXPECT_EQ(e.page_bytes, 1472u * 576);
   // One request's state: 3 state groups x one block index x 24 shared pages.
   EXPECT_EQ(e.state_slot_bytes, 3u * 24 * 1472 * 576);
-  EXPECT_EQ(e.num_blocks, 2'297u);          // anchor
-  EXPECT_EQ(e.kv_cache_tokens, 2'297u / 4 * 1472);
+  EXPECT_EQ(e.num_blocks, 2'312u);          // anchor (the vision tower's attention split over TP 8, its MLP whole)
+  EXPECT_EQ(e.kv_cache_tokens, 2'312u / 4 * 1472);
   // A 131,072-token request: cdiv(131072, 1472) = 90 MLA blocks + 3 state blocks.
-  EXPECT_DOUBLE_EQ(e.max_concurrency, 2'297.0 / 93);
+  EXPECT_DOUBLE_EQ(e.max_concurrency, 2'312.0 / 93);
   EXPECT_TRUE(e.holds_one_request);
   // BF16 cache: 768-token blocks.
   const auto bf16 = plan({.model = "kimi-k3", .gpu = "B300", .gpus = 8, .util = 0, .context = 131'072, .kv_dtype = "bf16"});
@@ -347,16 +347,18 @@ TEST(VllmSizing, DcpMultipliesTheTokens) {
   // A request needs cdiv(8192 / 2, 64) = 64 blocks instead of 128.
   EXPECT_DOUBLE_EQ(one.engine->max_concurrency, static_cast<double>(one.engine->num_blocks) / 128);
   EXPECT_DOUBLE_EQ(two.engine->max_concurrency, static_cast<double>(two.engine->num_blocks) / 64);
-  // Kimi K2 on 8 x H200 at 8K context: the pool holds 48 blocks, less than one 128-block request
-  // without DCP; DCP 8 makes a request 16 blocks and the plan fits (tokens x 8).
-  const auto k2 = plan({.model = "kimi-k2", .gpu = "H200", .gpus = 8, .util = 0.9, .layout = {.tp = 8}});
-  const auto k2_dcp = plan({.model = "kimi-k2", .gpu = "H200", .gpus = 8, .util = 0.9, .layout = {.tp = 8, .dcp = 8}});
-  EXPECT_EQ(k2.engine->num_blocks, 48u);  // anchor
-  EXPECT_EQ(k2.engine->kv_cache_tokens, 48u * 64);
-  EXPECT_EQ(k2_dcp.engine->kv_cache_tokens, 8u * 48 * 64);
+  // Kimi K2 on 8 x H200 at a 32K context and 0.92 utilisation (at 0.9 the fused-MoE workspace,
+  // 8,192 x 8 x (7,168 + 7,168) x 2 B = 1.75 GiB, leaves no pool): the pool holds 298 blocks, less
+  // than one 512-block request without DCP; DCP 8 makes a request 64 blocks and the plan fits (tokens x 8).
+  const auto k2 = plan({.model = "kimi-k2", .gpu = "H200", .gpus = 8, .util = 0.92, .context = 32'768, .layout = {.tp = 8}});
+  const auto k2_dcp =
+      plan({.model = "kimi-k2", .gpu = "H200", .gpus = 8, .util = 0.92, .context = 32'768, .layout = {.tp = 8, .dcp = 8}});
+  EXPECT_EQ(k2.engine->num_blocks, 298u);  // anchor
+  EXPECT_EQ(k2.engine->kv_cache_tokens, 298u * 64);
+  EXPECT_EQ(k2_dcp.engine->kv_cache_tokens, 8u * 298 * 64);
   EXPECT_FALSE(k2.engine->holds_one_request);
   EXPECT_TRUE(k2_dcp.engine->holds_one_request);
-  EXPECT_DOUBLE_EQ(k2_dcp.engine->max_concurrency, 3.0);
+  EXPECT_DOUBLE_EQ(k2_dcp.engine->max_concurrency, 298.0 / 64);
 }
 
 TEST(VllmSizing, VerdictOnlyPlansAgreeWithFullPlans) {

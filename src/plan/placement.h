@@ -11,7 +11,9 @@
 //    a stage (uneven counts put one more expert on the first groups: the
 //    heaviest rank decides), and each expert's bytes are split over MoE-TP.
 //  - replicated tensors (norms, routers, low-rank and latent projections, the
-//    vision tower and projector) are counted in full on every rank of their stage.
+//    vision tower's embeddings, norms and biases, the projector) are counted in
+//    full on every rank of their stage; the vision tower's linear layers are
+//    column tensors like the language model's (vLLM and SGLang shard them).
 //
 // PlacementIndex groups the manifest once per model: bytes by (module, role,
 // split dimension) as prefix sums over layer slots, and experts as prefix sums

@@ -231,7 +231,7 @@ Result<Plan> build_plan(const PlanContext& context, const Accelerator& gpu, cons
         plan.workload.spec_tokens));
   plan.assumptions.push_back(
       "placement: TP-split attention/MLP/embedding, experts dealt over the EP groups of each stage (split over MoE-TP), "
-      "routers, norms, latent projections and the vision tower replicated; PP stages by layer");
+      "routers, norms, latent projections and the vision tower's embeddings and norms replicated (its linear layers split over TP); PP stages by layer");
   if (plan.engine) {
     for (const auto& r : plan.engine->rules) plan.assumptions.push_back("engine rule: " + r);
     for (const auto& e : plan.engine->estimates) plan.assumptions.push_back("engine estimate: " + e);

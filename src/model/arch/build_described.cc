@@ -439,8 +439,15 @@ class Builder {
     t.module = forced ? *forced : r.module.value_or(ModuleClass::unclassified);
     if (!forced && !r.module)
       return Error{origin_, "", fmt::format("architecture {}: tensor \"{}\" has no module", d_.name, t.name)};
-    t.role = r.role.value_or(ParallelRole::replicated);
     t.linear_weight = r.linear.value_or(t.shape.size() == 2 && t.module != ModuleClass::embedding);
+    // A vision encoder's linear layers are split over the attention TP ranks as the
+    // language model's are: vLLM and SGLang build them from QKVParallelLinear /
+    // ColumnParallelLinear / RowParallelLinear (mm_encoder_tp_mode "weights", the
+    // default). Its patch and position embeddings, norms and biases stay whole.
+    // Checked on Llama-4-Scout at TP 4 (vLLM 0.19: 53.12 GiB logged per rank; a
+    // replicated 1.62 GB tower would put it at 54.3).
+    const bool encoder_linear = t.module == ModuleClass::vision_tower && t.linear_weight && t.shape.size() == 2;
+    t.role = r.role.value_or(encoder_linear ? ParallelRole::column : ParallelRole::replicated);
     if (r.linear_when) {
       auto w = truth(*r.linear_when);
       if (!w) return w.error();

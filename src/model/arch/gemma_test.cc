@@ -214,9 +214,11 @@ TEST(GemmaTensors, Gemma3WrapperNamesShapesAndClasses) {
        PR::replicated, false},
       {"vision_tower.vision_model.embeddings.position_embedding.weight", "[4096, 1152]", MC::vision_tower,
        PR::replicated, false},
+      // The encoder's linear layers are split over TP (vLLM and SGLang shard them); its
+      // embeddings, norms and biases stay whole.
       {"vision_tower.vision_model.encoder.layers.26.self_attn.out_proj.weight", "[1152, 1152]", MC::vision_tower,
-       PR::replicated, false},
-      {"vision_tower.vision_model.encoder.layers.26.mlp.fc1.weight", "[4304, 1152]", MC::vision_tower, PR::replicated,
+       PR::column, false},
+      {"vision_tower.vision_model.encoder.layers.26.mlp.fc1.weight", "[4304, 1152]", MC::vision_tower, PR::column,
        false},
       {"vision_tower.vision_model.encoder.layers.26.mlp.fc2.bias", "[1152]", MC::vision_tower, PR::replicated, false},
       {"vision_tower.vision_model.post_layernorm.bias", "[1152]", MC::vision_tower, PR::replicated, false},
