@@ -16,6 +16,16 @@ std::string string_at(const nlohmann::json& node, const char* key) {
   return it != node.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
+// Whether a config names more than one routed expert under one of the common keys
+// (DeepSeek n_routed_experts, Qwen num_experts, Mixtral num_local_experts).
+bool names_routed_experts(const nlohmann::json& doc) {
+  for (const char* key : {"n_routed_experts", "num_experts", "num_local_experts"}) {
+    auto it = doc.find(key);
+    if (it != doc.end() && it->is_number_integer() && it->get<std::int64_t>() > 1) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 Result<ModelSpec> build_model_from_config(std::string_view config_json, std::string_view origin) {
@@ -52,9 +62,14 @@ Result<ModelSpec> build_model_from_config(std::string_view config_json, std::str
   }
   if (auto why = out_of_scope_reason(doc, model_type))
     return Error{std::string(origin), "/model_type", *why};
-  // Unknown architecture: the generic decoder reading (the Llama description), said out loud.
-  const auto* generic = table.by_name("llama");
-  if (!generic) return Error{std::string(origin), "", "the embedded architecture table has no llama description"};
+  // Unknown architecture: the generic decoder reading, said out loud. A config that
+  // names routed experts is read as a generic MoE decoder: the dense Llama reading
+  // would count one MLP per layer where the model stores dozens or hundreds.
+  const bool moe = names_routed_experts(doc);
+  const auto* generic = table.by_name(moe ? "generic_moe" : "llama");
+  if (!generic)
+    return Error{std::string(origin), "", fmt::format("the embedded architecture table has no {} description",
+                                                      moe ? "generic_moe" : "llama")};
   auto m = arch::build_described(table, *generic, doc, origin);
   // Layer kinds the generic reading does not know (LFM2's "conv", a hybrid's
   // "linear_attention"): read again with every layer as full attention, which
@@ -69,16 +84,20 @@ Result<ModelSpec> build_model_from_config(std::string_view config_json, std::str
   if (m && !unknown_kinds.empty())
     m.value().notes.push_back("layer_types " + unknown_kinds +
                               " names kinds the generic reader does not know: every layer is counted as full attention");
+  if (!m)
+    return Error{m.error().origin, m.error().field,
+                 fmt::format("{} (model_type '{}' has no family reader, and the generic {} reading needs it)",
+                             m.error().message, model_type, moe ? "MoE decoder" : "dense decoder")};
   if (m) {
-    m.value().family = "generic_decoder";
+    m.value().family = moe ? "generic_moe" : "generic_decoder";
     if (auto w = doc.find("sliding_window"); w != doc.end() && !w->is_null() && !doc.contains("layer_types"))
       m.value().notes.push_back("sliding_window is set but the generic reader cannot tell which layers use it: "
                                 "every layer is counted as full attention");
     m.value().family_reader = false;
     m.value().notes.push_back(fmt::format(
-        "model_type '{}' is not a known family: read as a generic dense decoder (embedding, attention, MLP, head); "
+        "model_type '{}' is not a known family: read as a generic {} (embedding, attention, {}, head); "
         "verify against the real files",
-        model_type));
+        model_type, moe ? "MoE decoder" : "dense decoder", moe ? "routed and shared experts" : "MLP"));
   }
   return m;
 }

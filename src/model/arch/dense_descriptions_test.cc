@@ -270,6 +270,41 @@ TEST(DenseDecoderInline, UnknownModelTypeIsReadAsAGenericDecoderOutLoud) {
   EXPECT_EQ(s.notes.size(), 2u);
 }
 
+TEST(DenseDecoderInline, UnknownMoeModelTypeIsReadAsAGenericMoeDecoder) {
+  // Mixtral's config under a name nobody describes: the dense Llama reading would
+  // count one MLP per layer; the generic MoE reading counts the 8 experts and
+  // matches the released total (TRUTH.md: 93,405,585,408 B).
+  auto doc = nlohmann::json::parse(testing::read_shared("models/mistralai__Mixtral-8x7B-Instruct-v0.1/config.json"));
+  doc["model_type"] = "my_mixtral_clone";
+  doc["architectures"] = {"MyMixtralForCausalLM"};
+  const auto m = build_model_from_config(doc.dump(), "config.json").value_or_throw();
+  EXPECT_EQ(m.family, "generic_moe");
+  EXPECT_FALSE(m.family_reader);
+  EXPECT_EQ(m.manifest.payload_bytes(), 93'405'585'408u);
+  EXPECT_EQ(m.moe.routed_experts, 8u);
+  EXPECT_EQ(m.moe.experts_per_token, 2u);
+  ASSERT_FALSE(m.notes.empty());
+  EXPECT_NE(m.notes.back().find("generic MoE decoder"), std::string::npos);
+  // DeepSeek-style keys: the first layers dense, shared experts of n x moe width.
+  nlohmann::json ds = {{"model_type", "my_deepseek_clone"}, {"hidden_size", 1024}, {"num_hidden_layers", 4},
+                       {"num_attention_heads", 8}, {"vocab_size", 1000}, {"intermediate_size", 4096},
+                       {"moe_intermediate_size", 256}, {"n_routed_experts", 16}, {"num_experts_per_tok", 2},
+                       {"n_shared_experts", 2}, {"first_k_dense_replace", 1}};
+  const auto d = build_model_from_config(ds.dump(), "config.json").value_or_throw();
+  EXPECT_EQ(d.moe.shared_experts, 2u);
+  // Per layer: attention 4 x 1024^2; layer 0 dense 3 x 4096 x 1024; layers 1-3 router 16 x 1024,
+  // experts 16 x 3 x 256 x 1024, shared 3 x 512 x 1024; norms 2 x 1024; embedding, head, final norm.
+  const std::uint64_t params = 4 * (4ull * 1024 * 1024 + 2 * 1024) + 3ull * 4096 * 1024 +
+                               3 * (16ull * 1024 + 16ull * 3 * 256 * 1024 + 3ull * 512 * 1024) + 2ull * 1000 * 1024 + 1024;
+  EXPECT_EQ(d.manifest.logical_params(), params);
+  // A config the generic MoE reading cannot read names the missing reader.
+  ds.erase("moe_intermediate_size");
+  ds.erase("intermediate_size");
+  const auto bad = build_model_from_config(ds.dump(), "config.json");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("no family reader"), std::string::npos) << bad.error().to_string();
+}
+
 TEST(DenseDecoderInline, LinearFlagsMarkTheNnLinearWeights) {
   // Quantize every "Linear" target with MXFP4: exactly the projections and the
   // head change format; embedding, norms and biases stay BF16.
