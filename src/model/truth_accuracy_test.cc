@@ -7,7 +7,11 @@
 #include <cstdio>
 
 #include "core/bytes.h"
+#include "model/family_registry.h"
 #include "model/model_catalogue.h"
+#include "shared_files.h"
+
+#include <nlohmann/json.hpp>
 
 namespace preflight {
 namespace {
@@ -46,6 +50,32 @@ TEST(TruthAccuracy, ConfigAloneWithinPointThreePercent) {
     std::printf("| %s | %s | %s | %+.4f%% |\n", row.model, with_commas(predicted).c_str(),
                 with_commas(row.real_bytes).c_str(), error * 100);
     EXPECT_LE(std::abs(error), 0.003) << row.model;
+  }
+}
+
+// Held-out configs gathered for issue 16 (tests/validation/models/<folder>): each
+// config.json against the total_size of the model's own index (index-metadata.json,
+// from a public copy named in the folder's notes.md). Bytes, exact.
+struct HeldOutRow {
+  const char* folder;
+  std::uint64_t index_total_size;
+};
+constexpr HeldOutRow kHeldOut[] = {
+    {"Qwen__Qwen3-8B", 16'381'470'720},         {"Qwen__Qwen3-30B-A3B", 61'064'245'248},
+    {"Qwen__Qwen2.5-72B-Instruct", 145'412'407'296}, {"google__gemma-2-9b-it", 18'483'411'968},
+    {"microsoft__phi-2", 5'559'367'680},          {"microsoft__phi-4", 29'319'014'400},
+};
+
+TEST(TruthAccuracy, HeldOutConfigsMatchTheirIndexTotals) {
+  for (const auto& row : kHeldOut) {
+    SCOPED_TRACE(row.folder);
+    const std::string dir = std::string(PREFLIGHT_SOURCE_DIR) + "/tests/validation/models/" + row.folder + "/";
+    const auto meta = nlohmann::json::parse(testing::read_file(dir + "index-metadata.json"));
+    ASSERT_EQ(meta.at("metadata").at("total_size").get<std::uint64_t>(), row.index_total_size);
+    auto model = build_model_from_config(testing::read_file(dir + "config.json"), "config.json");
+    ASSERT_TRUE(model.ok()) << model.error().to_string();
+    EXPECT_TRUE(model->family_reader);
+    EXPECT_EQ(model->manifest.payload_bytes(), row.index_total_size);
   }
 }
 
