@@ -401,9 +401,10 @@ Result<GpuCatalogue> GpuCatalogue::parse(std::string_view json_text, std::string
         return w.at("id", fmt::format("duplicate id '{}' (first at /accelerators/{})",
                                       accelerator->id, it->second));
       catalogue.accelerators_.push_back(std::move(accelerator).value());
-      catalogue.raw_entries_.push_back(entry.dump(-1, ' ', false, json::error_handler_t::replace));
       if (auto f = add_keys(catalogue.index_, catalogue.accelerators_, i, w)) return *f;
     }
+    catalogue.source_owned_ = std::make_shared<const std::string>(json_text);
+    catalogue.source_ = *catalogue.source_owned_;
     return catalogue;
   } catch (const json::exception& e) {
     // Not expected (every access above is type-checked first); kept so that no
@@ -418,7 +419,10 @@ const GpuCatalogue& GpuCatalogue::embedded() {
     if (!parsed)
       throw std::logic_error("the embedded GPU catalogue is invalid: " +
                              parsed.error().to_string());
-    return std::move(parsed).value();
+    auto built = std::move(parsed).value();
+    built.source_owned_.reset();  // the binary's own bytes outlive every catalogue
+    built.source_ = embedded::data_gpus_json;
+    return built;
   }();
   return catalogue;
 }
@@ -433,9 +437,12 @@ Result<GpuCatalogue> GpuCatalogue::merged_with(std::string_view override_json,
 
     GpuCatalogue merged;
     merged.accelerators_ = accelerators_;
-    std::vector<json> raw;
-    raw.reserve(raw_entries_.size());
-    for (const auto& text : raw_entries_) raw.push_back(json::parse(text));
+    // Each entry's object as this catalogue was given (it parsed once, so it parses again).
+    auto base = parse_json(source_, "the catalogue being overridden");
+    if (!base) return base.error();
+    auto base_list = accelerators_of(*base, "the catalogue being overridden");
+    if (!base_list) return base_list.error();
+    std::vector<json> raw(std::make_move_iterator((*base_list)->begin()), std::make_move_iterator((*base_list)->end()));
     std::unordered_map<std::string, std::size_t> by_id;
     for (std::size_t j = 0; j < accelerators_.size(); ++j) by_id.emplace(accelerators_[j].id, j);
 
@@ -486,9 +493,10 @@ Result<GpuCatalogue> GpuCatalogue::merged_with(std::string_view override_json,
       for (const auto& [j, w] : *group)
         if (auto f = add_keys(merged.index_, merged.accelerators_, j, w)) return *f;
 
-    merged.raw_entries_.reserve(raw.size());
-    for (const auto& r : raw)
-      merged.raw_entries_.push_back(r.dump(-1, ' ', false, json::error_handler_t::replace));
+    json document = {{"accelerators", std::move(raw)}};
+    merged.source_owned_ =
+        std::make_shared<const std::string>(document.dump(-1, ' ', false, json::error_handler_t::replace));
+    merged.source_ = *merged.source_owned_;
     return merged;
   } catch (const json::exception& e) {
     return Error{std::string(origin), "", "invalid catalogue: " + escape_control(e.what())};

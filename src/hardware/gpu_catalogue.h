@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -60,9 +61,13 @@ class GpuCatalogue {
 
  private:
   std::vector<Accelerator> accelerators_;
-  // Each entry's JSON object as given (after merging), so a later override can
-  // be applied field by field and the result validated as a whole.
-  std::vector<std::string> raw_entries_;
+  // The catalogue document as given (after merging: re-serialized), so a later
+  // override can be applied field by field to each entry's JSON object and the
+  // result validated as a whole. Only merged_with reads it again: a plan does
+  // not pay for keeping 33 entries as text. The embedded catalogue's view points
+  // at the binary's data; a parsed or merged one owns its text.
+  std::shared_ptr<const std::string> source_owned_;
+  std::string_view source_;
   // lookup_key(id | name | alias) -> index into accelerators_.
   std::unordered_map<std::string, std::size_t> index_;
 };
