@@ -20,7 +20,7 @@
 #include "launch/recipe_catalogue.h"
 #include "model/dtype.h"
 #include "model/model_catalogue.h"
-#include "plan/workload.h"
+#include "workload/workload.h"
 #include "plan_inputs.h"
 
 namespace preflight::cli {

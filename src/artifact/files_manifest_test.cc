@@ -47,7 +47,7 @@ FileTensor tensor(const std::string& name, std::vector<std::uint64_t> shape, Dty
 }
 
 // Each rank's weight bytes, placed tensor by tensor with the rules of
-// plan/placement.h written out plainly: a tensor lives in the stage of its
+// placement/placement.h written out plainly: a tensor lives in the stage of its
 // layer (embedding, vision and projector on the first, the rest on the last);
 // replicated tensors are whole on every rank of the stage; column/row/vocab
 // tensors split their dimension over TP, the first ranks taking one more

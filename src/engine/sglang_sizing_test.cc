@@ -17,7 +17,7 @@
 #include "core/bytes.h"
 #include "hardware/gpu_catalogue.h"
 #include "model/model_catalogue.h"
-#include "plan/placement.h"
+#include "placement/placement.h"
 #include "plan/plan.h"
 #include "support/fixtures.h"
 

@@ -13,8 +13,8 @@
 #include "hardware/accelerator.h"
 #include "model/model_spec.h"
 #include "model/request_state.h"
-#include "plan/layout.h"
-#include "plan/workload.h"
+#include "placement/layout.h"
+#include "workload/workload.h"
 
 namespace preflight {
 

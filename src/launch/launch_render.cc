@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "core/bytes.h"
-#include "plan/ledger.h"
+#include "placement/ledger.h"
 
 namespace preflight {
 

@@ -17,8 +17,8 @@
 
 #include "embedded_files.h"
 #include "model/model_catalogue.h"
-#include "plan/layout.h"
-#include "plan/placement.h"
+#include "placement/layout.h"
+#include "placement/placement.h"
 
 namespace preflight {
 namespace {

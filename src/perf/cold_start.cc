@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "core/bytes.h"
-#include "plan/disk.h"
+#include "perf/disk.h"
 
 namespace preflight {
 

@@ -11,7 +11,7 @@
 #include "hardware/gpu_catalogue.h"
 #include "model/model_catalogue.h"
 #include "perf/traffic_format.h"
-#include "plan/placement.h"
+#include "placement/placement.h"
 #include "support/fixtures.h"
 
 namespace preflight {

@@ -22,8 +22,8 @@
 #include <vector>
 
 #include "model/model_spec.h"
-#include "plan/layout.h"
-#include "plan/placement.h"
+#include "placement/layout.h"
+#include "placement/placement.h"
 
 namespace preflight {
 

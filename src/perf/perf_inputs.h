@@ -16,7 +16,7 @@
 #include "hardware/accelerator.h"
 #include "model/model_spec.h"
 #include "model/request_state.h"
-#include "plan/layout.h"
+#include "placement/layout.h"
 
 namespace preflight {
 

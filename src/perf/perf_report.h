@@ -18,8 +18,8 @@
 #include "perf/format_placement.h"
 #include "perf/prefill.h"
 #include "perf/roofline.h"
-#include "plan/layout.h"
-#include "plan/workload.h"
+#include "placement/layout.h"
+#include "workload/workload.h"
 
 namespace preflight {
 

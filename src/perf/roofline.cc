@@ -97,7 +97,7 @@ std::string seconds_text(double s) { return format_seconds(s); }
 
 std::string source_text(const PerfInputs& in) {
   const auto& g = *in.gpu;
-  return fmt::format("tensor manifest and plan placement (plan/placement.h); data/gpus.json {}: {} TB/s HBM, "
+  return fmt::format("tensor manifest and plan placement (placement/placement.h); data/gpus.json {}: {} TB/s HBM, "
                      "BF16 {} / FP8 {} / FP4 {} dense TFLOPS, interconnect {} GB/s bidirectional",
                      g.id, g.memory_bandwidth_tb_s, g.bf16_dense_tflops, g.fp8_dense_tflops, g.fp4_dense_tflops,
                      g.interconnect_gb_s);

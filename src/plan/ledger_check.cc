@@ -6,8 +6,8 @@
 
 #include "core/bytes.h"
 #include "model/request_state.h"
-#include "plan/placement.h"
-#include "plan/workload.h"
+#include "placement/placement.h"
+#include "workload/workload.h"
 
 namespace preflight {
 

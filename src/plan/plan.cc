@@ -8,9 +8,9 @@
 #include "core/bytes.h"
 #include "model/request_state.h"
 #include "plan/checklist.h"
-#include "plan/disk.h"
-#include "plan/kv_offload.h"
-#include "plan/placement.h"
+#include "perf/disk.h"
+#include "workload/kv_offload.h"
+#include "placement/placement.h"
 #include "plan/plan_steps.h"
 #include "engine/size_engine.h"
 #include "perf/roofline.h"
@@ -72,7 +72,7 @@ PerfReport plan_perf(const Plan& plan, const PlanContext& context, const PlanReq
     in.artifact_source = a.source;
   } else {
     in.artifact_bytes = plan.checkpoint_bytes;
-    in.artifact_source = "tensor manifest (plan/placement.h)";
+    in.artifact_source = "tensor manifest (placement/placement.h)";
   }
   in.artifact_bytes = checked_add(in.artifact_bytes, draft_payload);
   return build_perf_report(in);

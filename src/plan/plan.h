@@ -28,10 +28,10 @@
 #include "perf/format_placement.h"
 #include "perf/latency.h"
 #include "perf/perf_report.h"
-#include "plan/layout.h"
-#include "plan/ledger.h"
-#include "plan/placement.h"
-#include "plan/workload.h"
+#include "placement/layout.h"
+#include "placement/ledger.h"
+#include "placement/placement.h"
+#include "workload/workload.h"
 
 namespace preflight {
 

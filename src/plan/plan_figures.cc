@@ -6,8 +6,8 @@
 #include <cmath>
 
 #include "core/bytes.h"
-#include "plan/kv_offload.h"
-#include "plan/placement.h"
+#include "workload/kv_offload.h"
+#include "placement/placement.h"
 
 namespace preflight::plan_steps {
 
@@ -127,7 +127,7 @@ void add_active_figures(Plan& plan, const ModelSpec& model, const Inventory& inv
       manifest_source_text(model)));
 }
 
-// --kv-offload: the tokens the GPU and CPU tiers hold (plan/kv_offload.h).
+// --kv-offload: the tokens the GPU and CPU tiers hold (workload/kv_offload.h).
 void add_offload_figures(Plan& plan, const PlanContext& context, const PlanRequest& request) {
   const auto& w = plan.workload;
   if (w.kv_offload_bytes_per_node == 0) return;

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "plan/plan.h"
-#include "plan/request_mix.h"
+#include "workload/request_mix.h"
 #include "support/fixtures.h"
 
 namespace preflight {

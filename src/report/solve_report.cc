@@ -7,7 +7,7 @@
 
 #include "core/bytes.h"
 #include "perf/perf_inputs.h"
-#include "plan/ledger.h"
+#include "placement/ledger.h"
 
 namespace preflight {
 

@@ -17,8 +17,8 @@
 #include "core/result.h"
 #include "hardware/accelerator.h"
 #include "model/model_spec.h"
-#include "plan/layout.h"
-#include "plan/ledger.h"
+#include "placement/layout.h"
+#include "placement/ledger.h"
 #include "perf/roofline.h"
 #include "plan/plan.h"
 

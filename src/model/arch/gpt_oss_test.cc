@@ -11,7 +11,7 @@
 #include "model/family_registry.h"
 #include "model/inventory.h"
 #include "model/quantization.h"
-#include "plan/placement.h"
+#include "placement/placement.h"
 #include "shared_files.h"
 #include "config_error_cases.h"
 

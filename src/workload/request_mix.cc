@@ -1,4 +1,4 @@
-#include "plan/request_mix.h"
+#include "workload/request_mix.h"
 
 #include <fmt/format.h>
 

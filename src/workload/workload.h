@@ -7,8 +7,8 @@
 #include <string>
 
 #include "core/units.h"
-#include "plan/cache_dtype.h"
-#include "plan/request_mix.h"
+#include "workload/cache_dtype.h"
+#include "workload/request_mix.h"
 
 namespace preflight {
 
@@ -29,7 +29,7 @@ struct WorkloadOptions {
   // empty: every request is context_tokens long. With a mix, context_tokens is
   // its longest member (the engines' max_model_len).
   RequestMix mix;
-  // --kv-offload: host memory per node for evicted KV blocks (plan/kv_offload.h); 0: none.
+  // --kv-offload: host memory per node for evicted KV blocks (workload/kv_offload.h); 0: none.
   std::uint64_t kv_offload_bytes_per_node = 0;
 };
 

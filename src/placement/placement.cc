@@ -1,4 +1,4 @@
-#include "plan/placement.h"
+#include "placement/placement.h"
 
 #include <algorithm>
 #include <array>

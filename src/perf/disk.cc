@@ -1,4 +1,4 @@
-#include "plan/disk.h"
+#include "perf/disk.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "plan/cache_dtype.h"
+#include "workload/cache_dtype.h"
 
 #include "core/text.h"
 

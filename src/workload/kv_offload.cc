@@ -1,4 +1,4 @@
-#include "plan/kv_offload.h"
+#include "workload/kv_offload.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "plan/workload.h"
+#include "workload/workload.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "plan/ledger.h"
+#include "placement/ledger.h"
 
 #include <fmt/format.h>
 

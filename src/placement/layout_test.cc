@@ -1,7 +1,7 @@
 // Layouts: vLLM's pipeline split, the reasons a layout is refused (each names
 // its flag), the defaults the planner picks, and the candidate layouts the
 // solvers search.
-#include "plan/layout.h"
+#include "placement/layout.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // grouped, prefix-summed index the solvers query thousands of times) must
 // agree byte for byte with a brute-force walk over the manifest that applies
 // the rules of placement.h tensor by tensor.
-#include "plan/placement.h"
+#include "placement/placement.h"
 
 #include <gtest/gtest.h>
 

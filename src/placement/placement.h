@@ -35,7 +35,7 @@
 #include <vector>
 
 #include "model/model_spec.h"
-#include "plan/layout.h"
+#include "placement/layout.h"
 
 namespace preflight {
 

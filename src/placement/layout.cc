@@ -1,4 +1,4 @@
-#include "plan/layout.h"
+#include "placement/layout.h"
 
 #include <fmt/format.h>
 
