@@ -162,6 +162,8 @@ int run_engines(const Options& o, Io& io) {
                       {"cuda_graph_subtracted", e.cuda_graph_subtracted},
                       {"sampler_bytes_per_logit", e.sampler_bytes_per_logit},
                       {"kv_tokens_from_concurrency", e.kv_tokens_from_concurrency},
+                      {"hybrid_kv_manager", e.hybrid_kv_manager},
+                      {"moe_workspace", e.moe_workspace},
                       {"source", e.source}});
     nlohmann::json j = {
         {"generic", {{"rules", "seed 000's planning model: weights, a runtime reserve (--reserve), prefill activations, "
@@ -196,10 +198,12 @@ int run_engines(const Options& o, Io& io) {
                            v.max_num_batched_tokens_small_gpu, v.max_num_seqs_small_gpu);
   io.out << fmt::format("         rules from {}\n", v.code);
   for (const auto& e : v.eras)
-    io.out << fmt::format("  from {}.{}.{} ({}): non-torch {} GiB at TP1, {} GiB at TP>1; CUDA graphs {}; sampler {} B/logit\n"
+    io.out << fmt::format("  from {}.{}.{} ({}): non-torch {} GiB at TP1, {} GiB at TP>1; CUDA graphs {}; sampler {} B/logit;\n"
+                             "      hybrid KV cache manager {}; fused-MoE workspace {}\n"
                              "      source: {}\n",
                              e.from.major, e.from.minor, e.from.patch, e.engine, e.non_torch_gib_tp1, e.non_torch_gib_tp,
-                             e.cuda_graph_subtracted ? "subtracted" : "not subtracted", e.sampler_bytes_per_logit, e.source);
+                             e.cuda_graph_subtracted ? "subtracted" : "not subtracted", e.sampler_bytes_per_logit,
+                             e.hybrid_kv_manager, e.moe_workspace, e.source);
   io.out << fmt::format("\nsglang   default version {}; mem_fraction_static by SGLang's formula; mamba_full_memory_ratio {}; "
                            "page {} token(s); state slots per request {} / {} / {} (radix on / lazy / off)\n",
                            g.default_version.str(), g.mamba_full_memory_ratio, g.page_size, g.radix_slots_on, g.radix_slots_lazy,
