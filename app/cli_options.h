@@ -63,7 +63,6 @@ struct Options {
   std::string decode_tp, decode_ep, decode_pp, decode_dp;
   // Set by the disaggregated plan for each pool (never by the command line).
   LatencyPhase latency_phase = LatencyPhase::both;
-  double kv_transfer_s = 0;
   // Engine and its knobs.
   std::string engine;                // vllm | sglang | generic
   std::string engine_version;

@@ -26,8 +26,10 @@ namespace {
 TextStyle style_of(const Options& o) { return o.format == "md" ? TextStyle::markdown : TextStyle::table; }
 
 int print_plan(const Options& o, Io& io, bool explain) {
-  LoadedModel loaded;
-  auto plan = make_plan(o, &loaded);
+  auto resolved = resolve_request(o, ClusterFrom::gpus);
+  if (!resolved) return fail(io, resolved.error());
+  const LoadedModel& loaded = resolved->loaded;
+  auto plan = make_plan(*resolved);
   if (!plan) return fail(io, plan.error());
   for (const auto& rank : plan->ranks) {
     std::string why;

@@ -71,44 +71,51 @@ std::string figure_line(const Figure& f) {
 
 int run_disaggregated_plan(const Options& o, Io& io) {
   if (auto e = refuse_single_cluster_flags(o)) return fail(io, *e);
-  auto base = plan_request(o);
-  if (!base) return fail(io, base.error());
+  // Each pool resolved from its own options (its --gpus and layout flags) with the model loaded once.
   auto loaded = load_model_for(o);
   if (!loaded) return fail(io, loaded.error());
-  const auto& model = loaded->model;
+  auto decode_in = resolve_request(disaggregated_pool_options(o, false), ClusterFrom::gpus, &loaded.value());
+  if (!decode_in) return fail(io, decode_in.error());
+  const auto& model = decode_in->loaded.model;
 
   // The prompt: --input-tokens, else the longest request less its output.
-  const auto& w = base->workload;
+  const auto& w = decode_in->request.workload;
   const auto length = !w.mix.empty() ? longest(w.mix) : w.context_tokens > 0 ? w.context_tokens : model.max_context;
-  const auto& t = base->latency;
+  const auto& t = decode_in->request.latency;
   const auto output = t.output_tokens > 0 ? t.output_tokens : default_output_tokens(length);
   const auto prompt = t.input_tokens > 0 ? t.input_tokens : default_input_tokens(length, output);
-  const auto link = base->perf.scale_out_gb_s;
+  const auto link = decode_in->request.perf.scale_out_gb_s;
   if (!(link > 0))
     return fail(io, Error{flag_of(&Options::scale_out_gb_s), "", "the KV transfer between the pools crosses the scale-out network: give its rate above 0"});
 
   try {
-    auto decode_options = disaggregated_pool_options(o, false);
-    auto decode = make_plan(decode_options, nullptr, &loaded.value());
+    auto decode = make_plan(*decode_in);
     if (!decode) return fail(io, decode.error());
     const auto transfer = kv_transfer(model, decode->layout, decode->workload, prompt, link, t.rate_per_s);
 
-    auto prefill_options = disaggregated_pool_options(o, true);
-    prefill_options.context = std::to_string(prompt);
-    prefill_options.mix.clear();
-    prefill_options.mix_file.clear();
+    // The prefill pool: its cluster and layout flags, and the phase's workload set on the typed request.
+    auto prefill_in = resolve_request(disaggregated_pool_options(o, true), ClusterFrom::gpus, &loaded.value());
+    if (!prefill_in) return fail(io, prefill_in.error());
+    ResolvedRequest& pool = prefill_in.value();
+    auto& pw = pool.request.workload;
+    pw.requested = true;
+    pw.context_tokens = prompt;
+    pw.mix.clear();
+    auto& pt = pool.request.latency;
     if (t.any()) {  // the latency check's tokens (without a target there is none)
-      prefill_options.input_tokens = std::to_string(prompt);
-      prefill_options.output_tokens = std::to_string(output);
+      pt.input_tokens = prompt;
+      pt.output_tokens = output;
     }
-    prefill_options.tpot.clear();
-    prefill_options.kv_transfer_s = transfer.seconds;
+    pt.tpot_s = 0;
+    pt.kv_transfer_s = transfer.seconds;
     // Prompts in flight: those arriving while one waits for its first token (Little's law), else one per group.
     const auto in_flight = t.rate_per_s > 0 && t.ttft_s > 0
                                ? std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil(t.rate_per_s * t.ttft_s)))
                                : 1;
-    prefill_options.concurrency = std::to_string(in_flight);
-    auto prefill = make_plan(prefill_options, nullptr, &loaded.value());
+    pw.concurrency = in_flight;
+    pool.request.concurrency_from_rate = false;
+    pool.workload_flags = fmt::format("--context {} --concurrency {}", prompt, in_flight);
+    auto prefill = make_plan(pool);
     if (!prefill) return fail(io, prefill.error());
     check_invariants(*decode, model);
     check_invariants(*prefill, model);

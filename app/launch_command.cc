@@ -168,10 +168,13 @@ int launch_deployment(const Options& o, Io& io, const DisaggregationFlags* flags
   }
   in.settings = std::move(settings).value();
 
-  auto plan_options = with_settings(o, in.settings);
-  plan_options.suggest = false;  // the command's comment states the verdict; suggestions are plan's
-  // The recipes' settings never change what is loaded (no --quantize or --dtype among them): plan the model loaded above.
-  auto plan = make_plan(plan_options, nullptr, &*loaded);
+  // The recipes fill options the user left unset (as text, as the user would
+  // have typed them), so they are parsed and checked as the user's are. They
+  // never change what is loaded (no --quantize or --dtype among them): plan the model loaded above.
+  auto resolved = resolve_request(with_settings(o, in.settings), ClusterFrom::gpus, &*loaded);
+  if (!resolved) return fail(io, resolved.error());
+  resolved.value().suggest = false;  // the command's comment states the verdict; suggestions are plan's
+  auto plan = make_plan(*resolved);
   if (!plan) return fail(io, plan.error());
   in.engine_version = plan->engine_options.version;
   auto launch = build_launch(*plan, in);

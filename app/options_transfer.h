@@ -2,7 +2,7 @@
 // The binary and the module each link their own C++ runtime (start-up, issue 18),
 // so no C++ object crosses between them: only this C string, written and read by
 // the option table's members. Fields the command line never sets (the
-// disaggregated plan's latency_phase, kv_transfer_s) are not carried.
+// disaggregated plan's latency_phase) are not carried.
 #pragma once
 
 #include <string>

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <set>
 #include <tuple>
 
 #include "core/bytes.h"
@@ -142,6 +143,8 @@ Result<LoadedModel> load_named_model(const Options& o, const std::string& name, 
 
 }  // namespace
 
+namespace {
+
 Result<PlanRequest> plan_request(const Options& o) {
   PlanRequest r;
   auto& w = r.workload;
@@ -225,7 +228,6 @@ Result<PlanRequest> plan_request(const Options& o) {
     return Error{t.input_tokens > 0 ? flag_of(&Options::input_tokens) : flag_of(&Options::output_tokens), "",
                  "sizes the latency check: give --ttft, --tpot or --rate with it"};
   t.phase = o.latency_phase;
-  t.kv_transfer_s = o.kv_transfer_s;
   if (t.rate_per_s > 0 && o.latency_phase != LatencyPhase::prefill) {  // a prefill pool's prompts in flight are set for it
     if (!o.concurrency.empty())
       return Error{flag_of(&Options::rate), "", "the running requests follow from the rate: give --rate or --concurrency, not both"};
@@ -298,7 +300,12 @@ Result<PlanRequest> plan_request(const Options& o) {
   return r;
 }
 
-Error overflow_error(const Options& o, const Error& arithmetic) {
+}  // namespace
+
+namespace {
+
+// The workload flags given, as an overflow error names them.
+std::string workload_flags_of(const Options& o) {
   // Checked arithmetic names the quantity, not the input that made it absurd:
   // name the workload flags given (else the model), which are what to change.
   std::string flags;
@@ -308,7 +315,13 @@ Error overflow_error(const Options& o, const Error& arithmetic) {
                                     {flag_of(&Options::spec_tokens), &o.spec_tokens}, {flag_of(&Options::max_num_batched_tokens), &o.max_num_batched_tokens},
                                     {flag_of(&Options::max_num_seqs), &o.max_num_seqs}})
     if (!value->empty()) flags += fmt::format("{}{} {}", flags.empty() ? "" : " ", flag, *value);
-  return Error{flags.empty() ? "MODEL" : flags, "",
+  return flags;
+}
+
+}  // namespace
+
+Error overflow_error(const std::string& workload_flags, const Error& arithmetic) {
+  return Error{workload_flags.empty() ? "MODEL" : workload_flags, "",
                fmt::format("too large to plan: {} ({})", arithmetic.message, arithmetic.field)};
 }
 
@@ -317,6 +330,11 @@ Result<LoadedModel> load_model_for(const Options& o) {
   return load_named_model(o, o.model, {o.quantize, o.dtype});
 }
 
+namespace {
+
+// What an engine plan needs beyond the options, once the model is loaded:
+// the release its recipe needs, and the model as the engine holds it under
+// --dtype auto (a float32 config in 16 bits). Nothing for the generic engine.
 std::optional<Error> prepare_engine_inputs(LoadedModel& loaded, const Options& o, PlanRequest& request,
                                            const Accelerator* gpu, std::uint64_t gpu_count) {
   auto& e = request.engine;
@@ -342,6 +360,8 @@ std::optional<Error> prepare_engine_inputs(LoadedModel& loaded, const Options& o
   return std::nullopt;
 }
 
+}  // namespace
+
 Result<Cluster> resolve_cluster(const Options& o) {
   auto spec = parse_gpu_spec(o.gpus, flag_of(&Options::gpus));
   if (!spec) return spec.error();
@@ -352,48 +372,88 @@ Result<Cluster> resolve_cluster(const Options& o) {
   return Cluster{**gpu, spec->count};
 }
 
-Result<Plan> make_plan(const Options& o, LoadedModel* loaded_out, const LoadedModel* preloaded) {
-  auto cluster = resolve_cluster(o);
-  if (!cluster) return cluster.error();
-  auto loaded = preloaded != nullptr ? Result<LoadedModel>(*preloaded) : load_model_for(o);
-  if (!loaded) return loaded.error();
+namespace {
+
+// --gpu FAMILY ... (default: every catalogue family), in the order given, each once.
+Result<std::vector<Accelerator>> families(const Options& o) {
+  auto catalogue = resolve_catalogue(o);
+  if (!catalogue) return catalogue.error();
+  if (o.gpu_families.empty()) return catalogue->all();
+  std::vector<Accelerator> out;
+  std::set<std::string> seen;
+  for (const auto& name : o.gpu_families) {
+    auto gpu = catalogue->find(name, flag_of(&Options::gpu_families));
+    if (!gpu) return gpu.error();
+    if (seen.insert((*gpu)->id).second) out.push_back(**gpu);
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<ResolvedRequest> resolve_request(const Options& o, ClusterFrom from, const LoadedModel* preloaded) {
+  ResolvedRequest r;
+  // In the order a user fixes them: the cluster, the workload, then the model (which may fetch).
+  if (from == ClusterFrom::gpus) {
+    auto cluster = resolve_cluster(o);
+    if (!cluster) return cluster.error();
+    r.cluster = std::move(cluster).value();
+  } else {
+    auto gpus = families(o);
+    if (!gpus) return gpus.error();
+    r.families = std::move(gpus).value();
+  }
   auto request = plan_request(o);
   if (!request) return request.error();
-  request.value().gpu_count = cluster->count;
-  if (auto e = prepare_engine_inputs(loaded.value(), o, request.value(), &cluster->gpu, cluster->count)) return *e;
+  r.request = std::move(request).value();
+  auto loaded = preloaded != nullptr ? Result<LoadedModel>(*preloaded) : load_model_for(o);
+  if (!loaded) return loaded.error();
+  r.loaded = std::move(loaded).value();
+  if (r.cluster) r.request.gpu_count = r.cluster->count;
+  if (auto e = prepare_engine_inputs(r.loaded, o, r.request, r.cluster ? &r.cluster->gpu : nullptr,
+                                     r.cluster ? r.cluster->count : 0))
+    return *e;
+  r.suggest = o.suggest;
+  r.budget = o.budget;
+  r.workload_flags = workload_flags_of(o);
+  return r;
+}
+
+Result<Plan> make_plan(const ResolvedRequest& r) {
+  if (!r.cluster) return Error{"", "", "a plan needs --gpus COUNTxFAMILY"};
+  const auto& cluster = *r.cluster;
+  const auto& model = r.loaded.model;
+  const auto& request = r.request;
   try {
     // Plans are evaluated on the solvers' fast path (through the API, checked
     // against the request's budget between plans) and resolved as `fit` would:
     // without layout flags, the practical layout with the best verdict.
-    const PlanContext context(loaded->model);
+    const PlanContext context(model);
     PlanEvaluator verdicts = verdict_plan_evaluator(context);
-    if (o.budget != nullptr)
-      verdicts = [inner = std::move(verdicts), budget = o.budget](const Accelerator& g, const PlanRequest& r) {
+    if (r.budget != nullptr)
+      verdicts = [inner = std::move(verdicts), budget = r.budget](const Accelerator& g, const PlanRequest& pr) {
         budget->check();
-        return inner(g, r);
+        return inner(g, pr);
       };
-    const PlanEvaluator evaluate = practical_evaluator(verdicts, loaded->model);
-    PlanRequest resolved = *request;
-    if (!layout_given(request->layout)) {
+    const PlanEvaluator evaluate = practical_evaluator(verdicts, model);
+    PlanRequest resolved = request;
+    if (!layout_given(request.layout)) {
       // The search practical_evaluator runs, here once with its count of layouts for the reason.
-      if (auto search = best_layout(verdicts, cluster->gpu, *request,
-                                    layouts_to_try(loaded->model, cluster->gpu, *request))) {
+      if (auto search = best_layout(verdicts, cluster.gpu, request, layouts_to_try(model, cluster.gpu, request))) {
         resolved.layout = layout_options_of(search->best.layout);
         resolved.layout_reason = fmt::format(
             "the practical layout `fit` picks at {} GPUs ({} tried: TP a power of two within a node dividing the "
             "heads, PP only across nodes, {}; green first, then the fewest stages, then the most headroom)",
-            request->gpu_count, search->evaluated,
-            loaded->model.moe.routed_experts > 0 ? "EP over each stage" : "DP replicas");
+            request.gpu_count, search->evaluated, model.moe.routed_experts > 0 ? "EP over each stage" : "DP replicas");
       }
     }
-    auto plan = build_plan(context, cluster->gpu, resolved, PlanDetail::full);
-    if (plan && !plan->verdict.fits && o.suggest)
-      plan.value().verdict.suggestions = find_fixes(evaluate, cluster->gpu, *request, *plan);
-    if (loaded_out != nullptr) *loaded_out = std::move(loaded).value();
+    auto plan = build_plan(context, cluster.gpu, resolved, PlanDetail::full);
+    if (plan && !plan->verdict.fits && r.suggest)
+      plan.value().verdict.suggestions = find_fixes(evaluate, cluster.gpu, request, *plan);
     return plan;
   } catch (const InputError& e) {
     if (e.error().origin != "arithmetic") throw;
-    return overflow_error(o, e.error());
+    return overflow_error(r.workload_flags, e.error());
   }
 }
 

@@ -1,7 +1,8 @@
-// Turning command-line options into library inputs: the GPU catalogue (with
-// --catalogue merged), the model (with --quantize / --dtype overrides), and the
-// PlanRequest (workload, layout and engine knobs parsed by the unit parsers so
-// errors name the flag). Every command that plans shares these.
+// Turning command-line options into library inputs, once: resolve_request
+// gives the GPU catalogue's cluster or families (with --catalogue merged), the
+// model (with --quantize / --dtype overrides and the engine's auto dtype) and
+// the typed PlanRequest (workload, layout and engine knobs parsed by the unit
+// parsers so errors name the flag). Every command that plans goes through it.
 #pragma once
 
 #include <string>
@@ -23,27 +24,43 @@ struct Cluster {
   std::uint64_t count = 0;
 };
 Result<Cluster> resolve_cluster(const Options& o);
-Result<PlanRequest> plan_request(const Options& o);
+// MODEL (or the uploaded config) as read, before any engine rule: inspect's
+// model, and what launch's recipes are chosen by.
 Result<LoadedModel> load_model_for(const Options& o);
-// What an engine plan needs beyond the options, once the model is loaded:
-// - the release the model's own engine recipe needs (data/launch/recipes.json
-//   min_version), so the plan can say when it applies an older release's rules
-//   (`gpu` null: the recipes that hold on any GPU, for the solvers over families);
-// - the model as the engine holds it under `--dtype auto` when no --dtype was
-//   given (engine/engine_dtype.h: a float32 config in 16 bits).
-// Nothing for the generic engine.
-std::optional<Error> prepare_engine_inputs(LoadedModel& loaded, const Options& o, PlanRequest& request,
-                                           const Accelerator* gpu, std::uint64_t gpu_count);
 
-// The plan for --gpus, the model and the request options; `loaded` (when
-// given) receives the model it planned and how its files compare with config.json.
-// `preloaded`: the model the caller already loaded from the same options (a
-// disaggregated plan's two pools share one load); null: load it here.
-Result<Plan> make_plan(const Options& o, LoadedModel* loaded = nullptr, const LoadedModel* preloaded = nullptr);
+// Everything a command hands the library, resolved once from the options
+// (issue 17): the model as the engine will hold it, the cluster or the GPU
+// families, and the typed request (dtypes as enums, the engine version parsed,
+// layout constraints, the workload). Commands adjust this, never the option
+// strings; nothing below app/ sees Options. The context stays 0 when --context
+// was not given: the library resolves it against the model in one place
+// (resolved_workload), and the reports say "the model's context window".
+struct ResolvedRequest {
+  LoadedModel loaded;
+  std::optional<Cluster> cluster;      // --gpus COUNTxFAMILY (plan, explain, max, launch)
+  std::vector<Accelerator> families;   // --gpu FAMILY ... (fit, sweep): the catalogue's all when none is named
+  PlanRequest request;                 // gpu_count set when there is a cluster
+  // How the plan runs, not what it plans:
+  bool suggest = true;                      // a red plan searches the changes that plan green
+  const RequestBudget* budget = nullptr;    // the web API's deadline, checked between plans
+  std::string workload_flags;               // "--context 1M --concurrency 64": what an overflow error names
+};
+
+// Which cluster options a command reads.
+enum class ClusterFrom { gpus, families };
+
+// The options resolved: `preloaded` is a model the caller already loaded from
+// the same options (a disaggregated plan's two pools share one load); null:
+// load it here. Errors name the flag, the file or the field.
+Result<ResolvedRequest> resolve_request(const Options& o, ClusterFrom from, const LoadedModel* preloaded = nullptr);
+
+// The plan of a resolved request with a cluster: its layout flags, or the
+// practical layout `fit` picks at that count; suggestions when red.
+Result<Plan> make_plan(const ResolvedRequest& r);
 
 // An overflow in the plan's checked arithmetic, named by the workload flags
-// that caused it (or MODEL when none was given).
-Error overflow_error(const Options& o, const Error& arithmetic);
+// that caused it (ResolvedRequest::workload_flags; MODEL when none was given).
+Error overflow_error(const std::string& workload_flags, const Error& arithmetic);
 
 // Prints "preflight: <error>" to io.err and returns exit code 2.
 int fail(Io& io, const Error& e);

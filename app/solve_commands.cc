@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 
 #include <iostream>
-#include <set>
 
 #include "commands.h"
 #include "option_table.h"
@@ -35,47 +34,19 @@ std::optional<Error> reject_gpus(const Options& o, const char* command) {
                            o.gpus)};
 }
 
-// --gpu FAMILY ... (default: every catalogue family), in the order given, each once.
-Result<std::vector<Accelerator>> families(const Options& o, const GpuCatalogue& catalogue) {
-  if (o.gpu_families.empty()) return catalogue.all();
-  std::vector<Accelerator> out;
-  std::set<std::string> seen;
-  for (const auto& name : o.gpu_families) {
-    auto gpu = catalogue.find(name, flag_of(&Options::gpu_families));
-    if (!gpu) return gpu.error();
-    if (seen.insert((*gpu)->id).second) out.push_back(**gpu);
-  }
-  return out;
-}
-
 // What every solver needs: the model, the catalogue's families, the request.
-struct SolverInputs {
-  LoadedModel loaded;
-  std::vector<Accelerator> gpus;
-  PlanRequest request;
-};
-
-Result<SolverInputs> solver_inputs(const Options& o, const char* command) {
+Result<ResolvedRequest> solver_inputs(const Options& o, const char* command) {
   if (auto e = reject_gpus(o, command)) return *e;
-  auto catalogue = resolve_catalogue(o);
-  if (!catalogue) return catalogue.error();
-  auto gpus = families(o, *catalogue);
-  if (!gpus) return gpus.error();
-  auto request = plan_request(o);
-  if (!request) return request.error();
-  auto loaded = load_model_for(o);
-  if (!loaded) return loaded.error();
-  if (auto e = prepare_engine_inputs(loaded.value(), o, request.value(), nullptr, 0)) return *e;
-  return SolverInputs{std::move(loaded).value(), std::move(gpus).value(), *request};
+  return resolve_request(o, ClusterFrom::families);
 }
 
 // The solvers' evaluator (the verdict-only fast path). Through the web API it
 // first checks the request's budget, so a grid past its deadline, or whose
 // client has gone, stops within one plan (RequestStopped).
-PlanEvaluator evaluator_for(const Options& o, const PlanContext& context) {
+PlanEvaluator evaluator_for(const ResolvedRequest& r, const PlanContext& context) {
   auto inner = verdict_plan_evaluator(context);
-  if (o.budget == nullptr) return inner;
-  return [inner = std::move(inner), budget = o.budget](const Accelerator& gpu, const PlanRequest& request) {
+  if (r.budget == nullptr) return inner;
+  return [inner = std::move(inner), budget = r.budget](const Accelerator& gpu, const PlanRequest& request) {
     budget->check();
     return inner(gpu, request);
   };
@@ -104,11 +75,11 @@ int run_fit(const Options& o, Io& io) {
   if (!in) return fail(io, in.error());
   std::uint64_t cells = 0;
   if (options.max_gpus <= kMaxSolverGpus)  // a larger value is solve_fit's error to report
-    for (const auto& gpu : in->gpus) cells += whole_node_counts(options.max_gpus, node_size(gpu, in->request.layout)).size();
+    for (const auto& gpu : in->families) cells += whole_node_counts(options.max_gpus, node_size(gpu, in->request.layout)).size();
   if (auto e = check_cells(o, cells)) return fail(io, *e);
   const auto& model = in->loaded.model;
   const PlanContext context(model);
-  auto fits = solve_fit(model, evaluator_for(o, context), in->gpus, in->request, options);
+  auto fits = solve_fit(model, evaluator_for(*in, context), in->families, in->request, options);
   if (!fits) return fail(io, fits.error());
   add_fit_perf(fits.value(), context, in->request);
   if (o.format == "json") io.out << json_text(fit_json(model, in->request, options, *fits)) << "\n";
@@ -122,26 +93,21 @@ int run_fit(const Options& o, Io& io) {
 int run_max(const Options& o, Io& io) {
   auto what = parse_solve(o.solve, flag_of(&Options::solve));
   if (!what) return fail(io, what.error());
-  auto cluster = resolve_cluster(o);
-  if (!cluster) return fail(io, cluster.error());
-  const Accelerator& gpu = cluster->gpu;
-  auto request = plan_request(o);
-  if (!request) return fail(io, request.error());
-  auto loaded = load_model_for(o);
-  if (!loaded) return fail(io, loaded.error());
-  request.value().gpu_count = cluster->count;
-  if (auto e = prepare_engine_inputs(loaded.value(), o, request.value(), &gpu, cluster->count)) return fail(io, *e);
+  auto in = resolve_request(o, ClusterFrom::gpus);
+  if (!in) return fail(io, in.error());
+  const Accelerator& gpu = in->cluster->gpu;
+  const auto& request = in->request;
   // The solved quantity's own flag, when given, is the ceiling of the search.
   MaxOptions options;
   options.what = *what;
-  if (*what == SolveFor::context && !o.context.empty()) options.ceiling = request->workload.context_tokens;
-  if (*what == SolveFor::concurrency && !o.concurrency.empty()) options.ceiling = request->workload.concurrency;
-  const auto& model = loaded->model;
+  if (*what == SolveFor::context && request.workload.context_tokens > 0) options.ceiling = request.workload.context_tokens;
+  if (*what == SolveFor::concurrency && !o.concurrency.empty()) options.ceiling = request.workload.concurrency;
+  const auto& model = in->loaded.model;
   const PlanContext context(model);
-  auto result = solve_max(model, evaluator_for(o, context), gpu, *request, options);
+  auto result = solve_max(model, evaluator_for(*in, context), gpu, request, options);
   if (!result) return fail(io, result.error());
-  if (o.format == "json") io.out << json_text(max_json(model, gpu, *request, *result)) << "\n";
-  else io.out << render_max(model, gpu, *request, *result, style_of(o));
+  if (o.format == "json") io.out << json_text(max_json(model, gpu, request, *result)) << "\n";
+  else io.out << render_max(model, gpu, request, *result, style_of(o));
   return result->found ? 0 : 1;
 }
 
@@ -151,14 +117,14 @@ int run_sweep(const Options& o, Io& io) {
   auto in = solver_inputs(o, "sweep");
   if (!in) return fail(io, in.error());
   std::uint64_t cells = 0;
-  for (const auto& gpu : in->gpus) cells += counts_for(*counts, node_size(gpu, in->request.layout)).size();
+  for (const auto& gpu : in->families) cells += counts_for(*counts, node_size(gpu, in->request.layout)).size();
   if (auto e = check_cells(o, cells)) return fail(io, *e);
   const auto& model = in->loaded.model;
   const PlanContext context(model);
   // The CLI plans the families on every core; a server request stays on its
   // worker thread (the server already runs requests side by side).
-  const unsigned threads = o.budget == nullptr ? machine_threads() : 1;
-  auto sweep = preflight::run_sweep(model, evaluator_for(o, context), in->gpus, in->request, *counts, threads);
+  const unsigned threads = in->budget == nullptr ? machine_threads() : 1;
+  auto sweep = preflight::run_sweep(model, evaluator_for(*in, context), in->families, in->request, *counts, threads);
   add_sweep_perf(sweep, context, in->request, threads);
   if (o.format == "json") io.out << json_text(sweep_json(model, in->request, sweep)) << "\n";
   else if (o.format == "csv") io.out << sweep_csv(sweep);
