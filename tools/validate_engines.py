@@ -25,7 +25,7 @@ by the cell text, the GPU and model catalogues the binary lists, and the model
 folders in ../shared/models; nothing is keyed on a row id.
 
 Python 3 standard library only. Exit codes: 0 ok, 1 a gate failed, 2 bad usage
-or input, 77 the CSV is missing and --skip-if-missing was given (ctest skip).
+or input (a missing CSV included).
 """
 from __future__ import annotations
 
@@ -51,7 +51,6 @@ DEFAULT_CSV = DEFAULT_SHARED / "data" / "engine-truth-dev.csv"
 DEFAULT_MODELS = DEFAULT_SHARED / "models"
 DEFAULT_BINARY = REPO / "build" / "preflight"
 REPO_CATALOGUE = REPO / "data" / "models" / "catalogue.json"
-SKIP_CODE = 77
 
 # Columns the script reads. Others (source_url, reported_kv_gib, ...) are carried into
 # the JSON output untouched.
@@ -951,7 +950,7 @@ def read_csv(path: Path) -> List[Dict[str, str]]:
 def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(
         description="Run preflight's engine sizing over a truth CSV and compare with logged figures.",
-        epilog="Exit codes: 0 ok, 1 a gate failed, 2 usage/input error, 77 CSV missing with --skip-if-missing.")
+        epilog="Exit codes: 0 ok, 1 a gate failed, 2 usage/input error (a missing CSV included).")
     p.add_argument("--csv", type=Path, default=DEFAULT_CSV, help="truth CSV (default: %(default)s)")
     p.add_argument("--binary", default=str(DEFAULT_BINARY), help="preflight binary (default: %(default)s)")
     p.add_argument("--models-dir", type=Path, default=None,
@@ -967,8 +966,6 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     p.add_argument("--min-reproduced", type=int, help="gate: at least this many headline rows reproduced")
     p.add_argument("--jobs", type=int, default=min(4, os.cpu_count() or 1), help="plans run at once")
     p.add_argument("--timeout", type=float, default=120.0, help="seconds per plan (default %(default)s)")
-    p.add_argument("--skip-if-missing", action="store_true",
-                   help="exit 77 (ctest skip) with a message when the CSV does not exist")
     return p.parse_args(argv)
 
 
@@ -976,9 +973,6 @@ def main(argv: Optional[List[str]] = None) -> int:
     args = parse_args(argv)
     if not args.csv.is_file():
         msg = "validate_engines: truth CSV not found: %s" % args.csv
-        if args.skip_if_missing:
-            print(msg + " (skipped; a clone with ../shared has it)")
-            return SKIP_CODE
         print(msg, file=sys.stderr)
         return 2
     binary = args.binary

@@ -14,7 +14,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
-from contextlib import redirect_stdout
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -290,9 +290,10 @@ class Gpus(unittest.TestCase):
         self.assertEqual(ve.resolve_gpu("A100 40GB", GPUS), "nvidia-a100-40gb-sxm")
         self.assertIsNone(ve.resolve_gpu("L4 16GB", GPUS))
 
-    @unittest.skipUnless(os.environ.get("PREFLIGHT_BINARY"), "PREFLIGHT_BINARY not set")
     def test_real_csv_gpu_cells_against_real_catalogue(self):
-        gpus = ve.list_catalogue(os.environ["PREFLIGHT_BINARY"], "gpus", 60)
+        binary = os.environ.get("PREFLIGHT_BINARY") or str(ve.DEFAULT_BINARY)  # ctest sets it
+        self.assertTrue(os.access(binary, os.X_OK), "no preflight binary at %s (set PREFLIGHT_BINARY)" % binary)
+        gpus = ve.list_catalogue(binary, "gpus", 60)
         expected_family = {"H100": "h100", "A100-80": "a100-80", "A100-40": "a100-40", "H200": "h200",
                            "B200": "b200", "RTX 3090": "3090", "T4": "t4", "MI308": "mi308"}
         for cell in ["H100-80GB (SXM, 79.19 GiB)", "A100-80GB", "A100-40GB", "H200-141GB", "B200",
@@ -339,8 +340,8 @@ class Models(unittest.TestCase):
             ref, _ = ve.resolve_model("qwen/qwen3-14b", root, MODELS)
             self.assertEqual((ref.arg, ref.source), ("qwen3-14b", "catalogue:qwen3-14b"))
 
-    @unittest.skipUnless(REAL_MODELS.is_dir(), "no ../shared/models")
     def test_real_model_cells(self):
+        self.assertTrue(REAL_MODELS.is_dir(), "no ../shared/models")
         # Spelling differs from the folder in case ("fp8-dynamic" vs "FP8-dynamic").
         ref, _ = ve.resolve_model("RedHatAI/Llama-3.3-70B-Instruct-fp8-dynamic", REAL_MODELS, MODELS)
         self.assertIsNotNone(ref)
@@ -359,8 +360,8 @@ class Models(unittest.TestCase):
 class RealCsv(unittest.TestCase):
     """Every cell of the real CSV goes through the parsers without surprises."""
 
-    @unittest.skipUnless(REAL_CSV.is_file(), "no ../shared/data/engine-truth-dev.csv")
     def test_every_row_maps(self):
+        self.assertTrue(REAL_CSV.is_file(), "no ../shared/data/engine-truth-dev.csv")
         rows = ve.read_csv(REAL_CSV)
         self.assertGreater(len(rows), 0)
         for row in rows:
@@ -408,8 +409,7 @@ class EndToEnd(unittest.TestCase):
             return rc, buf.getvalue(), doc, calls
 
     def setUp(self):
-        if not os.access(FAKE, os.X_OK):
-            self.skipTest("%s is not executable" % FAKE)
+        self.assertTrue(os.access(FAKE, os.X_OK), "%s is not executable" % FAKE)
 
     def test_rows_summary_and_reasons(self):
         rc, text, doc, _ = self.run_harness()
@@ -486,9 +486,9 @@ class EndToEnd(unittest.TestCase):
 
     def test_missing_csv(self):
         buf = io.StringIO()
-        with redirect_stdout(buf):
-            rc = ve.main(["--binary", str(FAKE), "--csv", "/nonexistent/truth.csv", "--skip-if-missing"])
-        self.assertEqual(rc, ve.SKIP_CODE)
+        with redirect_stderr(buf):
+            rc = ve.main(["--binary", str(FAKE), "--csv", "/nonexistent/truth.csv"])
+        self.assertEqual(rc, 2)  # an error, never a skip
         self.assertIn("not found", buf.getvalue())
 
     def test_command_line_entry_point(self):

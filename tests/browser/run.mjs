@@ -3,8 +3,8 @@
 // `preflight serve` on loopback.
 //
 // Usage: node run.mjs PATH/TO/preflight [SCREENSHOT_DIR] [SHARED_DIR]
-// Exit codes: 0 passed, 1 failed, 77 skipped (no playwright-core or chromium:
-// scripts/install-deps.sh --browser installs both).
+// Exit codes: 0 passed, 1 failed (also when playwright-core or chromium is
+// missing: scripts/install-deps.sh installs both; the test never skips itself).
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -19,12 +19,12 @@ let playwright;
 try {
   playwright = require("playwright-core");
 } catch {
-  console.log("SKIP: playwright-core is not installed (npm ci --prefix tests/browser)");
-  process.exit(77);
+  console.log("FAIL: playwright-core is not installed (scripts/install-deps.sh, or npm ci --prefix tests/browser)");
+  process.exit(1);
 }
 if (!existsSync(chromiumPath)) {
-  console.log(`SKIP: no chromium at ${chromiumPath} (apt-get install chromium)`);
-  process.exit(77);
+  console.log(`FAIL: no chromium at ${chromiumPath} (scripts/install-deps.sh, or apt-get install chromium)`);
+  process.exit(1);
 }
 mkdirSync(shotDir, { recursive: true });
 
