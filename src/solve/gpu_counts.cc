@@ -69,8 +69,11 @@ std::vector<std::uint64_t> counts_for(const CountSpec& spec, std::uint64_t node_
 std::vector<std::uint64_t> whole_node_counts(std::uint64_t max_gpus, std::uint64_t node_size) {
   const auto node = std::max<std::uint64_t>(node_size, 1);
   std::vector<std::uint64_t> out;
+  // The counts people reserve: power-of-two slices of a node (cloud shapes of
+  // 1, 2, 4, 8 GPUs; TP a power of two), then whole nodes. 7 GPUs of an 8-GPU
+  // node is never the answer, as sweep's ranges never list it (counts_for).
   for (std::uint64_t n = 1; n <= max_gpus; ++n)
-    if (n <= node || n % node == 0) out.push_back(n);
+    if ((n <= node && power_of_two(n)) || n % node == 0) out.push_back(n);
   return out;
 }
 

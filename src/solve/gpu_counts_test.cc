@@ -54,11 +54,13 @@ TEST(SolveGpuCounts, WholeNodeCountsAboveOneNode) {
     Counts want;
   };
   const Case cases[] = {
-      {32, 8, {1, 2, 3, 4, 5, 6, 7, 8, 16, 24, 32}},
-      {10, 4, {1, 2, 3, 4, 8}},
+      // Power-of-two slices of a node, then whole nodes: sweep's 1..N ranges (counts_for) list the same.
+      {32, 8, {1, 2, 4, 8, 16, 24, 32}},
+      {10, 4, {1, 2, 4, 8}},
       {5, 1, {1, 2, 3, 4, 5}},
-      {4, 8, {1, 2, 3, 4}},
-      {40, 16, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 32}},
+      {4, 8, {1, 2, 4}},
+      {40, 16, {1, 2, 4, 8, 16, 32}},
+      {150, 72, {1, 2, 4, 8, 16, 32, 64, 72, 144}},  // an NVL72 rack as the node
       {3, 0, {1, 2, 3}},  // an unknown node size counts as 1
   };
   for (const auto& c : cases) EXPECT_EQ(whole_node_counts(c.max, c.node), c.want) << c.max << "/" << c.node;
