@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "artifact/artifact_json.h"
+#include "artifact/plain_index_scan.h"
 #include "core/json_read.h"
 
 namespace preflight {
@@ -99,16 +100,59 @@ Result<SafetensorsIndex> parse_index_checked(std::string_view json_text, std::st
   return index;
 }
 
+// The index from the plain scan (plain_index_scan.h), or nullopt for anything
+// the full reader must judge: every check of parse_index_checked holds here too,
+// and a failed one declines rather than words an error.
+std::optional<SafetensorsIndex> from_plain_scan(std::string_view json_text, std::string_view origin) {
+  auto scan = scan_plain_index(json_text);
+  if (!scan) return std::nullopt;
+  SafetensorsIndex index;
+  bool has_metadata = false;
+  for (const auto& [key, text] : scan->others) {
+    // Other members are small (metadata); the full parser reads their values as before.
+    auto value = parse_json(text, origin, "", DuplicateKeys::reject);
+    if (!value) return std::nullopt;
+    if (key != "metadata") continue;
+    has_metadata = true;
+    if (!value->is_object()) return std::nullopt;
+    if (read_metadata_count(*value, "total_size", index.total_size, origin)) return std::nullopt;
+    if (read_metadata_count(*value, "total_parameters", index.total_parameters, origin)) return std::nullopt;
+  }
+  if (!scan->has_weight_map) {
+    if (!has_metadata) return std::nullopt;
+    return index;  // a metadata-only copy
+  }
+  if (scan->weight_map.empty()) return std::nullopt;
+  // Shards are few (96 for K3): each distinct file is checked and stored once.
+  std::map<std::string_view, const std::string*> files;
+  std::set<std::string> names;
+  for (const auto& [name, file] : scan->weight_map) {
+    auto known = files.find(file);
+    if (known == files.end()) {
+      if (!artifact::relative_path_problem(file).empty()) return std::nullopt;
+      known = files.emplace(file, &*names.insert(std::string(file)).first).first;
+    }
+    if (!index.weight_map.try_emplace(std::string(name), *known->second).second) return std::nullopt;  // a duplicate
+  }
+  index.shard_files.assign(names.begin(), names.end());
+  return index;
+}
+
 }  // namespace
 
-Result<SafetensorsIndex> parse_safetensors_index(std::string_view json_text,
-                                                 std::string_view origin) {
+Result<SafetensorsIndex> parse_safetensors_index_full(std::string_view json_text, std::string_view origin) {
   try {
     return parse_index_checked(json_text, origin);
   } catch (const json::exception& e) {
     // Not expected (every access is type-checked first); no exception escapes.
     return Error{std::string(origin), "", fmt::format("invalid index: {}", e.what())};
   }
+}
+
+Result<SafetensorsIndex> parse_safetensors_index(std::string_view json_text,
+                                                 std::string_view origin) {
+  if (auto plain = from_plain_scan(json_text, origin)) return std::move(plain).value();
+  return parse_safetensors_index_full(json_text, origin);
 }
 
 std::optional<std::string> ShardSelection::ignored_note() const {

@@ -35,8 +35,12 @@ struct SafetensorsIndex {
 // weight_map that is not an object of file names (or is empty), a file name
 // that is not relative to the model folder, total_size / total_parameters that
 // are not non-negative integers (or strings of digits), duplicate keys.
+// The plain shape every writer produces is scanned directly (plain_index_scan.h);
+// anything else, errors included, goes through the full JSON reader.
 Result<SafetensorsIndex> parse_safetensors_index(std::string_view json_text,
                                                  std::string_view origin);
+// The full reader alone: what the fast path must agree with (tests, fuzzing).
+Result<SafetensorsIndex> parse_safetensors_index_full(std::string_view json_text, std::string_view origin);
 
 // Which .safetensors files are the checkpoint. With an index that has a
 // weight_map, the files it names: a folder or repository may also hold the same
