@@ -7,6 +7,8 @@
 // the planners rely on: tensors in offset order covering the byte buffer from
 // 0 with no hole or overlap, each tensor's bytes equal to its shape times its
 // dtype size, and the file size adding up. A violation aborts (a crash report).
+// Differential: the fast path for the plain shape (plain_header_scan.h) must
+// give exactly what the full reader gives, the same header or the same error.
 // Seed corpus: fuzz/corpus/safetensors_header/ (real-format prefixes).
 #include <algorithm>
 #include <cstddef>
@@ -65,6 +67,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view json = rest.substr(0, static_cast<std::size_t>(
                                                    std::min<std::uint64_t>(*n, rest.size())));
   auto header = preflight::parse_safetensors_header(json, *n, 0, "fuzz.safetensors");
+  const auto full = preflight::parse_safetensors_header_full(json, *n, 0, "fuzz.safetensors");
+  check(header.ok() == full.ok());
+  if (header.ok()) {
+    check(header->metadata == full->metadata && header->tensors.size() == full->tensors.size());
+    for (std::size_t i = 0; i < header->tensors.size(); ++i) {
+      const auto& a = header->tensors[i];
+      const auto& b = full->tensors[i];
+      check(a.name == b.name && a.dtype == b.dtype && a.shape == b.shape && a.begin == b.begin && a.end == b.end);
+    }
+  } else {
+    check(header.error().to_string() == full.error().to_string());
+  }
   if (header.ok()) check_header(*header, 0);
   else check_error(header.error());
   return 0;

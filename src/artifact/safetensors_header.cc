@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "artifact/artifact_json.h"
+#include "artifact/plain_header_scan.h"
 #include "core/json_read.h"
 
 namespace preflight {
@@ -164,28 +165,11 @@ std::optional<Error> read_dtype(const json& entry, const std::string& tensor, Dt
                            supported_dtype_names())};
 }
 
-// One tensor entry: {"dtype": ..., "shape": [...], "data_offsets": [BEGIN, END]}.
-// Unknown keys are ignored, as the reference reader does.
-std::optional<Error> read_tensor(const std::string& name, const json& entry, HeaderTensor& out,
-                                 std::string_view origin) {
-  if (!entry.is_object())
-    return Error{std::string(origin), tensor_field(name),
-                 fmt::format("expected an object with dtype, shape and data_offsets, got {}",
-                             show(entry))};
-  out.name = name;
-  if (auto e = read_dtype(entry, name, out.dtype, origin)) return e;
-  if (auto e = read_counts(entry, "shape", name, "an array of non-negative integers", out.shape,
-                           origin))
-    return e;
-  std::vector<std::uint64_t> offsets;
-  if (auto e = read_counts(entry, "data_offsets", name, "[BEGIN, END]", offsets, origin))
-    return e;
+// What data_offsets must say of a tensor whose dtype, shape and offsets are read:
+// BEGIN <= END, and END - BEGIN exactly the tensor's size. Both readers run it.
+std::optional<Error> check_offsets(const HeaderTensor& out, std::string_view origin) {
+  const std::string& name = out.name;
   const auto offsets_field = [&name] { return tensor_field(name, "data_offsets"); };
-  if (offsets.size() != 2)
-    return Error{std::string(origin), offsets_field(),
-                 fmt::format("expected [BEGIN, END], got {}", show(entry["data_offsets"]))};
-  out.begin = offsets[0];
-  out.end = offsets[1];
   if (out.begin > out.end)
     return Error{std::string(origin), offsets_field(),
                  fmt::format("BEGIN {} is after END {}", out.begin, out.end)};
@@ -223,6 +207,31 @@ std::optional<Error> read_tensor(const std::string& name, const json& entry, Hea
   return std::nullopt;
 }
 
+// One tensor entry: {"dtype": ..., "shape": [...], "data_offsets": [BEGIN, END]}.
+// Unknown keys are ignored, as the reference reader does.
+std::optional<Error> read_tensor(const std::string& name, const json& entry, HeaderTensor& out,
+                                 std::string_view origin) {
+  if (!entry.is_object())
+    return Error{std::string(origin), tensor_field(name),
+                 fmt::format("expected an object with dtype, shape and data_offsets, got {}",
+                             show(entry))};
+  out.name = name;
+  if (auto e = read_dtype(entry, name, out.dtype, origin)) return e;
+  if (auto e = read_counts(entry, "shape", name, "an array of non-negative integers", out.shape,
+                           origin))
+    return e;
+  std::vector<std::uint64_t> offsets;
+  if (auto e = read_counts(entry, "data_offsets", name, "[BEGIN, END]", offsets, origin))
+    return e;
+  const auto offsets_field = [&name] { return tensor_field(name, "data_offsets"); };
+  if (offsets.size() != 2)
+    return Error{std::string(origin), offsets_field(),
+                 fmt::format("expected [BEGIN, END], got {}", show(entry["data_offsets"]))};
+  out.begin = offsets[0];
+  out.end = offsets[1];
+  return check_offsets(out, origin);
+}
+
 // The byte buffer must be covered exactly: sorted by offsets, each tensor
 // begins where the previous one ends, the first at 0. Returns where the last ends.
 Result<std::uint64_t> check_layout(const std::vector<HeaderTensor>& tensors,
@@ -251,9 +260,34 @@ Result<std::uint64_t> check_layout(const std::vector<HeaderTensor>& tensors,
   return covered;
 }
 
+// The header from the plain scan (plain_header_scan.h), or nullopt for anything
+// the full reader must judge: every check read_tensor and read_metadata make
+// holds here too, and a failed one declines rather than words an error.
+std::optional<SafetensorsHeader> from_plain_scan(std::string_view header_json, std::string_view origin) {
+  auto scan = scan_plain_header(header_json);
+  if (!scan) return std::nullopt;
+  SafetensorsHeader header;
+  for (const auto& [key, value] : scan->metadata)
+    if (!header.metadata.emplace(key, value).second) return std::nullopt;  // a duplicate key
+  std::vector<std::string_view> names;
+  names.reserve(scan->tensors.size());
+  for (const auto& e : scan->tensors) names.push_back(e.name);
+  std::sort(names.begin(), names.end());
+  if (std::adjacent_find(names.begin(), names.end()) != names.end()) return std::nullopt;
+  header.tensors.reserve(scan->tensors.size());
+  for (auto& e : scan->tensors) {
+    const auto dtype = dtype_from_safetensors(e.dtype);
+    if (!dtype || e.offsets.size() != 2) return std::nullopt;
+    HeaderTensor t{std::string(e.name), *dtype, std::move(e.shape), e.offsets[0], e.offsets[1]};
+    if (check_offsets(t, origin)) return std::nullopt;
+    header.tensors.push_back(std::move(t));
+  }
+  return header;
+}
+
 Result<SafetensorsHeader> parse_header_checked(std::string_view header_json,
                                                std::uint64_t header_length,
-                                               std::uint64_t file_size, std::string_view origin) {
+                                               std::uint64_t file_size, std::string_view origin, bool fast_path) {
   if (auto e = check_length_value(header_length, {}, origin)) return *e;
   if (header_json.size() != header_length)
     return Error{std::string(origin), "header",
@@ -264,24 +298,27 @@ Result<SafetensorsHeader> parse_header_checked(std::string_view header_json,
     return Error{std::string(origin), "header",
                  fmt::format("must begin with '{{' (0x7B), got {}", byte_text(header_json.front()))};
 
-  auto doc = parse_json(header_json, origin, "header");
-  if (!doc) return doc.error();
-  if (!doc->is_object())  // unreachable after '{', kept so the reader never assumes
-    return Error{std::string(origin), "header",
-                 fmt::format("expected a JSON object, got {}", show(*doc))};
-
   SafetensorsHeader header;
-  header.header_length = header_length;
-  header.tensors.reserve(doc->size());
-  for (const auto& [name, entry] : doc->items()) {
-    if (name == "__metadata__") {
-      if (auto e = read_metadata(entry, "/__metadata__", header.metadata, origin)) return *e;
-      continue;
+  if (auto plain = fast_path ? from_plain_scan(header_json, origin) : std::nullopt) {
+    header = std::move(plain).value();
+  } else {
+    auto doc = parse_json(header_json, origin, "header");
+    if (!doc) return doc.error();
+    if (!doc->is_object())  // unreachable after '{', kept so the reader never assumes
+      return Error{std::string(origin), "header",
+                   fmt::format("expected a JSON object, got {}", show(*doc))};
+    header.tensors.reserve(doc->size());
+    for (const auto& [name, entry] : doc->items()) {
+      if (name == "__metadata__") {
+        if (auto e = read_metadata(entry, "/__metadata__", header.metadata, origin)) return *e;
+        continue;
+      }
+      HeaderTensor tensor;
+      if (auto e = read_tensor(name, entry, tensor, origin)) return *e;
+      header.tensors.push_back(std::move(tensor));
     }
-    HeaderTensor tensor;
-    if (auto e = read_tensor(name, entry, tensor, origin)) return *e;
-    header.tensors.push_back(std::move(tensor));
   }
+  header.header_length = header_length;
   // Offset order; ties (zero-size tensors) by name so the order is deterministic.
   std::sort(header.tensors.begin(), header.tensors.end(),
             [](const HeaderTensor& a, const HeaderTensor& b) {
@@ -334,9 +371,18 @@ Result<SafetensorsHeader> parse_safetensors_header(std::string_view header_json,
                                                    std::uint64_t file_size,
                                                    std::string_view origin) {
   try {
-    return parse_header_checked(header_json, header_length, file_size, origin);
+    return parse_header_checked(header_json, header_length, file_size, origin, true);
   } catch (const json::exception& e) {
     // Not expected (every access is type-checked first); no exception escapes.
+    return Error{std::string(origin), "header", fmt::format("invalid header: {}", e.what())};
+  }
+}
+
+Result<SafetensorsHeader> parse_safetensors_header_full(std::string_view header_json, std::uint64_t header_length,
+                                                        std::uint64_t file_size, std::string_view origin) {
+  try {
+    return parse_header_checked(header_json, header_length, file_size, origin, false);
+  } catch (const json::exception& e) {
     return Error{std::string(origin), "header", fmt::format("invalid header: {}", e.what())};
   }
 }

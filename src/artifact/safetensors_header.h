@@ -62,6 +62,11 @@ Result<SafetensorsHeader> parse_safetensors_header(std::string_view header_json,
                                                    std::uint64_t header_length,
                                                    std::uint64_t file_size,
                                                    std::string_view origin);
+// The full JSON reader alone, without the fast path for the plain shape
+// (plain_header_scan.h) that parse_safetensors_header tries first: what the
+// fast path must agree with (tests, the differential fuzz target).
+Result<SafetensorsHeader> parse_safetensors_header_full(std::string_view header_json, std::uint64_t header_length,
+                                                        std::uint64_t file_size, std::string_view origin);
 
 // Convenience: a whole in-memory prefix (8 bytes + header, possibly followed by
 // payload bytes, which are ignored) -> header.
