@@ -353,7 +353,9 @@ std::optional<Error> read_checkpoint(Context& c, const HubListing& hub, LoadedMo
     auto index_text = file(c, "model.safetensors.index.json");
     if (!index_text) return index_text.error();
     transfer.index_bytes = c.http.bytes_received() - before_index;
-    auto parsed = parse_safetensors_index(*index_text, "model.safetensors.index.json");
+    // The text is handed over: the index's names are views into it.
+    auto parsed = parse_safetensors_index(std::make_shared<const std::string>(std::move(index_text).value()),
+                                          "model.safetensors.index.json");
     if (!parsed) return parsed.error();
     index = std::move(parsed).value();
   }
@@ -380,11 +382,12 @@ std::optional<Error> read_checkpoint(Context& c, const HubListing& hub, LoadedMo
   if (mode == ShardHeaderMode::all) {
     // Every header is read, and the reconciliation uses them, not the index's names
     // (finish_loading: use_shard_headers); the shards are chosen above. The weight_map
-    // (about 100 MB for Kimi K3's 497,220 tensors) is released before the headers arrive,
+    // and its text (about 90 MB for Kimi K3's 497,220 tensors) are released before the headers arrive,
     // and handed back to the system: the header threads' own malloc arenas would
     // otherwise grow beside the freed pages (K3's peak RSS 308 MB with them).
     if (files.index) {
-      std::map<std::string, std::string>().swap(files.index->weight_map);
+      decltype(files.index->weight_map)().swap(files.index->weight_map);
+      files.index->storage.reset();
       return_freed_memory();
     }
     auto named = fetch_each<NamedHeader>(c, checkpoint, "shard headers", shard_header);

@@ -4,6 +4,9 @@
 // built from the generated manifest, as the loopback fake hub builds it.
 #include <benchmark/benchmark.h>
 
+#include <deque>
+#include <memory>
+
 #include <map>
 #include <string>
 #include <vector>
@@ -31,12 +34,15 @@ const IndexAndSizes& k3_index_and_sizes() {
     IndexAndSizes out;
     const auto tensors = concrete_tensors(k3().manifest);
     const auto per = (tensors.size() + kShards - 1) / kShards;
+    // The index's names are views: the strings live as long as the index (its storage).
+    auto owned = std::make_shared<std::deque<std::string>>();
+    out.index.storage = owned;
     for (std::size_t s = 0; s < kShards; ++s) {
-      const auto file = "model-" + std::to_string(s + 1) + "-of-96.safetensors";
+      const std::string& file = owned->emplace_back("model-" + std::to_string(s + 1) + "-of-96.safetensors");
       out.index.shard_files.push_back(file);
       std::uint64_t payload = 0;
       for (std::size_t i = s * per; i < std::min(tensors.size(), (s + 1) * per); ++i) {
-        out.index.weight_map.emplace(tensors[i].name, file);
+        out.index.weight_map.emplace(owned->emplace_back(tensors[i].name), file);
         payload += tensors[i].bytes;
       }
       out.sizes.push_back(ShardSize{file, 8 + 800'000 + payload, 800'000});

@@ -107,7 +107,7 @@ std::vector<FileTensor> file_tensors(const TensorManifest& generated, const Safe
   // A shard whose bytes matched holds the generated tensors the index places there.
   for_each_concrete_tensor(generated, [&](const ConcreteTensor& t) {
     const auto at = index.weight_map.find(t.name);
-    if (at == index.weight_map.end() || read_files.count(at->second) > 0) return;  // not stored, or read below
+    if (at == index.weight_map.end() || read_files.count(std::string(at->second)) > 0) return;  // not stored, or read below
     out.push_back(FileTensor{t.name, t.dtype, t.shape, t.bytes});
   });
   for (const auto& s : shards_read)

@@ -4,7 +4,7 @@
 
 namespace preflight {
 
-std::optional<PlainIndexScan> scan_plain_index(std::string_view text) {
+std::optional<PlainIndexScan> scan_plain_index(std::string_view text, const IndexMemberSink& take) {
   PlainJsonScanner s(text);
   PlainIndexScan out;
   if (!s.take('{')) return std::nullopt;
@@ -20,7 +20,8 @@ std::optional<PlainIndexScan> scan_plain_index(std::string_view text) {
         do {
           std::string_view name, file;
           if (!s.plain_string(name) || !s.take(':') || !s.peek('"') || !s.plain_string(file)) return std::nullopt;
-          out.weight_map.emplace_back(name, file);
+          if (!take(name, file)) return std::nullopt;
+          ++out.weight_map_entries;
         } while (s.take(','));
         if (!s.take('}')) return std::nullopt;
       } else {

@@ -16,6 +16,8 @@
 // A repeated top-level key declines (the full reader names the duplicate).
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <optional>
 #include <string_view>
 #include <utility>
@@ -25,12 +27,14 @@ namespace preflight {
 
 struct PlainIndexScan {
   bool has_weight_map = false;
-  // weight_map members in file order, as views into the scanned text.
-  std::vector<std::pair<std::string_view, std::string_view>> weight_map;
+  std::size_t weight_map_entries = 0;
   // Every other top-level member: key and its value's text.
   std::vector<std::pair<std::string_view, std::string_view>> others;
 };
 
-std::optional<PlainIndexScan> scan_plain_index(std::string_view text);
+// weight_map members go to `take` in file order, as views into `text` (nothing
+// is stored per member); `take` returns false to decline.
+using IndexMemberSink = std::function<bool(std::string_view name, std::string_view file)>;
+std::optional<PlainIndexScan> scan_plain_index(std::string_view text, const IndexMemberSink& take);
 
 }  // namespace preflight

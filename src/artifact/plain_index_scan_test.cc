@@ -16,6 +16,15 @@
 namespace preflight {
 namespace {
 
+// The scan with a sink that keeps every member.
+std::optional<PlainIndexScan> scan(std::string_view text,
+                                   std::vector<std::pair<std::string_view, std::string_view>>* members = nullptr) {
+  return scan_plain_index(text, [members](std::string_view name, std::string_view file) {
+    if (members != nullptr) members->emplace_back(name, file);
+    return true;
+  });
+}
+
 void expect_same_as_full(const std::string& text, const std::string& what) {
   const auto fast = parse_safetensors_index(text, "i.json");
   const auto full = parse_safetensors_index_full(text, "i.json");
@@ -55,20 +64,24 @@ TEST(PlainIndexScan, ScansThePlainShapeAndDeclinesTheRest) {
       {"a trailing comma", R"({"weight_map": {"w": "m",}})", false},
   };
   for (const auto& c : cases) {
-    EXPECT_EQ(scan_plain_index(c.text).has_value(), c.scanned) << c.what;
+    EXPECT_EQ(scan(c.text).has_value(), c.scanned) << c.what;
     expect_same_as_full(c.text, c.what);
   }
 }
 
 TEST(PlainIndexScan, KeepsFileOrderAndViews) {
   const std::string text = R"({"weight_map": {"b": "2.safetensors", "a": "1.safetensors"}, "metadata": {"total_size": 7}})";
-  const auto scan = scan_plain_index(text);
-  ASSERT_TRUE(scan.has_value());
-  ASSERT_EQ(scan->weight_map.size(), 2u);
-  EXPECT_EQ(scan->weight_map[0].first, "b");
-  EXPECT_EQ(scan->weight_map[1].second, "1.safetensors");
-  ASSERT_EQ(scan->others.size(), 1u);
-  EXPECT_EQ(scan->others[0].second, R"({"total_size": 7})");
+  std::vector<std::pair<std::string_view, std::string_view>> members;
+  const auto scanned = scan(text, &members);
+  ASSERT_TRUE(scanned.has_value());
+  ASSERT_EQ(members.size(), 2u);
+  EXPECT_EQ(scanned->weight_map_entries, 2u);
+  EXPECT_EQ(members[0].first, "b");
+  EXPECT_EQ(members[1].second, "1.safetensors");
+  ASSERT_EQ(scanned->others.size(), 1u);
+  EXPECT_EQ(scanned->others[0].second, R"({"total_size": 7})");
+  // A sink that says no declines the scan.
+  EXPECT_FALSE(scan_plain_index(text, [](std::string_view, std::string_view) { return false; }).has_value());
 }
 
 // Every index file in the repository and in ../shared, and every fuzz seed.
@@ -86,7 +99,7 @@ TEST(PlainIndexScan, EveryIndexFileReadsAsTheFullReaderReadsIt) {
   std::size_t scanned = 0;
   for (const auto& path : files) {
     const std::string text = testing::read_file(path.string());
-    if (scan_plain_index(text)) ++scanned;
+    if (scan(text)) ++scanned;
     expect_same_as_full(text, path.string());
   }
   EXPECT_GE(scanned, 20u);  // the real indexes take the fast path
@@ -99,7 +112,7 @@ TEST(PlainIndexScan, ALargeGeneratedIndex) {
     text += (i ? ", " : "") + std::string("\"language_model.model.layers.") + std::to_string(i / 200) + ".mlp.experts." +
             std::to_string(i % 200) + ".weight\": \"model-" + std::to_string(1 + i % 96) + "-of-00096.safetensors\"";
   text += "}}";
-  ASSERT_TRUE(scan_plain_index(text).has_value());
+  ASSERT_TRUE(scan(text).has_value());
   expect_same_as_full(text, "generated");
   EXPECT_EQ(parse_safetensors_index(text, "i.json")->shard_files.size(), 96u);
 }

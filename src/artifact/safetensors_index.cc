@@ -7,6 +7,8 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <deque>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <utility>
@@ -39,9 +41,18 @@ std::optional<Error> read_metadata_count(const json& metadata, std::string_view 
   return std::nullopt;
 }
 
+// What the full reader's weight_map views point into: its parser's strings are
+// its own, so each name is kept here (deque elements never move).
+struct OwnedNames {
+  std::deque<std::string> names;
+  std::set<std::string, std::less<>> files;
+};
+
 Result<SafetensorsIndex> parse_index_checked(std::string_view json_text, std::string_view origin) {
   SafetensorsIndex index;
-  std::set<std::string> files;
+  auto owned = std::make_shared<OwnedNames>();
+  index.storage = owned;
+  auto& files = owned->files;
   // The weight_map's names stream straight into the result: no DOM node per name
   // (Kimi K3's index has 497,220; its DOM was over 100 MB and most of the parse).
   StreamedMembers streamed{"weight_map", [&](const std::string& name, const std::string& file) -> std::optional<Error> {
@@ -53,10 +64,11 @@ Result<SafetensorsIndex> parse_index_checked(std::string_view json_text, std::st
     if (known == files.end()) known = files.insert(file).first;
     // A copy, not a move: it is allocated at its length, and the parser keeps its
     // token buffer (a moved name keeps the buffer's doubled capacity, ~60% more).
-    auto [at, inserted] = index.weight_map.try_emplace(std::string(name), *known);
-    if (!inserted)
-      return Error{std::string(origin), "/weight_map/" + pointer_token(at->first),
+    if (index.weight_map.count(name) > 0)
+      return Error{std::string(origin), "/weight_map/" + pointer_token(name),
                    "duplicate key (a second value would silently replace the first)"};
+    const std::string& kept = owned->names.emplace_back(name);
+    index.weight_map.emplace(kept, *known);
     return std::nullopt;
   }};
   auto doc = parse_json(json_text, origin, "", DuplicateKeys::reject, streamed);
@@ -103,14 +115,27 @@ Result<SafetensorsIndex> parse_index_checked(std::string_view json_text, std::st
 // The index from the plain scan (plain_index_scan.h), or nullopt for anything
 // the full reader must judge: every check of parse_index_checked holds here too,
 // and a failed one declines rather than words an error.
-std::optional<SafetensorsIndex> from_plain_scan(std::string_view json_text, std::string_view origin) {
-  auto scan = scan_plain_index(json_text);
-  if (!scan) return std::nullopt;
+std::optional<SafetensorsIndex> from_plain_scan(const std::shared_ptr<const std::string>& text, std::string_view origin) {
   SafetensorsIndex index;
+  index.storage = text;  // the names and files are views into the text itself
+  // Shards are few (96 for K3): each distinct file is checked once.
+  std::set<std::string_view> files;
+  std::optional<std::string_view> last_file;  // runs of one file skip the set
+  const auto take = [&](std::string_view name, std::string_view file) {
+    if (file != last_file && files.insert(file).second && !artifact::relative_path_problem(file).empty()) return false;
+    last_file = file;
+    // Writers sort the names (json.dump(sort_keys=True)): a hint at the end makes each
+    // insertion constant time; a repeated name leaves the size unchanged.
+    const auto before = index.weight_map.size();
+    index.weight_map.emplace_hint(index.weight_map.end(), name, file);
+    return index.weight_map.size() != before;
+  };
+  auto scan = scan_plain_index(*text, take);
+  if (!scan) return std::nullopt;
   bool has_metadata = false;
-  for (const auto& [key, text] : scan->others) {
+  for (const auto& [key, value_text] : scan->others) {
     // Other members are small (metadata); the full parser reads their values as before.
-    auto value = parse_json(text, origin, "", DuplicateKeys::reject);
+    auto value = parse_json(value_text, origin, "", DuplicateKeys::reject);
     if (!value) return std::nullopt;
     if (key != "metadata") continue;
     has_metadata = true;
@@ -120,21 +145,11 @@ std::optional<SafetensorsIndex> from_plain_scan(std::string_view json_text, std:
   }
   if (!scan->has_weight_map) {
     if (!has_metadata) return std::nullopt;
+    index.storage.reset();
     return index;  // a metadata-only copy
   }
-  if (scan->weight_map.empty()) return std::nullopt;
-  // Shards are few (96 for K3): each distinct file is checked and stored once.
-  std::map<std::string_view, const std::string*> files;
-  std::set<std::string> names;
-  for (const auto& [name, file] : scan->weight_map) {
-    auto known = files.find(file);
-    if (known == files.end()) {
-      if (!artifact::relative_path_problem(file).empty()) return std::nullopt;
-      known = files.emplace(file, &*names.insert(std::string(file)).first).first;
-    }
-    if (!index.weight_map.try_emplace(std::string(name), *known->second).second) return std::nullopt;  // a duplicate
-  }
-  index.shard_files.assign(names.begin(), names.end());
+  if (scan->weight_map_entries == 0) return std::nullopt;
+  index.shard_files.assign(files.begin(), files.end());
   return index;
 }
 
@@ -149,10 +164,13 @@ Result<SafetensorsIndex> parse_safetensors_index_full(std::string_view json_text
   }
 }
 
-Result<SafetensorsIndex> parse_safetensors_index(std::string_view json_text,
-                                                 std::string_view origin) {
+Result<SafetensorsIndex> parse_safetensors_index(std::shared_ptr<const std::string> json_text, std::string_view origin) {
   if (auto plain = from_plain_scan(json_text, origin)) return std::move(plain).value();
-  return parse_safetensors_index_full(json_text, origin);
+  return parse_safetensors_index_full(*json_text, origin);
+}
+
+Result<SafetensorsIndex> parse_safetensors_index(std::string_view json_text, std::string_view origin) {
+  return parse_safetensors_index(std::make_shared<const std::string>(json_text), origin);
 }
 
 std::optional<std::string> ShardSelection::ignored_note() const {

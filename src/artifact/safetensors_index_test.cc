@@ -82,7 +82,7 @@ TEST(IndexFormat, NumericStringsSubfoldersAndUnknownKeys) {
   auto nested = parse_safetensors_index(
       R"({"metadata": {"weight_map": {"x": 5}}, "weight_map": {"w": "model.safetensors"}})", "i.json");
   ASSERT_TRUE(nested.ok()) << nested.error().to_string();
-  EXPECT_EQ(nested->weight_map, (std::map<std::string, std::string>{{"w", "model.safetensors"}}));
+  EXPECT_EQ(nested->weight_map, (std::map<std::string_view, std::string_view>{{"w", "model.safetensors"}}));
 }
 
 struct BadIndex {

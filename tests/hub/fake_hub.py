@@ -72,7 +72,9 @@ class Hub:
         if fault == "consolidated":
             renamed = [["consolidated." + t[0], *t[1:]] for t in tensors]
             self.shards["consolidated.safetensors"] = next(iter(build_shards(renamed, 1)[0].values()))
-        self.index = json.dumps({"metadata": {"total_size": payload}, "weight_map": weight_map}, indent=2).encode()
+        # As transformers' save_pretrained writes it: json.dumps(index, indent=2, sort_keys=True).
+        self.index = json.dumps({"metadata": {"total_size": payload}, "weight_map": weight_map}, indent=2,
+                                sort_keys=True).encode()
         self.seen = set()
         self.lock = threading.Lock()
         self.bytes_sent = 0

@@ -93,7 +93,7 @@ TEST(ArchCorpus, ConfigAloneMatchesTheIndexes) {
     std::set<std::string> generated;
     for_each_concrete_tensor(model->manifest, [&](const ConcreteTensor& t) { generated.insert(t.name); });
     std::set<std::string> stored;
-    for (const auto& [n, file] : index->weight_map) stored.insert(n);
+    for (const auto& [n, file] : index->weight_map) stored.insert(std::string(n));
     const double predicted = static_cast<double>(model->manifest.payload_bytes());
     const double real = static_cast<double>(index->total_size.value_or(0));
     const bool within = real > 0 && std::fabs(predicted - real) <= 0.003 * real;
@@ -164,7 +164,7 @@ TEST(ArchCorpus, ReconstructedConfigsMatchTheirRealIndexes) {
     EXPECT_EQ(model->manifest.payload_bytes(), index->total_size.value_or(0));
     std::set<std::string> generated, stored;
     for_each_concrete_tensor(model->manifest, [&](const ConcreteTensor& t) { generated.insert(t.name); });
-    for (const auto& [n, file] : index->weight_map) stored.insert(n);
+    for (const auto& [n, file] : index->weight_map) stored.insert(std::string(n));
     EXPECT_EQ(generated, stored);
     ++checked;
   }
