@@ -45,32 +45,22 @@ bool tensor_entry(PlainJsonScanner& s, PlainHeaderEntry& out) {
 std::optional<PlainHeaderScan> scan_plain_header(std::string_view text) {
   PlainJsonScanner s(text);
   PlainHeaderScan out;
-  if (!s.take('{')) return std::nullopt;
-  if (!s.take('}')) {
-    do {
-      std::string_view name;
-      if (!s.plain_string(name) || !s.take(':')) return std::nullopt;
-      if (name == "__metadata__") {
-        if (out.has_metadata || !s.take('{')) return std::nullopt;
-        out.has_metadata = true;
-        if (s.take('}')) continue;
-        do {
-          std::string_view key, value;
-          if (!s.plain_string(key) || !s.take(':') || !s.peek('"') || !s.plain_string(value)) return std::nullopt;
-          out.metadata.emplace_back(key, value);
-        } while (s.take(','));
-        if (!s.take('}')) return std::nullopt;
-        continue;
-      }
-      PlainHeaderEntry entry;
-      entry.name = name;
-      if (!tensor_entry(s, entry)) return std::nullopt;
-      out.tensors.push_back(std::move(entry));
-    } while (s.take(','));
-    if (!s.take('}')) return std::nullopt;
-  }
-  s.skip_space();
-  if (!s.at_end()) return std::nullopt;
+  const bool plain = s.object_document([&](std::string_view name) {
+    if (name == "__metadata__") {
+      if (out.has_metadata) return false;
+      out.has_metadata = true;
+      return s.string_object([&](std::string_view key, std::string_view value) {
+        out.metadata.emplace_back(key, value);
+        return true;
+      });
+    }
+    PlainHeaderEntry entry;
+    entry.name = name;
+    if (!tensor_entry(s, entry)) return false;
+    out.tensors.push_back(std::move(entry));
+    return true;
+  });
+  if (!plain) return std::nullopt;
   return out;
 }
 

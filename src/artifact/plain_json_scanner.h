@@ -83,6 +83,34 @@ class PlainJsonScanner {
     return p_ != start;
   }
 
+  // {"key": "value", ...}: each pair to `sink`, which returns false to decline.
+  template <typename Sink>
+  bool string_object(Sink&& sink) {
+    if (!take('{')) return false;
+    if (take('}')) return true;
+    do {
+      std::string_view key, value;
+      if (!plain_string(key) || !take(':') || !peek('"') || !plain_string(value) || !sink(key, value)) return false;
+    } while (take(','));
+    return take('}');
+  }
+
+  // The whole text as one object: each member's key to `member`, which reads
+  // the member's value (false declines); nothing but whitespace after it.
+  template <typename Member>
+  bool object_document(Member&& member) {
+    if (!take('{')) return false;
+    if (!take('}')) {
+      do {
+        std::string_view key;
+        if (!plain_string(key) || !take(':') || !member(key)) return false;
+      } while (take(','));
+      if (!take('}')) return false;
+    }
+    skip_space();
+    return at_end();
+  }
+
   // A value: a plain string, a scalar, or (when `depth` allows) an object or
   // array of such values. Its text into `out`.
   bool value(std::string_view& out, int depth) {
