@@ -118,10 +118,6 @@ constexpr double kMaxPrice = 1e6;     // USD per GPU-hour, USD per million token
 constexpr double kMaxRate = 1e6;      // Gb/s, GB/s
 constexpr double kMaxShare = 1e3;     // engine fractions and ratios (checked again by the engine's own rules)
 
-}  // namespace
-
-namespace {
-
 Result<HubFetchOptions> hub_options(const Options& o) {
   HubFetchOptions hub{o.no_cache, o.refresh};
   if (!o.shard_headers.empty()) {
@@ -140,10 +136,6 @@ Result<LoadedModel> load_named_model(const Options& o, const std::string& name, 
   if (o.no_files) return load_catalogue_or_hub(name, overrides, o.allow_hub, *hub);
   return load_model(name, overrides, &*hub);
 }
-
-}  // namespace
-
-namespace {
 
 Result<PlanRequest> plan_request(const Options& o) {
   PlanRequest r;
@@ -299,10 +291,6 @@ Result<PlanRequest> plan_request(const Options& o) {
   }
   return r;
 }
-
-}  // namespace
-
-namespace {
 
 // The workload flags given, as an overflow error names them.
 std::string workload_flags_of(const Options& o) {
