@@ -157,6 +157,68 @@ bool has_digit(std::string_view text) {
   return std::any_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
+// Why std::regex must not run `re`, or "" when it may. std::regex backtracks
+// without bound, so a quantifier applied to what is already repeated
+// ("layers**", "(a+)+") takes exponential time on a module name (a fuzzed
+// config held a 90-star pattern for minutes). Python's re refuses the first
+// shape too ("multiple repeat"); real ignore lists use neither.
+std::string repetition_problem(std::string_view re) {
+  enum class Prev { none, atom, quantified, lazy, repeated_group };
+  Prev prev = Prev::none;
+  std::vector<bool> group_repeats;  // per open group: whether something inside it repeats
+  const auto quantifier_at = [&](std::size_t i) -> std::size_t {  // its length, or 0
+    const char c = re[i];
+    if (c == '*' || c == '+' || c == '?') return 1;
+    if (c != '{') return 0;
+    std::size_t j = i + 1, digits = 0;
+    while (j < re.size() && std::isdigit(static_cast<unsigned char>(re[j]))) ++j, ++digits;
+    if (j < re.size() && re[j] == ',') {
+      ++j;
+      while (j < re.size() && std::isdigit(static_cast<unsigned char>(re[j]))) ++j, ++digits;
+    }
+    return digits > 0 && j < re.size() && re[j] == '}' ? j + 1 - i : 0;
+  };
+  for (std::size_t i = 0; i < re.size(); ++i) {
+    const char c = re[i];
+    if (const auto length = quantifier_at(i)) {
+      if (c == '?' && prev == Prev::quantified) {  // lazy: "*?"
+        prev = Prev::lazy;
+        continue;
+      }
+      if (prev == Prev::quantified || prev == Prev::lazy) return "a repeat of a repeat (Python: multiple repeat)";
+      if (prev == Prev::repeated_group) return "a repeated group that itself repeats (exponential backtracking)";
+      if (!group_repeats.empty()) group_repeats.back() = true;
+      prev = Prev::quantified;
+      i += length - 1;
+      continue;
+    }
+    if (c == '\\') {
+      ++i;
+      prev = Prev::atom;
+    } else if (c == '[') {  // a class: to its closing ']' (a ']' first is literal)
+      std::size_t j = i + 1;
+      if (j < re.size() && re[j] == '^') ++j;
+      if (j < re.size() && re[j] == ']') ++j;
+      while (j < re.size() && re[j] != ']') j += re[j] == '\\' ? 2 : 1;
+      i = j;
+      prev = Prev::atom;
+    } else if (c == '(') {
+      group_repeats.push_back(false);
+      prev = Prev::none;
+    } else if (c == ')') {
+      const bool repeats = !group_repeats.empty() && group_repeats.back();
+      if (!group_repeats.empty()) group_repeats.pop_back();
+      if (repeats && !group_repeats.empty()) group_repeats.back() = true;
+      prev = repeats ? Prev::repeated_group : Prev::atom;
+    } else if (c == '|') {
+      prev = Prev::none;
+    } else {
+      prev = Prev::atom;
+    }
+  }
+  return "";
+}
+
 // compressed-tensors `ignore` / `targets` entry: "re:<regex>" or an exact name.
 Result<NamePattern> compile_ct_pattern(const std::string& text, const std::string& origin, const std::string& pointer) {
   NamePattern p;
@@ -167,6 +229,8 @@ Result<NamePattern> compile_ct_pattern(const std::string& text, const std::strin
     p.forms = simple_forms(std::string_view(text).substr(3));
     p.simple = !p.forms.empty();
     if (!p.simple) {
+      if (const auto why = repetition_problem(std::string_view(text).substr(3)); !why.empty())
+        return Error{origin, pointer, fmt::format("regular expression '{}' is refused: {}", text, why)};
       try {
         p.regex = std::regex(text.substr(3), std::regex::ECMAScript | std::regex::optimize);
       } catch (const std::regex_error&) {
@@ -191,6 +255,8 @@ Result<NamePattern> compile_module_pattern(const std::string& text, const std::s
   p.forms = simple_forms(text);
   p.simple = !p.forms.empty();
   if (!p.simple) {
+    if (const auto why = repetition_problem(text); !why.empty())
+      return Error{origin, pointer, fmt::format("'{}' is refused as a regular expression: {}", text, why)};
     try {
       p.regex = std::regex(text, std::regex::ECMAScript | std::regex::optimize);
     } catch (const std::regex_error&) {

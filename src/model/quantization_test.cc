@@ -4,6 +4,7 @@
 // DeepSeek-V3 and Kimi-K2 checkpoints' exact totals.
 #include "model/quantization.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -473,6 +474,49 @@ TEST(QuantPatterns, TheBuiltInMatcherAgreesWithStdRegex) {
       EXPECT_EQ(p.matches(n), std::regex_search(std::string(n), re, std::regex_constants::match_continuous))
           << p.text << " on " << n;
   }
+}
+
+// std::regex backtracks without bound: a quantifier on what already repeats is
+// refused before it runs (a fuzzed gpt-oss config with "model.layers**...*.self_attn"
+// in modules_to_not_convert held the reader for minutes). Python refuses "**" too.
+TEST(QuantPatterns, RepeatsOfRepeatsAreRefusedBeforeStdRegexRunsThem) {
+  struct Case {
+    const char* pattern;
+    const char* why;  // "" : accepted
+  };
+  const Case cases[] = {
+      {"re:model.layers**.self_attn", "a repeat of a repeat (Python: multiple repeat)"},
+      {"re:a+*b", "a repeat of a repeat (Python: multiple repeat)"},
+      {"re:a{2}{3}", "a repeat of a repeat (Python: multiple repeat)"},
+      {"re:a*??", "a repeat of a repeat (Python: multiple repeat)"},
+      {"re:(a+)+b", "a repeated group that itself repeats (exponential backtracking)"},
+      {"re:((ab)*c)*", "a repeated group that itself repeats (exponential backtracking)"},
+      {"re:(x|y*)+z", "a repeated group that itself repeats (exponential backtracking)"},
+      {"re:.*?self_attn", ""},           // lazy
+      {"re:x(ab|cd)*", ""},              // a repeated group of plain text
+      {"re:a{2,3}b", ""},
+      {"re:[*+]*x", ""},                 // quantifier characters inside a class
+      {R"(re:\*+x)", ""},               // an escaped star, repeated
+      {"re:(a*)b(c+)", ""},              // groups that repeat inside, not repeated
+  };
+  for (const auto& c : cases) {
+    const auto s = parse(R"({"quant_method": "compressed-tensors", "format": "int-quantized", "ignore": [)" +
+                         nlohmann::json(c.pattern).dump() +
+                         R"(], "config_groups": {"g": {"targets": ["Linear"], "weights": {"num_bits": 8}}}})");
+    if (std::string(c.why).empty()) {
+      EXPECT_TRUE(s.ok()) << c.pattern << ": " << (s.ok() ? "" : s.error().to_string());
+      continue;
+    }
+    ASSERT_FALSE(s.ok()) << c.pattern;
+    EXPECT_EQ(s.error().to_string(), fmt::format("config.json: /quantization_config/ignore/0: regular expression '{}' "
+                                                 "is refused: {}", c.pattern, c.why));
+  }
+  // The fuzzed config's shape: an mxfp4 modules_to_not_convert entry.
+  const auto m = parse(R"({"quant_method": "mxfp4", "modules_to_not_convert": ["model.layers**********.*.self_attn"]})");
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.error().to_string(),
+            "config.json: /quantization_config/modules_to_not_convert/0: 'model.layers**********.*.self_attn' is refused "
+            "as a regular expression: a repeat of a repeat (Python: multiple repeat)");
 }
 
 const std::string kIntGroup = R"("config_groups": {"group_0": {"targets": ["Linear"], "weights": {"num_bits": 8,
