@@ -288,6 +288,15 @@ try {
   const order = await phone.evaluate(() => document.getElementById("verdict").getBoundingClientRect().top <
                                             document.getElementById("inputs").getBoundingClientRect().top);
   check(order, "phone width: the verdict comes before the inputs");
+  // The screenshot shows every chart drawn, as the desktop one does, and chart text stays readable: each
+  // label's rendered height (SVG scaled to the screen) at least 9 CSS px (issue 17: "about 5 px" before).
+  await phone.waitForSelector("#max-chart circle", { timeout: 60000 });
+  await phone.waitForSelector("#fit-table tr.chosen", { timeout: 120000 });
+  const labels = await phone.$$eval("#headroom-chart text, #max-chart text", els =>
+    els.map(t => [t.textContent, t.getBoundingClientRect().height]));
+  const tiny = labels.filter(([, h]) => h < 9);
+  check(labels.length >= 10 && tiny.length === 0,
+        `phone width: ${labels.length} chart labels, each at least 9 px high (too small: ${tiny.map(t => t.join(" ")).join(", ")})`);
   await phone.screenshot({ path: path.join(shotDir, "5-phone.png"), fullPage: true });
 } catch (e) {
   failures.push("exception: " + (e.stack || e));
