@@ -113,6 +113,13 @@ try {
   const launch8 = await page.textContent("#launch");
   check(launch8.startsWith("# preflight: does NOT fit") && launch8.includes("would fail at start-up") &&
         launch8.includes("# engine: vLLM"), "8 x H100: the launch box carries the red verdict and names its engine");
+  // ... and it is /api/launch's answer for the same inputs (the engine the page names), line for line.
+  const apiLaunch = await (await page.request.post(base + "/api/launch", { data: { gpus: "8xnvidia-h100-sxm-80gb",
+    model: "kimi-k3", engine: "vllm" } })).json();
+  const launchLines = launch8.split("\n");
+  check(launchLines[0] === apiLaunch.verdict.line &&
+        launch8.endsWith("\n" + apiLaunch.commands.map(c => c.shell).join("\n\n")),
+        `8 x H100: the launch box equals /api/launch for the same inputs (${apiLaunch.commands.length} command)`);
   await page.screenshot({ path: path.join(shotDir, "1-k3-8xh100.png"), fullPage: true });
 
   // 2. Change the GPU count from 8 to 32: the verdict and the bars change.
