@@ -1,8 +1,9 @@
 #include "http_server.h"
 
+#include "heap.h"
+
 #include <arpa/inet.h>
 #include <fcntl.h>
-#include <malloc.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <sys/epoll.h>
@@ -252,7 +253,7 @@ struct GuardedServer::Loop {
     --open;
     const bool big = c.out.capacity() > kTrimAbove || c.in.capacity() > kTrimAbove;
     conns.erase(c.id);
-    if (big) malloc_trim(0);
+    if (big) return_freed_memory();
   }
 
   // Answers without a handler and closes after draining what the client still sends.
@@ -286,7 +287,7 @@ struct GuardedServer::Loop {
     const bool big = c.out.capacity() > kTrimAbove;
     std::string().swap(c.out);
     c.out_pos = 0;
-    if (big) malloc_trim(0);
+    if (big) return_freed_memory();
     if (c.linger_after_write) {
       ::shutdown(c.fd, SHUT_WR);
       c.state = State::lingering;

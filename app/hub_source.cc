@@ -5,7 +5,6 @@
 #include <fmt/ranges.h>
 #include <unistd.h>
 #if defined(__GLIBC__)
-#include <malloc.h>
 #endif
 
 #include <algorithm>
@@ -24,6 +23,7 @@
 #include "artifact/safetensors_header.h"
 #include "artifact/safetensors_index.h"
 #include "core/bytes.h"
+#include "heap.h"
 #include "http_client.h"
 #include "hub/hub_settings.h"
 #include "model/model_catalogue.h"
@@ -33,13 +33,6 @@ namespace preflight::cli {
 namespace fs = std::filesystem;
 
 namespace {
-
-// Freed heap pages back to the system (glibc: every arena's whole free pages).
-void return_freed_memory() {
-#if defined(__GLIBC__)
-  malloc_trim(0);
-#endif
-}
 
 std::optional<std::string> env(std::string_view name) {
   const char* v = std::getenv(std::string(name).c_str());
