@@ -29,9 +29,33 @@ std::string dtype_bucket(const StoredTensor& t) {
   return std::string(dtype_name(t.dtype));
 }
 
+namespace {
+
+// What dtype_bucket's text depends on: summed under this key per tensor, named once
+// per distinct key (K3's 3,180 tensors fall into a handful).
+struct BucketKey {
+  StorageFormat format;
+  Dtype dtype;
+  std::uint64_t bits;  // int_packed: bits per value; else 0
+  auto operator<=>(const BucketKey&) const = default;
+};
+
+BucketKey bucket_key(const StoredTensor& t) {
+  const auto bits = t.format == StorageFormat::int_packed && t.logical_params_each > 0
+                        ? t.bytes_each * 8 / t.logical_params_each
+                        : 0;
+  return {t.format, t.dtype, bits};
+}
+
+}  // namespace
+
 Inventory build_inventory(const ModelSpec& model) {
   Inventory inv;
   std::map<ModuleClass, InventoryRow> rows;
+  std::map<ModuleClass, std::map<BucketKey, std::uint64_t>> row_buckets;
+  std::map<BucketKey, std::uint64_t> buckets;
+  std::map<Dtype, std::uint64_t> elements_by_dtype;
+  std::map<BucketKey, const StoredTensor*> bucket_example;  // a tensor of each key, to name it
   std::set<int> moe_layers;
   for (const auto& t : model.manifest.tensors) {
     auto& row = rows[t.module];
@@ -42,12 +66,14 @@ Inventory build_inventory(const ModelSpec& model) {
     row.tensors = checked_add(row.tensors, stored);
     row.logical_params = checked_add(row.logical_params, params);
     row.bytes = checked_add(row.bytes, bytes);
-    const auto bucket = dtype_bucket(t);
-    row.bytes_by_dtype[bucket] = checked_add(row.bytes_by_dtype[bucket], bytes);
-    inv.bytes_by_dtype[bucket] = checked_add(inv.bytes_by_dtype[bucket], bytes);
-    const auto elements = checked_mul(element_count(t.shape), t.instances);
-    inv.elements_by_dtype[std::string(dtype_name(t.dtype))] =
-        checked_add(inv.elements_by_dtype[std::string(dtype_name(t.dtype))], elements);
+    const auto key = bucket_key(t);
+    bucket_example.try_emplace(key, &t);
+    auto& in_row = row_buckets[t.module][key];
+    in_row = checked_add(in_row, bytes);
+    auto& in_all = buckets[key];
+    in_all = checked_add(in_all, bytes);
+    auto& elements = elements_by_dtype[t.dtype];
+    elements = checked_add(elements, checked_mul(element_count(t.shape), t.instances));
     inv.tensors = checked_add(inv.tensors, stored);
     inv.logical_params = checked_add(inv.logical_params, params);
     inv.payload_bytes = checked_add(inv.payload_bytes, bytes);
@@ -66,8 +92,23 @@ Inventory build_inventory(const ModelSpec& model) {
       inv.active_trunk_params = checked_add(inv.active_trunk_params, params);
     }
   }
+  // Keys that name the same bucket ("BF16" for plain and fp8-declared BF16) add up.
+  const auto add_named = [&](std::map<std::string, std::uint64_t>& out, const std::map<BucketKey, std::uint64_t>& in) {
+    for (const auto& [key, bytes] : in) {
+      auto& sum = out[dtype_bucket(*bucket_example.at(key))];
+      sum = checked_add(sum, bytes);
+    }
+  };
+  add_named(inv.bytes_by_dtype, buckets);
+  for (const auto& [dtype, elements] : elements_by_dtype) {
+    auto& sum = inv.elements_by_dtype[std::string(dtype_name(dtype))];
+    sum = checked_add(sum, elements);
+  }
   for (auto m : kAllModuleClasses)
-    if (rows.count(m)) inv.by_module.push_back(rows[m]);
+    if (rows.count(m)) {
+      add_named(rows[m].bytes_by_dtype, row_buckets[m]);
+      inv.by_module.push_back(rows[m]);
+    }
 
   inv.moe_layers = moe_layers.size();
   const auto experts = model.moe.routed_experts;

@@ -14,6 +14,7 @@ namespace preflight {
 std::string weights_disagreement(const Plan& plan, const ModelSpec& model) {
   const auto& l = plan.layout;
   std::map<std::string, std::uint64_t, std::less<>> expected, rows;
+  std::map<ModuleClass, std::uint64_t> by_module;  // summed first: one row id per module, not one per tensor
   const bool experts = model.moe.routed_experts > 0;
   for (const auto& t : model.manifest.tensors) {
     const bool expert = t.role == ParallelRole::expert && experts;
@@ -22,8 +23,12 @@ std::string weights_disagreement(const Plan& plan, const ModelSpec& model) {
     // SGLang's DP attention splits it over the stage's ranks.
     const bool over_stage = l.dense_over_stage && splits_over_stage(t.module);
     const std::uint64_t copies = expert ? 1 : replicated ? l.stage_ranks() : over_stage ? 1 : l.dp;
-    auto& e = expected[fmt::format("weights.{}", module_key(t.module))];
+    auto& e = by_module[t.module];
     e = checked_add(e, checked_mul(t.bytes(), copies, "weight copies"), "weight copies");
+  }
+  for (const auto& [module, bytes] : by_module) {
+    auto& e = expected[fmt::format("weights.{}", module_key(module))];
+    e = checked_add(e, bytes, "weight copies");
   }
   for (const auto& rank : plan.ranks)
     for (const auto& row : rank.rows)
