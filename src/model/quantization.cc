@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <optional>
 #include <set>
+#include <unordered_map>
 #include <cctype>
 #include <string_view>
 
@@ -835,17 +836,21 @@ bool eligible(const QuantizationScheme& s, const LogicalTensor& t) {
 
 // Memoised pattern results for one logical tensor: a pattern that cannot tell
 // instances apart is evaluated once, the others per instance.
+// Decides each tensor's group. A pattern that is not index-sensitive gives one
+// answer for every name that differs only in its digit runs (layer and expert
+// indices), so its answers are kept per name with each digit run folded to "0":
+// Kimi K3's 2,904 tensors share a few dozen such names (issue 18: the pattern tests
+// were 4.1M of a plan's 54M instructions).
 class Decider {
  public:
   explicit Decider(const QuantizationScheme& s) : s_(s) {
-    std::size_t n = s.ignore.size();
-    for (const auto& g : s.groups) n += g.targets.size();
-    memo_.assign(n, -1);
+    for (const auto& g : s.groups) slots_ += g.targets.size();
+    slots_ += s.ignore.size();
   }
-  void reset() { std::fill(memo_.begin(), memo_.end(), static_cast<signed char>(-1)); }
 
   const QuantGroup* decide(const LogicalTensor& t, const std::string& module) {
     if (s_.method == "none" || !eligible(s_, t)) return nullptr;
+    memo_ = nullptr;
     std::size_t slot = 0;
     for (const auto& p : s_.ignore) {
       const std::size_t here = slot++;
@@ -883,11 +888,36 @@ class Decider {
  private:
   bool test(const NamePattern& p, std::size_t slot, const std::string& module) {
     if (p.index_sensitive) return p.matches(module);
-    if (memo_[slot] < 0) memo_[slot] = p.matches(module) ? 1 : 0;
-    return memo_[slot] == 1;
+    if (memo_ == nullptr) {
+      fold_digits(module, folded_);
+      auto it = memo_by_name_.find(folded_);
+      if (it == memo_by_name_.end()) it = memo_by_name_.emplace(folded_, std::vector<signed char>(slots_, -1)).first;
+      memo_ = &it->second;
+    }
+    auto& answer = (*memo_)[slot];
+    if (answer < 0) answer = p.matches(module) ? 1 : 0;
+    return answer == 1;
   }
+
+  // `name` with each digit run as one "0", into `out` (its buffer reused).
+  static void fold_digits(const std::string& name, std::string& out) {
+    out.resize(name.size());
+    char* o = out.data();
+    bool in_digits = false;
+    for (const char c : name) {
+      const bool digit = c >= '0' && c <= '9';
+      if (!digit) *o++ = c;
+      else if (!in_digits) *o++ = '0';
+      in_digits = digit;
+    }
+    out.resize(static_cast<std::size_t>(o - out.data()));
+  }
+
   const QuantizationScheme& s_;
-  std::vector<signed char> memo_;
+  std::size_t slots_ = 0;
+  std::unordered_map<std::string, std::vector<signed char>> memo_by_name_;
+  std::vector<signed char>* memo_ = nullptr;  // this decision's answers
+  std::string folded_;                        // the folded name being looked up
 };
 
 bool any_index_sensitive(const QuantizationScheme& s) {
@@ -1150,7 +1180,8 @@ bool pattern_is_index_sensitive(const std::string& regex_text) {
     if (c == '\\') {
       if (i + 1 < regex_text.size()) {
         const char n = regex_text[i + 1];
-        if (n == 'd' || n == 'D' || n == 'w' || n == 'W' || n == 'b' || n == 'B' ||
+        // \S matches one character of a digit run as of anything else: "experts\.\S\." tells 7 from 12.
+        if (n == 'd' || n == 'D' || n == 'w' || n == 'W' || n == 'b' || n == 'B' || n == 'S' ||
             (n >= '0' && n <= '9'))
           return true;
       }
@@ -1217,7 +1248,6 @@ Result<TensorManifest> apply_quantization(const std::vector<LogicalTensor>& logi
     // has no index). Otherwise every instance is decided, and consecutive
     // instances with the same decision stay one entry, so only the instances a
     // rule singles out are split off.
-    decider.reset();
     const bool indexed = t.name.find("{E}") != std::string::npos;
     const bool per_instance = t.instances > 1 && indexed && sensitive;
     const std::uint32_t passes = per_instance ? t.instances : 1;

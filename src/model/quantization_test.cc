@@ -566,6 +566,42 @@ TEST(QuantPatterns, ARegexTargetCanSkipExpertZero) {
   EXPECT_EQ(m.tensors[1].first_instance, 1u);
 }
 
+// The decider keeps an index-insensitive pattern's answer for every name that differs
+// only in its digit runs; an index-sensitive one is asked for each name. Each row: an
+// ignore pattern, and which of layers 1, 2, 11 and 12 it leaves unquantized.
+TEST(QuantPatterns, AnswersKeptAcrossLayersAreThoseOfEachName) {
+  struct Row {
+    std::string pattern;
+    std::vector<bool> ignored;  // layers 1, 2, 11, 12
+  };
+  const std::vector<Row> rows = {
+      {"re:.*self_attn.*", {true, true, true, true}},
+      {"re:.*mlp.*", {false, false, false, false}},
+      {"re:.*layers\\.1\\..*", {true, false, false, false}},
+      {"re:.*layers\\.1.*", {true, false, true, true}},
+      {"re:.*layers\\.\\S\\.self.*", {true, true, false, false}},  // one character: 1 and 2, not 11 or 12
+      {"re:.*layers\\.\\d\\d\\..*", {false, false, true, true}},
+      {"re:.*layers\\..\\.self.*", {true, true, false, false}},
+      {"model.layers.12.self_attn.q_proj", {false, false, false, true}},
+  };
+  const std::vector<int> layers = {1, 2, 11, 12};
+  for (const auto& row : rows) {
+    std::vector<LogicalTensor> logical;
+    for (int l : layers)
+      logical.push_back(tensor("model.layers." + std::to_string(l) + ".self_attn.q_proj.weight", {64, 128}));
+    const auto m = quantize(R"({"quant_method": "compressed-tensors", "format": "int-quantized", "ignore": [)" +
+                                nlohmann::json(row.pattern).dump() + "], " + kIntGroup + "}",
+                            logical);
+    std::vector<bool> ignored;
+    for (int l : layers)
+      for (const auto& t : m.tensors)
+        if (t.name == "model.layers." + std::to_string(l) + ".self_attn.q_proj.weight") ignored.push_back(t.dtype == Dtype::BF16);
+    EXPECT_EQ(ignored, row.ignored) << row.pattern;
+  }
+  EXPECT_TRUE(pattern_is_index_sensitive("experts\\.\\S\\."));
+  EXPECT_FALSE(pattern_is_index_sensitive("experts\\.\\s*.*"));
+}
+
 TEST(QuantPatterns, TheMostSpecificTargetWinsWhateverTheGroupOrder) {
   // compressed-tensors: an exact name beats a regex, which beats a class name.
   const auto m = quantize(R"({"quant_method": "compressed-tensors",
