@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Whole-process start-up figures (issue 18): best of N runs of `--help`, a catalogue
-plan and a JSON plan, and the shared libraries the binary resolves before main.
+"""Whole-process figures (issue 18): best of N runs of `--help`, a catalogue plan and
+a JSON plan, the shared libraries the binary resolves before main, and best of 5 of
+the full sweep (every family, 1..256 GPUs, 128K context, CSV).
 Prints figures for people; never a gate (timings depend on the machine).
 
 Usage: bench/bench_startup.py [BINARY] [RUNS]   (default build/preflight, 21)
@@ -32,6 +33,8 @@ def main():
     ]
     for name, cmd in cases:
         print("%-45s best of %d: %7.2f ms" % (name, runs, best_ms(cmd, runs)))
+    sweep = [binary, "sweep", "--counts", "1..256", "--context", "128K", "--format", "csv"]
+    print("%-45s best of 5: %7.2f ms" % ("sweep --counts 1..256 --context 128K (csv)", best_ms(sweep, 5)))
 
 
 if __name__ == "__main__":
