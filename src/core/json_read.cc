@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/plain_json.h"
 #include "core/text.h"
 
 namespace preflight {
@@ -233,6 +234,12 @@ Result<json> parse_json_with(std::string_view text, std::string_view origin, std
 
 Result<json> parse_json(std::string_view text, std::string_view origin, std::string_view field,
                         DuplicateKeys duplicates) {
+  if (auto dom = parse_plain_json(text)) return std::move(*dom);  // declines all it would not read alike
+  return parse_json_with(text, origin, field, duplicates, nullptr);
+}
+
+Result<json> parse_json_full(std::string_view text, std::string_view origin, std::string_view field,
+                             DuplicateKeys duplicates) {
   return parse_json_with(text, origin, field, duplicates, nullptr);
 }
 

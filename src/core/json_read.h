@@ -17,7 +17,8 @@
 //     as Python's json module (and so transformers and the engines) does;
 //   - errors are one line: the parser's message with control characters
 //     escaped and its quote of the input shortened.
-// The DOM is built by a SAX handler with an explicit stack, never recursion.
+// The DOM is built by a SAX handler with an explicit stack, never recursion; a
+// document in the plain shape is read by core/plain_json.h first.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -43,6 +44,12 @@ enum class DuplicateKeys {
 // ("" for the document itself, "header" for a safetensors header).
 Result<nlohmann::json> parse_json(std::string_view text, std::string_view origin, std::string_view field = "",
                                   DuplicateKeys duplicates = DuplicateKeys::reject);
+
+// The same without the fast path (core/plain_json.h), which only ever returns what
+// this returns and declines everything else (errors included) to it: what the tests
+// and the differential fuzz target compare it with.
+Result<nlohmann::json> parse_json_full(std::string_view text, std::string_view origin, std::string_view field = "",
+                                       DuplicateKeys duplicates = DuplicateKeys::reject);
 
 // Streams the string members of one top-level object (the root's member `object`,
 // e.g. "weight_map") to `take` as they are read, instead of storing them in the
