@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstddef>
 #include <utility>
 #include <vector>
@@ -246,6 +247,27 @@ Result<json> parse_json_full(std::string_view text, std::string_view origin, std
 Result<json> parse_json(std::string_view text, std::string_view origin, std::string_view field,
                         DuplicateKeys duplicates, StreamedMembers& streamed) {
   return parse_json_with(text, origin, field, duplicates, &streamed);
+}
+
+bool identical_json(const json& a, const json& b) {
+  if (a.type() != b.type()) return false;
+  if (a.is_object()) {
+    if (a.size() != b.size()) return false;
+    for (auto i = a.begin(), j = b.begin(); i != a.end(); ++i, ++j)
+      if (i.key() != j.key() || !identical_json(*i, *j)) return false;  // depth: parse_json's bound
+    return true;
+  }
+  if (a.is_array()) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+      if (!identical_json(a[i], b[i])) return false;
+    return true;
+  }
+  if (a.is_number_float()) {
+    const double x = a.get<double>(), y = b.get<double>();
+    return x == y && std::signbit(x) == std::signbit(y);
+  }
+  return a == b;
 }
 
 std::string pointer_token(std::string_view key) {

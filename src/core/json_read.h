@@ -63,6 +63,10 @@ struct StreamedMembers {
 Result<nlohmann::json> parse_json(std::string_view text, std::string_view origin, std::string_view field,
                                   DuplicateKeys duplicates, StreamedMembers& streamed);
 
+// Equal values of equal nlohmann types: nlohmann's operator== calls 1u and 1 (and
+// 0.0 and -0.0) equal; readers and the differential checks of the fast paths must not.
+bool identical_json(const nlohmann::json& a, const nlohmann::json& b);
+
 // One JSON-pointer reference token (RFC 6901: '~' -> "~0", '/' -> "~1"), with
 // control characters shown as \u00XX so the pointer stays on one line.
 std::string pointer_token(std::string_view key);

@@ -12,30 +12,6 @@
 namespace preflight {
 namespace {
 
-using nlohmann::json;
-
-// Equal values of equal nlohmann types (operator== calls 1u and 1 equal).
-bool same(const json& a, const json& b) {
-  if (a.type() != b.type()) return false;
-  if (a.is_object()) {
-    if (a.size() != b.size()) return false;
-    for (auto i = a.begin(), j = b.begin(); i != a.end(); ++i, ++j)
-      if (i.key() != j.key() || !same(*i, *j)) return false;
-    return true;
-  }
-  if (a.is_array()) {
-    if (a.size() != b.size()) return false;
-    for (std::size_t i = 0; i < a.size(); ++i)
-      if (!same(a[i], b[i])) return false;
-    return true;
-  }
-  if (a.is_number_float()) {
-    const double x = a.get<double>(), y = b.get<double>();
-    return x == y && std::signbit(x) == std::signbit(y);
-  }
-  return a == b;
-}
-
 // The fast path either declines or gives what the full reader gives (which accepts).
 void expect_agrees(const std::string& text, const std::string& what) {
   const auto fast = parse_plain_json(text);
@@ -43,7 +19,7 @@ void expect_agrees(const std::string& text, const std::string& what) {
   const auto full = parse_json_full(text, "t.json");
   ASSERT_TRUE(full.ok()) << what << ": the fast path accepted what the full reader refuses: "
                          << full.error().to_string();
-  EXPECT_TRUE(same(*fast, *full)) << what;
+  EXPECT_TRUE(identical_json(*fast, *full)) << what;
 }
 
 TEST(PlainJson, EachShapeIsReadOrDeclined) {
@@ -88,6 +64,10 @@ TEST(PlainJson, EachShapeIsReadOrDeclined) {
     EXPECT_EQ(parse_plain_json(c.text).has_value(), c.read) << c.text;
     expect_agrees(c.text, c.text);
   }
+  // identical_json tells apart what nlohmann's == calls equal.
+  EXPECT_FALSE(identical_json(nlohmann::json(1u), nlohmann::json(1)));
+  EXPECT_FALSE(identical_json(nlohmann::json(0.0), nlohmann::json(-0.0)));
+  EXPECT_TRUE(identical_json(nlohmann::json::parse(R"({"a": [1, -2, 0.5]})"), nlohmann::json::parse(R"({"a": [1, -2, 0.5]})")));
   // The types are nlohmann's: unsigned for non-negative integers, signed for negative ones.
   const auto numbers = parse_plain_json("[7, -7, 7.0]");
   ASSERT_TRUE(numbers.has_value());
