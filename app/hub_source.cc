@@ -4,8 +4,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <unistd.h>
-#if defined(__GLIBC__)
-#endif
 
 #include <algorithm>
 #include <atomic>

@@ -8,35 +8,14 @@
 
 namespace preflight {
 
-std::string dtype_bucket(const StoredTensor& t) {
-  switch (t.format) {
-    case StorageFormat::mxfp4_packed: return "U8 (MXFP4 codes)";
-    case StorageFormat::mxfp4_scale: return "U8 (E8M0 scales)";
-    case StorageFormat::nvfp4_packed: return "U8 (NVFP4 codes)";
-    case StorageFormat::int_packed: {
-      // Bits per value from the counting rule (logical params = values): "I32 (packed int4)".
-      const auto bits = t.logical_params_each > 0 ? t.bytes_each * 8 / t.logical_params_each : 0;
-      return fmt::format("{} (packed int{})", dtype_name(t.dtype), bits);
-    }
-    case StorageFormat::weight_scale: return fmt::format("{} (weight scales)", dtype_name(t.dtype));
-    case StorageFormat::zero_point: return fmt::format("{} (zero points)", dtype_name(t.dtype));
-    case StorageFormat::quant_metadata: return fmt::format("{} (quantization metadata)", dtype_name(t.dtype));
-    case StorageFormat::activation_scale: return fmt::format("{} (activation scales)", dtype_name(t.dtype));
-    case StorageFormat::fp8:   // F8_E4M3 values: the dtype says it
-    case StorageFormat::int8:  // I8 values
-    case StorageFormat::plain: break;
-  }
-  return std::string(dtype_name(t.dtype));
-}
-
 namespace {
 
-// What dtype_bucket's text depends on: summed under this key per tensor, named once
-// per distinct key (K3's 3,180 tensors fall into a handful).
+// What dtype_bucket's text depends on: bytes are summed under this key per tensor and
+// each key named once (K3's 3,180 tensors fall into a handful).
 struct BucketKey {
   StorageFormat format;
   Dtype dtype;
-  std::uint64_t bits;  // int_packed: bits per value; else 0
+  std::uint64_t bits;  // int_packed: bits per value (the counting rule: logical params = values); else 0
   auto operator<=>(const BucketKey&) const = default;
 };
 
@@ -47,7 +26,26 @@ BucketKey bucket_key(const StoredTensor& t) {
   return {t.format, t.dtype, bits};
 }
 
+std::string bucket_name(const BucketKey& k) {
+  switch (k.format) {
+    case StorageFormat::mxfp4_packed: return "U8 (MXFP4 codes)";
+    case StorageFormat::mxfp4_scale: return "U8 (E8M0 scales)";
+    case StorageFormat::nvfp4_packed: return "U8 (NVFP4 codes)";
+    case StorageFormat::int_packed: return fmt::format("{} (packed int{})", dtype_name(k.dtype), k.bits);  // "I32 (packed int4)"
+    case StorageFormat::weight_scale: return fmt::format("{} (weight scales)", dtype_name(k.dtype));
+    case StorageFormat::zero_point: return fmt::format("{} (zero points)", dtype_name(k.dtype));
+    case StorageFormat::quant_metadata: return fmt::format("{} (quantization metadata)", dtype_name(k.dtype));
+    case StorageFormat::activation_scale: return fmt::format("{} (activation scales)", dtype_name(k.dtype));
+    case StorageFormat::fp8:   // F8_E4M3 values: the dtype says it
+    case StorageFormat::int8:  // I8 values
+    case StorageFormat::plain: break;
+  }
+  return std::string(dtype_name(k.dtype));
+}
+
 }  // namespace
+
+std::string dtype_bucket(const StoredTensor& t) { return bucket_name(bucket_key(t)); }
 
 Inventory build_inventory(const ModelSpec& model) {
   Inventory inv;
@@ -55,7 +53,6 @@ Inventory build_inventory(const ModelSpec& model) {
   std::map<ModuleClass, std::map<BucketKey, std::uint64_t>> row_buckets;
   std::map<BucketKey, std::uint64_t> buckets;
   std::map<Dtype, std::uint64_t> elements_by_dtype;
-  std::map<BucketKey, const StoredTensor*> bucket_example;  // a tensor of each key, to name it
   std::set<int> moe_layers;
   for (const auto& t : model.manifest.tensors) {
     auto& row = rows[t.module];
@@ -67,7 +64,6 @@ Inventory build_inventory(const ModelSpec& model) {
     row.logical_params = checked_add(row.logical_params, params);
     row.bytes = checked_add(row.bytes, bytes);
     const auto key = bucket_key(t);
-    bucket_example.try_emplace(key, &t);
     auto& in_row = row_buckets[t.module][key];
     in_row = checked_add(in_row, bytes);
     auto& in_all = buckets[key];
@@ -95,7 +91,7 @@ Inventory build_inventory(const ModelSpec& model) {
   // Keys that name the same bucket ("BF16" for plain and fp8-declared BF16) add up.
   const auto add_named = [&](std::map<std::string, std::uint64_t>& out, const std::map<BucketKey, std::uint64_t>& in) {
     for (const auto& [key, bytes] : in) {
-      auto& sum = out[dtype_bucket(*bucket_example.at(key))];
+      auto& sum = out[bucket_name(key)];
       sum = checked_add(sum, bytes);
     }
   };

@@ -834,8 +834,6 @@ bool eligible(const QuantizationScheme& s, const LogicalTensor& t) {
   return true;  // fp8: every nn.Linear
 }
 
-// Memoised pattern results for one logical tensor: a pattern that cannot tell
-// instances apart is evaluated once, the others per instance.
 // Decides each tensor's group. A pattern that is not index-sensitive gives one
 // answer for every name that differs only in its digit runs (layer and expert
 // indices), so its answers are kept per name with each digit run folded to "0":
