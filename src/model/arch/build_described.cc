@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <set>
+#include <utility>
 
 #include "core/bytes.h"
 #include "core/json_read.h"
@@ -37,6 +38,14 @@ nlohmann::json with_class_defaults(const Description& d, const nlohmann::json& n
   if (!used.empty()) note = fmt::format("absent from the config, {} defaults used: {}", d.defaults_class, used);
   return out;
 }
+
+// A read inside a loop body whose result depended on the loop variable.
+struct LoopRead {
+  enum class Kind : std::uint8_t { truth, dimension, dtype } kind;
+  const Expression* e;
+  std::uint64_t value;  // the bool, the dimension, or the dtype (kModelDtype: the model's)
+};
+constexpr std::uint64_t kModelDtype = ~std::uint64_t{0};
 
 struct Built {
   ModelSpec spec;
@@ -181,15 +190,19 @@ class Builder {
       if (key == "dtype_bytes") return Result<Value>(Value::of(static_cast<double>(dtype_bits(dtype_)) / 8));
       return std::nullopt;
     }
-    if (evaluating_.count(key))
+    if (std::find(evaluating_.begin(), evaluating_.end(), key) != evaluating_.end())
       return Result<Value>(Error{origin_, "", fmt::format("architecture {}: '{}' is defined in terms of itself", d_.name, key)});
-    const auto marked = evaluating_.emplace(key).first;
+    evaluating_.push_back(def->first);
     const auto reads_before = loop_reads_;
     auto v = Evaluator::evaluate(def->second, scope_);
-    evaluating_.erase(marked);
+    evaluating_.pop_back();
     // A value that read a loop variable changes with it: kept only until a loop variable changes.
-    if (v && loop_reads_ == reads_before) cache_.emplace(std::string(key), *v);
-    else if (v) loop_cache_.insert_or_assign(std::string(key), std::pair{loop_generation_, *v});
+    if (v && loop_reads_ == reads_before) {
+      cache_.emplace(std::string(key), *v);
+    } else if (v) {
+      if (auto it = loop_cache_.find(key); it != loop_cache_.end()) it->second = std::pair{loop_generation_, *v};
+      else loop_cache_.emplace(std::string(key), std::pair{loop_generation_, *v});
+    }
     return v;
   }
 
@@ -224,22 +237,56 @@ class Builder {
     return nullptr;
   }
   Result<bool> truth(const Expression& e) {
+    const auto before = loop_reads_;
+    auto b = truth_now(e);
+    if (b) note_read(LoopRead::Kind::truth, e, before, *b);
+    return b;
+  }
+  Result<std::uint64_t> dimension(const Expression& e) {
+    const auto before = loop_reads_;
+    auto d = dimension_now(e);
+    if (d) note_read(LoopRead::Kind::dimension, e, before, *d);
+    return d;
+  }
+  Result<bool> truth_now(const Expression& e) {
     if (const Value* v = known_name(e)) return as_bool(*v, origin_, e.text());
     auto v = eval(e);
     if (!v) return v.error();
     return as_bool(*v, origin_, e.text());
   }
-  Result<std::uint64_t> dimension(const Expression& e) {
+  Result<std::uint64_t> dimension_now(const Expression& e) {
     if (const Value* v = known_name(e)) return as_dimension(*v, origin_, e.text());
     auto v = eval(e);
     if (!v) return v.error();
     return as_dimension(*v, origin_, e.text());
+  }
+  // A tensor's "dtype" expression: its dtype, or nullopt for the model dtype (null).
+  Result<std::optional<Dtype>> tensor_dtype(const Expression& e) {
+    const auto before = loop_reads_;
+    auto v = eval(e);
+    if (!v) return v.error();
+    std::optional<Dtype> out;
+    if (!v->absent_or_null()) {  // null: the model dtype (DeepSeek-V3.2's norms are F32, V3's are not)
+      auto s = as_string(*v, origin_, e.text());
+      if (!s) return s.error();
+      auto d = dtype_from_torch(*s);
+      if (!d) return Error{origin_, v->pointer, fmt::format("unknown dtype \"{}\"", *s)};
+      out = *d;
+    }
+    note_read(LoopRead::Kind::dtype, e, before, out ? static_cast<std::uint64_t>(*out) : kModelDtype);
+    return out;
   }
 
   // "{name}" in a template becomes the variable's value; "{E}" stays (expert index).
   // In messages and notes (`human`), "{expression}" is evaluated and whole numbers
   // of five digits or more get thousands separators.
   Result<std::string> fill(const std::string& tmpl, bool human = false) {
+    const auto before = loop_reads_;
+    auto out = fill_now(tmpl, human);
+    if (recording_ && loop_reads_ != before) recording_->names_vary = true;
+    return out;
+  }
+  Result<std::string> fill_now(const std::string& tmpl, bool human) {
     std::string out;
     std::size_t pos = 0;
     while (pos < tmpl.size()) {
@@ -413,14 +460,57 @@ class Builder {
         mtp_from = *v;
       }
       const auto saved = loop_.find(r.loop_var) != loop_.end() ? std::optional<Value>(loop_[r.loop_var]) : std::nullopt;
+      // Most iterations (decoder layers, vision blocks) repeat an earlier one: the
+      // same loop-dependent reads give the same tensors, so those are copied under
+      // this iteration's prefix (see LoopTemplate). A body with a loop of its own
+      // is evaluated every time.
+      bool replay = !has_loop(r.children);
+      std::vector<LoopTemplate> templates;
       for (std::uint64_t v = *from; v < *to; ++v) {
         set_loop(r.loop_var, Value::of(static_cast<double>(v)));
         auto named = fill(r.prefix);
         if (!named) return named.error();
         const int at = r.layer_loop ? static_cast<int>(v) : layer;
-        const auto here = v >= mtp_from ? std::optional<ModuleClass>(ModuleClass::mtp) : module;
+        const bool mtp = v >= mtp_from;
+        const auto here = mtp ? std::optional<ModuleClass>(ModuleClass::mtp) : module;
+        std::string head = prefix + *named;
+        if (replay) {
+          const LoopTemplate* same = nullptr;
+          for (const auto& t : templates) {
+            if (t.mtp != mtp) continue;
+            auto matches = repeats(t);
+            if (!matches) return matches.error();
+            if (*matches) {
+              same = &t;
+              break;
+            }
+          }
+          if (same) {
+            if (out.size() + same->count > kMaxTensors)
+              return Error{origin_, node_pointer_, "more than 2,000,000 tensors is implausible"};
+            for (std::size_t k = same->first; k < same->first + same->count; ++k) {
+              LogicalTensor t = out[k];
+              t.name = head;
+              t.name.append(out[k].name, same->head_size);
+              t.layer = at;
+              out.push_back(std::move(t));
+            }
+            continue;
+          }
+          templates.push_back(LoopTemplate{mtp, {}, false, out.size(), 0, head.size()});
+        }
+        LoopTemplate* recording = replay ? &templates.back() : nullptr;
+        auto* outer = std::exchange(recording_, recording);
         for (const auto& c : r.children)
-          if (auto e = emit(c, prefix + *named, at, here, out)) return e;
+          if (auto e = emit(c, head, at, here, out)) {
+            recording_ = outer;
+            return e;
+          }
+        recording_ = outer;
+        if (recording) {
+          recording->count = out.size() - recording->first;
+          if (recording->names_vary) replay = false;  // names read the loop: each iteration builds its own
+        }
       }
       if (saved) set_loop(r.loop_var, *saved);
       else erase_loop(r.loop_var);
@@ -455,15 +545,9 @@ class Builder {
     }
     t.dtype = dtype_;
     if (r.dtype) {
-      auto v = eval(*r.dtype);
-      if (!v) return v.error();
-      if (!v->absent_or_null()) {  // null: the model dtype (DeepSeek-V3.2's norms are F32, V3's are not)
-        auto s = as_string(*v, origin_, r.dtype->text());
-        if (!s) return s.error();
-        auto d = dtype_from_torch(*s);
-        if (!d) return Error{origin_, v->pointer, fmt::format("unknown dtype \"{}\"", *s)};
-        t.dtype = *d;
-      }
+      auto d = tensor_dtype(*r.dtype);
+      if (!d) return d.error();
+      if (*d) t.dtype = **d;
     }
     if (r.experts) {
       auto n = dimension(*r.experts);
@@ -479,6 +563,61 @@ class Builder {
       if (d == 0) return std::nullopt;  // a zero-width tensor is not stored
     out.push_back(std::move(t));
     return std::nullopt;
+  }
+
+  // --- repeated iterations --------------------------------------------------
+  // One iteration of a loop as evaluated: the reads that depended on a loop
+  // variable (directly or through a let value that did), in order, with their
+  // results, and the tensors it emitted (out[first, first + count), each name
+  // starting with the iteration's head of head_size characters). Every other
+  // read depended on nothing that changes between iterations. So an iteration
+  // whose dependent reads, taken again in the same order, give the same results
+  // takes the same path through the rules and emits the same tensors; only the
+  // head of each name and the layer differ. A mismatch or an error at read k
+  // happens where the full evaluation would meet it, as both paths agree up to k.
+  struct LoopTemplate {
+    bool mtp = false;
+    std::vector<LoopRead> reads;
+    bool names_vary = false;  // a name or prefix inside read the loop variable: not reusable
+    std::size_t first = 0, count = 0, head_size = 0;
+  };
+
+  static bool has_loop(const std::vector<TensorRule>& rules) {
+    return std::any_of(rules.begin(), rules.end(),
+                       [](const TensorRule& c) { return c.group && (!c.loop_var.empty() || has_loop(c.children)); });
+  }
+
+  void note_read(LoopRead::Kind kind, const Expression& e, std::uint64_t reads_before, std::uint64_t value) {
+    if (recording_ && loop_reads_ != reads_before) recording_->reads.push_back(LoopRead{kind, &e, value});
+  }
+
+  // Whether this iteration's dependent reads give the template's results.
+  Result<bool> repeats(const LoopTemplate& t) {
+    auto* outer = std::exchange(recording_, nullptr);
+    Result<bool> same = true;
+    for (const auto& read : t.reads) {
+      std::uint64_t value = 0;
+      if (read.kind == LoopRead::Kind::truth) {
+        auto b = truth_now(*read.e);
+        if (!b) same = b.error();
+        else value = *b;
+      } else if (read.kind == LoopRead::Kind::dimension) {
+        auto d = dimension_now(*read.e);
+        if (!d) same = d.error();
+        else value = *d;
+      } else {
+        auto d = tensor_dtype(*read.e);
+        if (!d) same = d.error();
+        else value = *d ? static_cast<std::uint64_t>(**d) : kModelDtype;
+      }
+      if (!same) break;
+      if (value != read.value) {
+        same = false;
+        break;
+      }
+    }
+    recording_ = outer;
+    return same;
   }
 
   // --- parts ---------------------------------------------------------------
@@ -537,10 +676,10 @@ class Builder {
     for (auto& t : out.tensors) {
       for (const auto& [from, to] : part.rename)
         if (t.name.starts_with(from)) {
-          t.name = to + t.name.substr(from.size());
+          t.name.replace(0, from.size(), to);
           break;
         }
-      t.name = part.prefix + t.name;
+      if (!part.prefix.empty()) t.name.insert(0, part.prefix);
       if (part.module) t.module = *part.module;
       if (!text) {
         t.text = false;
@@ -566,8 +705,9 @@ class Builder {
   // every tensor of a layer reads is_kda or sparse, evaluated once per layer, not per read.
   std::map<std::string, std::pair<std::uint64_t, Value>, std::less<>> loop_cache_;
   std::uint64_t loop_generation_ = 0;
-  std::set<std::string, std::less<>> evaluating_;
+  std::vector<std::string_view> evaluating_;  // let names being evaluated (keys of d_.let), innermost last
   std::uint64_t loop_reads_ = 0;
+  LoopTemplate* recording_ = nullptr;  // the iteration being recorded, if any
   std::vector<std::string>* guessed_;  // language models read generically (unknown model_type)
 };
 
