@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "core/json_read.h"
+#include "core/plain_json.h"
 #include "embedded_files.h"
 #include "model/arch/architecture.h"
 
@@ -357,6 +358,7 @@ std::optional<nlohmann::json> top_level_line(std::string_view text, std::string_
   if (end == std::string_view::npos) end = text.size();
   auto line = text.substr(start, end - start);
   if (line.ends_with(',')) line.remove_suffix(1);
+  if (auto plain = parse_plain_json(line)) return plain;  // the fast path; anything else to nlohmann
   auto v = nlohmann::json::parse(line, nullptr, false);
   if (v.is_discarded()) return std::nullopt;
   return v;

@@ -557,9 +557,22 @@ class Eval {
       if (!x_ref) return x_ref.error();
       const Value* x = &**x_ref;
       if (!list->json.is_array()) return mistyped(*list, "a list");
+      if (x->json.is_number()) {  // numbers compare by value (1 == 1.0), read once, not per item
+        const double wanted = x->json.get<double>();
+        for (const auto& item : list->json.get_ref<const nlohmann::json::array_t&>()) {
+          double value;
+          switch (item.type()) {  // get<double>() per item costs more than the whole comparison
+            case nlohmann::json::value_t::number_unsigned: value = static_cast<double>(*item.get_ptr<const std::uint64_t*>()); break;
+            case nlohmann::json::value_t::number_integer: value = static_cast<double>(*item.get_ptr<const std::int64_t*>()); break;
+            case nlohmann::json::value_t::number_float: value = *item.get_ptr<const double*>(); break;
+            default: continue;
+          }
+          if (value == wanted) return Value::of(true);
+        }
+        return Value::of(false);
+      }
       for (const auto& item : list->json)
-        if (item == x->json || (item.is_number() && x->json.is_number() && item.get<double>() == x->json.get<double>()))
-          return Value::of(true);
+        if (item == x->json) return Value::of(true);
       return Value::of(false);
     }
     if (fn == "max_of") {  // the largest number of a list (0 for an empty one)
