@@ -960,11 +960,25 @@ class Emitter {
   std::vector<StoredTensor> out_;
 };
 
-StoredTensor plain_tensor(const LogicalTensor& t, const std::string& name, std::uint32_t instances,
+// A weight stored as it is (most tensors of every model): built in place, as
+// Emitter::add builds one.
+StoredTensor plain_tensor(const LogicalTensor& t, std::string name, std::uint32_t instances,
                           std::uint32_t first_instance) {
-  Emitter e(t, instances, first_instance);
-  e.add(name, t.shape, t.dtype, StorageFormat::plain, element_count(t.shape));
-  return e.take().front();
+  StoredTensor s;
+  const auto elements = element_count(t.shape);
+  s.bytes_each = checked_mul(elements, dtype_bits(t.dtype) / 8, name);
+  s.name = std::move(name);
+  s.shape = t.shape;
+  s.dtype = t.dtype;
+  s.format = StorageFormat::plain;
+  s.logical_params_each = elements;
+  s.instances = instances;
+  s.module = t.module;
+  s.role = t.role;
+  s.layer = t.layer;
+  s.text = t.text;
+  s.first_instance = first_instance;
+  return s;
 }
 
 // compressed-tensors scale dtype: the config's scale_dtype, else the weight's
@@ -1254,11 +1268,12 @@ Result<TensorManifest> apply_quantization(const std::vector<LogicalTensor>& logi
     auto flush = [&](std::uint32_t end) -> std::optional<Error> {
       if (end == run_start) return std::nullopt;
       const std::uint32_t count = per_instance ? end - run_start : t.instances;
-      const std::string name = (per_instance && count == 1) ? instantiate(t.name, run_start) : t.name;
       if (run_group == nullptr) {
-        manifest.tensors.push_back(plain_tensor(t, name, count, run_start));
+        manifest.tensors.push_back(
+            plain_tensor(t, (per_instance && count == 1) ? instantiate(t.name, run_start) : t.name, count, run_start));
         return std::nullopt;
       }
+      const std::string name = (per_instance && count == 1) ? instantiate(t.name, run_start) : t.name;
       auto stored = quantized_tensors(t, *run_group, name, count, run_start, scheme.origin);
       if (!stored) return stored.error();
       for (auto& s : *stored) manifest.tensors.push_back(std::move(s));
@@ -1271,7 +1286,7 @@ Result<TensorManifest> apply_quantization(const std::vector<LogicalTensor>& logi
       return std::nullopt;
     };
     for (std::uint32_t i = 0; i < passes; ++i) {
-      const QuantGroup* g = decider.decide(t, module_name_of(instantiate(t.name, i)));
+      const QuantGroup* g = decider.decide(t, module_name_of(indexed ? instantiate(t.name, i) : t.name));
       if (i > 0 && g == run_group) continue;
       if (i > 0)
         if (auto e = flush(i)) return *e;

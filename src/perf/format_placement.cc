@@ -18,11 +18,35 @@ std::uint64_t slice(std::uint64_t dim, std::uint64_t tp, std::uint64_t tp_rank) 
 
 FormatPlacement::FormatPlacement(const ModelSpec& model) {
   std::map<std::string, std::vector<const StoredTensor*>> by_format;
+  // A tensor's traffic format depends only on its storage format, dtype and bits
+  // per value: the key and its map entries are looked up once per distinct
+  // (format, dtype, bits, module), not per tensor (K3 has ~5,500 entries, ~20 groups).
+  struct Seen {
+    StorageFormat format;
+    Dtype dtype;
+    std::uint64_t bits;
+    ModuleClass module;
+    const std::string* key;
+    std::vector<const StoredTensor*>* tensors;
+    std::pair<std::uint64_t, std::uint64_t>* params_bytes;
+  };
+  std::vector<Seen> seen;
   bool has_lm_head = false;
   for (const auto& t : model.manifest.tensors) {
-    const auto key = traffic_format_key(t);
-    by_format[key].push_back(&t);
-    auto& pb = params_bytes_[{key, t.module}];
+    const std::uint64_t bits =
+        t.format == StorageFormat::int_packed && t.logical_params_each > 0 ? t.bytes_each * 8 / t.logical_params_each : 0;
+    auto group = std::find_if(seen.begin(), seen.end(), [&](const Seen& s) {
+      return s.format == t.format && s.dtype == t.dtype && s.bits == bits && s.module == t.module;
+    });
+    if (group == seen.end()) {
+      auto entry = by_format.try_emplace(traffic_format_key(t)).first;
+      seen.push_back(Seen{t.format, t.dtype, bits, t.module, &entry->first, &entry->second,
+                          &params_bytes_[{entry->first, t.module}]});
+      group = seen.end() - 1;
+    }
+    const std::string& key = *group->key;
+    group->tensors->push_back(&t);
+    auto& pb = *group->params_bytes;
     pb.first = checked_add(pb.first, t.logical_params());
     pb.second = checked_add(pb.second, t.bytes());
     if (t.module == ModuleClass::lm_head) has_lm_head = true;
