@@ -88,7 +88,7 @@ Result<ModelSpec> finish_model(ModelSpec model, std::vector<LogicalTensor> tenso
   if (!quant) return quant.error();
   model.quantization = *quant;
   for (const auto& note : model.quantization.notes) model.notes.push_back(note);
-  auto manifest = apply_quantization(tensors, model.quantization);
+  auto manifest = apply_quantization(std::move(tensors), model.quantization);
   if (!manifest) return manifest.error();
   model.manifest = std::move(manifest).value();
   return model;

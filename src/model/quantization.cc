@@ -962,13 +962,14 @@ class Emitter {
 
 // A weight stored as it is (most tensors of every model): built in place, as
 // Emitter::add builds one.
-StoredTensor plain_tensor(const LogicalTensor& t, std::string name, std::uint32_t instances,
+// `name` and `shape` are given apart so a caller done with the logical tensor can move them.
+StoredTensor plain_tensor(const LogicalTensor& t, std::string name, Shape shape, std::uint32_t instances,
                           std::uint32_t first_instance) {
   StoredTensor s;
-  const auto elements = element_count(t.shape);
+  const auto elements = element_count(shape);
   s.bytes_each = checked_mul(elements, dtype_bits(t.dtype) / 8, name);
   s.name = std::move(name);
-  s.shape = t.shape;
+  s.shape = std::move(shape);
   s.dtype = t.dtype;
   s.format = StorageFormat::plain;
   s.logical_params_each = elements;
@@ -1236,8 +1237,7 @@ Result<QuantizationScheme> parse_quantization(const JsonFields& container) {
   return q->error("quant_method", fmt::format("quantization method '{}' is not supported yet", *method));
 }
 
-Result<TensorManifest> apply_quantization(const std::vector<LogicalTensor>& logical,
-                                          const QuantizationScheme& scheme) {
+Result<TensorManifest> apply_quantization(std::vector<LogicalTensor> logical, const QuantizationScheme& scheme) {
   TensorManifest manifest;
   // A quantized weight is stored as two or three tensors (values, scales, zero
   // points): room for three per logical tensor, so the vector never regrows
@@ -1253,8 +1253,10 @@ Result<TensorManifest> apply_quantization(const std::vector<LogicalTensor>& logi
     }
   const bool sensitive = any_index_sensitive(scheme);
   Decider decider(scheme);
+  // KV-cache scales are named after the k_proj they follow: its name is read after it is stored.
+  const bool keep_logical = scheme.kv_cache_scales || scheme.kv_scales_on_projections;
 
-  for (const auto& t : logical) {
+  for (auto& t : logical) {
     // An expert group is decided once when no pattern can tell its instances
     // apart (or when its instances are slices of one fused tensor, whose name
     // has no index). Otherwise every instance is decided, and consecutive
@@ -1269,8 +1271,12 @@ Result<TensorManifest> apply_quantization(const std::vector<LogicalTensor>& logi
       if (end == run_start) return std::nullopt;
       const std::uint32_t count = per_instance ? end - run_start : t.instances;
       if (run_group == nullptr) {
-        manifest.tensors.push_back(
-            plain_tensor(t, (per_instance && count == 1) ? instantiate(t.name, run_start) : t.name, count, run_start));
+        if (passes == 1 && !keep_logical) {  // its only stored form: the name and shape move
+          manifest.tensors.push_back(plain_tensor(t, std::move(t.name), std::move(t.shape), count, run_start));
+          return std::nullopt;
+        }
+        manifest.tensors.push_back(plain_tensor(
+            t, (per_instance && count == 1) ? instantiate(t.name, run_start) : t.name, t.shape, count, run_start));
         return std::nullopt;
       }
       const std::string name = (per_instance && count == 1) ? instantiate(t.name, run_start) : t.name;
@@ -1281,7 +1287,7 @@ Result<TensorManifest> apply_quantization(const std::vector<LogicalTensor>& logi
         LogicalTensor bias = t;
         bias.shape = {t.shape.front()};
         bias.dtype = Dtype::F16;
-        manifest.tensors.push_back(plain_tensor(bias, module_name_of(name) + ".bias", count, run_start));
+        manifest.tensors.push_back(plain_tensor(bias, module_name_of(name) + ".bias", bias.shape, count, run_start));
       }
       return std::nullopt;
     };
@@ -1301,11 +1307,11 @@ Result<TensorManifest> apply_quantization(const std::vector<LogicalTensor>& logi
       LogicalTensor scale = t;
       scale.shape = {};
       scale.dtype = Dtype::F32;
-      auto k = plain_tensor(scale, base + ".k_scale", t.instances, 0);
+      auto k = plain_tensor(scale, base + ".k_scale", scale.shape, t.instances, 0);
       k.format = StorageFormat::activation_scale;
       k.logical_params_each = 0;
       manifest.tensors.push_back(k);
-      auto v = plain_tensor(scale, base.substr(0, base.size() - 6) + "v_proj.v_scale", t.instances, 0);
+      auto v = plain_tensor(scale, base.substr(0, base.size() - 6) + "v_proj.v_scale", scale.shape, t.instances, 0);
       v.format = StorageFormat::activation_scale;
       v.logical_params_each = 0;
       manifest.tensors.push_back(v);

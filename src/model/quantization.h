@@ -208,8 +208,9 @@ struct QuantizationScheme {
 Result<QuantizationScheme> parse_quantization(const JsonFields& container);
 
 // Turns logical weights into stored tensors. Errors name the tensor and the rule.
-Result<TensorManifest> apply_quantization(const std::vector<LogicalTensor>& logical,
-                                          const QuantizationScheme& scheme);
+// Takes the logical tensors by value: a caller done with them moves them in, and
+// a tensor stored as it is keeps its name and shape instead of a copy.
+Result<TensorManifest> apply_quantization(std::vector<LogicalTensor> logical, const QuantizationScheme& scheme);
 
 // Exposed for tests: true when a regex could match some index values and not others.
 bool pattern_is_index_sensitive(const std::string& regex_text);

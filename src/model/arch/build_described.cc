@@ -80,7 +80,13 @@ class Builder {
       auto p = build_part(part, text);
       if (!p) return p.error();
       if (text) out.spec = std::move(p->spec);
-      for (auto& t : p->tensors) out.tensors.push_back(std::move(t));
+      // Moved whole when first (no second copy of K3's language model to grow into).
+      if (out.tensors.empty()) {
+        out.tensors = std::move(p->tensors);
+      } else {
+        out.tensors.reserve(out.tensors.size() + p->tensors.size());
+        for (auto& t : p->tensors) out.tensors.push_back(std::move(t));
+      }
     }
     for (const auto& c : d_.checks) {
       auto ok = truth(c.ok);
@@ -488,10 +494,21 @@ class Builder {
           if (same) {
             if (out.size() + same->count > kMaxTensors)
               return Error{origin_, node_pointer_, "more than 2,000,000 tensors is implausible"};
+            // Room for the rest of the loop at this size, so the vector does not
+            // grow by doubling through K3's layers (each doubling touches fresh pages).
+            if (out.capacity() - out.size() < same->count) {
+              const auto rest = std::min<std::uint64_t>(*to - v, kMaxTensors);
+              out.reserve(std::min<std::uint64_t>(out.size() + rest * same->count, kMaxTensors));
+            }
             for (std::size_t k = same->first; k < same->first + same->count; ++k) {
+              // Every field copied but the name, which is built once at its final size
+              // (the template's name is set aside so the copy does not allocate it).
+              std::string template_name = std::move(out[k].name);
               LogicalTensor t = out[k];
-              t.name = head;
-              t.name.append(out[k].name, same->head_size);
+              out[k].name = std::move(template_name);
+              t.name.clear();
+              t.name.reserve(head.size() + out[k].name.size() - same->head_size);
+              t.name.append(head).append(out[k].name, same->head_size);
               t.layer = at;
               out.push_back(std::move(t));
             }
