@@ -353,6 +353,11 @@ std::optional<Error> prepare_engine_inputs(LoadedModel& loaded, const Options& o
 Result<Cluster> resolve_cluster(const Options& o) {
   auto spec = parse_gpu_spec(o.gpus, flag_of(&Options::gpus));
   if (!spec) return spec.error();
+  if (o.catalogue.empty()) {  // one family of the embedded catalogue: only its entry is read
+    auto gpu = GpuCatalogue::find_embedded(spec->family, flag_of(&Options::gpus));
+    if (!gpu) return gpu.error();
+    return Cluster{std::move(gpu).value(), spec->count};
+  }
   auto catalogue = resolve_catalogue(o);
   if (!catalogue) return catalogue.error();
   auto gpu = catalogue->find(spec->family, flag_of(&Options::gpus));

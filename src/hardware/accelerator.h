@@ -43,6 +43,8 @@ struct Accelerator {
   double price_usd_per_gpu_hour = 0;  // 0 when no reliable source
   std::string price_note;             // provider and date
   std::string sources;                // where every figure above comes from
+
+  bool operator==(const Accelerator&) const = default;  // every field (GpuCatalogueQuick compares two reads)
 };
 
 }  // namespace preflight

@@ -24,6 +24,7 @@
 
 #include "core/bytes.h"
 #include "core/json_read.h"
+#include "core/plain_json.h"
 #include "core/text.h"
 #include "embedded_files.h"
 
@@ -370,8 +371,87 @@ Fail add_keys(std::unordered_map<std::string, std::size_t>& index,
   return std::nullopt;
 }
 
+// The embedded catalogue's quick index (issue 18): a plan needs one accelerator of
+// 33, so the entries are found by their lines in the house layout of data/gpus.json
+// (each entry an object opened and closed at four spaces, its "id", "name" and
+// "aliases" one line each at six) and only the entry asked for is parsed and
+// validated. Anything not in that layout leaves the index unusable and every
+// lookup to the full parse; GpuCatalogueQuick.* holds the two to the same answers.
+struct QuickIndex {
+  bool usable = false;
+  std::vector<std::string_view> entries;                 // each entry's text, "{" to "}"
+  std::unordered_map<std::string, std::size_t> by_key;  // lookup_key(id | name | alias) -> entry
+};
+
+// The value on the line `<indent>"key": value,` inside `entry`; nullopt when absent
+// or not plain JSON.
+std::optional<json> quick_line(std::string_view entry, std::string_view marker) {
+  const auto at = entry.find(marker);
+  if (at == std::string_view::npos) return std::nullopt;
+  const auto start = at + marker.size();
+  auto end = entry.find('\n', start);
+  if (end == std::string_view::npos) end = entry.size();
+  auto line = entry.substr(start, end - start);
+  if (line.ends_with(',')) line.remove_suffix(1);
+  return parse_plain_json(line);
+}
+
+QuickIndex build_quick_index(std::string_view text) {
+  QuickIndex index;
+  constexpr std::string_view kList = "\n  \"accelerators\": [", kOpen = "\n    {", kClose = "\n    }";
+  auto at = text.find(kList);
+  if (at == std::string_view::npos) return index;
+  at += kList.size();
+  while (true) {
+    const auto open = text.find(kOpen, at);
+    if (open == std::string_view::npos) break;
+    const auto close = text.find(kClose, open + kOpen.size());
+    if (close == std::string_view::npos) return index;
+    const auto entry = text.substr(open + 5, close + kClose.size() - (open + 5));
+    const auto id = quick_line(entry, "\n      \"id\": ");
+    const auto name = quick_line(entry, "\n      \"name\": ");
+    if (!id || !id->is_string() || !name || !name->is_string()) return index;
+    std::vector<std::string> keys = {id->get<std::string>(), name->get<std::string>()};
+    if (entry.find("\n      \"aliases\": ") != std::string_view::npos) {
+      const auto aliases = quick_line(entry, "\n      \"aliases\": ");
+      if (!aliases || !aliases->is_array()) return index;
+      for (const auto& a : *aliases) {
+        if (!a.is_string()) return index;
+        keys.push_back(a.get<std::string>());
+      }
+    }
+    const std::size_t i = index.entries.size();
+    index.entries.push_back(entry);
+    for (const auto& k : keys) {
+      const auto key = GpuCatalogue::lookup_key(k);
+      if (key.empty()) return index;
+      if (auto [it, inserted] = index.by_key.emplace(key, i); !inserted && it->second != i) return index;
+    }
+    at = close + kClose.size();
+  }
+  index.usable = !index.entries.empty();
+  return index;
+}
 
 }  // namespace
+
+Result<Accelerator> GpuCatalogue::find_embedded(std::string_view name, std::string_view origin) {
+  static const QuickIndex index = build_quick_index(embedded::data_gpus_json);
+  constexpr std::string_view kOrigin = "data/gpus.json (embedded)";
+  if (index.usable) {
+    if (auto it = index.by_key.find(lookup_key(name)); it != index.by_key.end()) {
+      auto entry = parse_json(index.entries[it->second], kOrigin);
+      if (entry) {
+        auto accelerator = build_entry(*entry, entry_where(kOrigin, it->second), true, kMissing);
+        if (accelerator) return accelerator;
+      }
+    }
+  }
+  // Not found quickly (a typo gets its did-you-mean), or not in the house layout.
+  auto found = embedded().find(name, origin);
+  if (!found) return found.error();
+  return **found;
+}
 
 std::string GpuCatalogue::lookup_key(std::string_view name) {
   std::string key;

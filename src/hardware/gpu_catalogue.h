@@ -55,6 +55,11 @@ class GpuCatalogue {
   // give Error{origin, "", "unknown GPU 'H1OO'; did you mean 'h100'? (...)"}.
   Result<const Accelerator*> find(std::string_view name, std::string_view origin) const;
 
+  // embedded().find(name), without reading the 32 entries not asked for: the
+  // entry is found by its id, name and alias lines and only it is parsed and
+  // validated (a plan's start-up, issue 18). An unknown name gets find's error.
+  static Result<Accelerator> find_embedded(std::string_view name, std::string_view origin);
+
   // The normalised form names are compared in: lower case, without '-', '_'
   // and spaces ("H100_SXM" -> "h100sxm").
   static std::string lookup_key(std::string_view name);

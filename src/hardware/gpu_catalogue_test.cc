@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <string>
@@ -37,6 +38,39 @@ Bytes gib_bytes(double gib) {
 
 TEST(GpuEmbeddedCatalogue, ParsesWithAllThirtyThreeEntries) {
   EXPECT_EQ(catalogue().all().size(), 33u);
+}
+
+// find_embedded reads one entry by its lines; the full parse reads them all. Every
+// id, name and alias (and a variant typed with other case and separators) must
+// give the full parse's accelerator, field for field.
+TEST(GpuCatalogueQuick, EveryNameFindsTheEntryTheFullParseFinds) {
+  std::size_t names = 0;
+  for (const auto& a : catalogue().all()) {
+    std::vector<std::string> typed = {a.id, a.name};
+    typed.insert(typed.end(), a.aliases.begin(), a.aliases.end());
+    std::string shouted = a.id;
+    for (auto& c : shouted) c = c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    typed.push_back(shouted);
+    for (const auto& name : typed) {
+      SCOPED_TRACE(name);
+      auto quick = GpuCatalogue::find_embedded(name, "--gpus");
+      ASSERT_TRUE(quick.ok()) << quick.error().to_string();
+      EXPECT_TRUE(*quick == a);
+      ++names;
+    }
+  }
+  EXPECT_GT(names, 3 * catalogue().all().size());
+}
+
+TEST(GpuCatalogueQuick, AnUnknownNameGetsTheFullParsesError) {
+  for (const char* name : {"H1OO", "b3000", "", "mi999x"}) {
+    SCOPED_TRACE(name);
+    auto quick = GpuCatalogue::find_embedded(name, "--gpus");
+    auto full = catalogue().find(name, "--gpus");
+    ASSERT_FALSE(quick.ok());
+    ASSERT_FALSE(full.ok());
+    EXPECT_EQ(quick.error().to_string(), full.error().to_string());
+  }
 }
 
 TEST(GpuEmbeddedCatalogue, H100UsesTheVllmLoggedTotal) {

@@ -82,7 +82,7 @@ class Reader {
       r.force_module = *m;
       if (!node["tensors"].is_array()) return error(where + "/tensors", "expected a list");
       for (std::size_t i = 0; i < node["tensors"].size(); ++i) {
-        auto c = rule(node["tensors"][i], fmt::format("{}/tensors/{}", where, i));
+        auto c = rule(node["tensors"][i], where + "/tensors/" + std::to_string(i));
         if (!c) return c.error();
         r.children.push_back(std::move(c).value());
       }
@@ -94,7 +94,7 @@ class Reader {
     r.name = *name;
     if (!node.contains("shape") || !node["shape"].is_array()) return error(where + "/shape", "expected a list");
     for (std::size_t i = 0; i < node["shape"].size(); ++i) {
-      auto e = expression(node["shape"][i], fmt::format("{}/shape/{}", where, i));
+      auto e = expression(node["shape"][i], where + "/shape/" + std::to_string(i));
       if (!e) return e.error();
       r.shape.push_back(*e);
     }
@@ -182,14 +182,14 @@ class Reader {
       if (!doc.contains(k)) continue;
       if (!doc[k].is_object()) return error(std::string("/") + k, "expected an object");
       for (const auto& [key, v] : doc[k].items()) {
-        auto e = expression(v, fmt::format("/{}/{}", k, key));
+        auto e = expression(v, std::string("/") + k + "/" + key);
         if (!e) return e.error();
         (k[0] == 'l' ? d.let : d.spec).emplace(key, *e);
       }
     }
     if (doc.contains("tensors")) {
       for (std::size_t i = 0; i < doc["tensors"].size(); ++i) {
-        auto r = rule(doc["tensors"][i], fmt::format("/tensors/{}", i));
+        auto r = rule(doc["tensors"][i], "/tensors/" + std::to_string(i));
         if (!r) return r.error();
         d.tensors.push_back(std::move(r).value());
       }
@@ -312,7 +312,7 @@ std::optional<Error> splice_includes(nlohmann::json& rules, const Docs& docs, co
   if (!rules.is_array()) return std::nullopt;
   for (std::size_t i = 0; i < rules.size(); ++i) {
     auto& rule = rules[i];
-    const std::string at = fmt::format("{}/{}", where, i);
+    const std::string at = where + "/" + std::to_string(i);
     if (rule.is_object() && rule.contains("include")) {
       if (depth > 8) return Error{origin, at + "/include", "includes nest deeper than 8 (a cycle?)"};
       const auto name = rule["include"].is_string() ? rule["include"].get<std::string>() : "";
