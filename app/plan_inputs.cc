@@ -287,7 +287,7 @@ Result<PlanRequest> plan_request(const Options& o) {
       if (named.origin == "MODEL") named.origin = flag_of(&Options::draft);
       return named;
     }
-    r.draft = std::make_shared<const ModelSpec>(std::move(draft->model));
+    r.draft = std::make_shared<const ModelSpec>(std::move(draft).value().model);  // not draft->: const, it would copy
   }
   return r;
 }

@@ -2,6 +2,7 @@
 // `extends` is resolved at the JSON level, then every expression is parsed once.
 #include <fmt/format.h>
 
+#include <cstring>
 #include <functional>
 #include <map>
 #include <memory>
@@ -350,10 +351,12 @@ Result<Description> build_one(const std::string& name, const Docs& docs) {
 // the line `  "key": value,`. nullopt when the line is absent or not one JSON value
 // (the caller then parses the whole document).
 std::optional<nlohmann::json> top_level_line(std::string_view text, std::string_view key) {
-  const std::string marker = fmt::format("\n  \"{}\": ", key);
-  const auto at = text.find(marker);
-  if (at == std::string_view::npos) return nlohmann::json();  // absent: null
-  const auto start = at + marker.size();
+  const std::string marker = "\n  \"" + std::string(key) + "\": ";
+  // glibc's memmem (two-way, vectorized): a plain find stops at every line's '\n'
+  // (129 files, ~380 KB, read at every start).
+  const void* found = memmem(text.data(), text.size(), marker.data(), marker.size());
+  if (found == nullptr) return nlohmann::json();  // absent: null
+  const auto start = static_cast<std::size_t>(static_cast<const char*>(found) - text.data()) + marker.size();
   auto end = text.find('\n', start);
   if (end == std::string_view::npos) end = text.size();
   auto line = text.substr(start, end - start);

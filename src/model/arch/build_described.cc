@@ -77,15 +77,17 @@ class Builder {
         if (!*w) continue;
       }
       bool text = false;
-      auto p = build_part(part, text);
-      if (!p) return p.error();
-      if (text) out.spec = std::move(p->spec);
+      auto built = build_part(part, text);
+      if (!built) return built.error();
+      // Taken out of the Result (its -> is const: std::move through it would copy).
+      Built p = std::move(built).value();
+      if (text) out.spec = std::move(p.spec);
       // Moved whole when first (no second copy of K3's language model to grow into).
       if (out.tensors.empty()) {
-        out.tensors = std::move(p->tensors);
+        out.tensors = std::move(p.tensors);
       } else {
-        out.tensors.reserve(out.tensors.size() + p->tensors.size());
-        for (auto& t : p->tensors) out.tensors.push_back(std::move(t));
+        out.tensors.reserve(out.tensors.size() + p.tensors.size());
+        for (auto& t : p.tensors) out.tensors.push_back(std::move(t));
       }
     }
     for (const auto& c : d_.checks) {
@@ -187,10 +189,7 @@ class Builder {
       return Result<Value>(it->second);
     }
     if (auto it = cache_.find(key); it != cache_.end()) return Result<Value>(it->second);
-    if (auto it = loop_cache_.find(key); it != loop_cache_.end() && it->second.first == loop_generation_) {
-      ++loop_reads_;  // it read a loop variable: so does whatever reads it
-      return Result<Value>(it->second.second);
-    }
+    if (const Value* v = loop_cached(key)) return Result<Value>(*v);
     auto def = d_.let.find(key);
     if (def == d_.let.end()) {
       if (key == "dtype_bytes") return Result<Value>(Value::of(static_cast<double>(dtype_bits(dtype_)) / 8));
@@ -202,17 +201,45 @@ class Builder {
     const auto reads_before = loop_reads_;
     auto v = Evaluator::evaluate(def->second, scope_);
     evaluating_.pop_back();
-    // A value that read a loop variable changes with it: kept only until a loop variable changes.
+    // A value that read a loop variable changes with it: kept for these loop values only.
     if (v && loop_reads_ == reads_before) {
       cache_.emplace(std::string(key), *v);
     } else if (v) {
-      if (auto it = loop_cache_.find(key); it != loop_cache_.end()) it->second = std::pair{loop_generation_, *v};
-      else loop_cache_.emplace(std::string(key), std::pair{loop_generation_, *v});
+      auto at = loop_cache_.find(key);
+      if (at == loop_cache_.end()) at = loop_cache_.emplace(std::string(key), LoopValues{}).first;
+      at->second.insert_or_assign(loop_state(), *v);
     }
     return v;
   }
 
-  // Every change of a loop variable starts a new generation of loop_cache_.
+  // A let value that read a loop variable, computed before for the loop values now
+  // set (K3's is_kda and sparse: once per layer for the spec's layer kinds, then
+  // read again by the layer's tensor rules). Reading it is a loop read.
+  const Value* loop_cached(std::string_view key) {
+    auto it = loop_cache_.find(key);
+    if (it == loop_cache_.end()) return nullptr;
+    auto v = it->second.find(loop_state());
+    if (v == it->second.end()) return nullptr;
+    ++loop_reads_;  // it read a loop variable: so does whatever reads it
+    return &v->second;
+  }
+
+  // The loop variables' values as one key ("i=5.0;"), rebuilt when one changes.
+  const std::string& loop_state() {
+    if (state_generation_ != loop_generation_) {
+      loop_state_.clear();
+      for (const auto& [name, v] : loop_) {
+        loop_state_ += name;
+        loop_state_ += '=';
+        loop_state_ += v.json.dump();
+        loop_state_ += ';';
+      }
+      state_generation_ = loop_generation_;
+    }
+    return loop_state_;
+  }
+
+  // Every change of a loop variable starts a new generation (loop_state is rebuilt).
   void set_loop(const std::string& name, Value v) {
     loop_[name] = std::move(v);
     ++loop_generation_;
@@ -236,11 +263,7 @@ class Builder {
       return &it->second;
     }
     if (auto it = cache_.find(name); it != cache_.end()) return &it->second;
-    if (auto it = loop_cache_.find(name); it != loop_cache_.end() && it->second.first == loop_generation_) {
-      ++loop_reads_;
-      return &it->second.second;
-    }
-    return nullptr;
+    return loop_cached(name);
   }
   Result<bool> truth(const Expression& e) {
     const auto before = loop_reads_;
@@ -718,10 +741,14 @@ class Builder {
   // Transparent comparisons: a variable read looks names up without building a string.
   std::map<std::string, Value, std::less<>> cache_;
   std::map<std::string, Value, std::less<>> loop_;
-  // Values that read a loop variable, with the loop generation they were computed in:
-  // every tensor of a layer reads is_kda or sparse, evaluated once per layer, not per read.
-  std::map<std::string, std::pair<std::uint64_t, Value>, std::less<>> loop_cache_;
+  // Values that read a loop variable, by the loop values they were computed for
+  // (loop_state): every tensor of a layer reads is_kda or sparse, evaluated once
+  // per layer, not per read, nor again when a second loop visits the layer.
+  using LoopValues = std::map<std::string, Value, std::less<>>;
+  std::map<std::string, LoopValues, std::less<>> loop_cache_;
   std::uint64_t loop_generation_ = 0;
+  std::uint64_t state_generation_ = ~std::uint64_t{0};
+  std::string loop_state_;
   std::vector<std::string_view> evaluating_;  // let names being evaluated (keys of d_.let), innermost last
   std::uint64_t loop_reads_ = 0;
   LoopTemplate* recording_ = nullptr;  // the iteration being recorded, if any
@@ -760,7 +787,8 @@ Result<ModelSpec> build_described(const ArchitectureTable& table, const Descript
   Builder builder(table, d, root, *read_from, pointer, std::string(origin), *dtype, 0, &guessed);
   auto built = builder.build();
   if (!built) return built.error();
-  ModelSpec m = std::move(built->spec);
+  Built whole = std::move(built).value();  // out of the Result: its -> is const, so std::move through it would copy
+  ModelSpec m = std::move(whole.spec);
   if (!defaults_note.empty()) m.notes.insert(m.notes.begin(), defaults_note);
   for (const auto& type : guessed) {
     m.family_reader = false;
@@ -773,7 +801,7 @@ Result<ModelSpec> build_described(const ArchitectureTable& table, const Descript
   m.architecture = *architecture;
   m.dtype = *dtype;
   if (m.layers.empty()) return Error{std::string(origin), pointer, fmt::format("architecture {}: no decoder layers", d.name)};
-  return finish_model(std::move(m), std::move(built->tensors), *text, root_fields);
+  return finish_model(std::move(m), std::move(whole.tensors), *text, root_fields);
 }
 
 }  // namespace preflight::arch
