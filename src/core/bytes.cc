@@ -8,12 +8,12 @@
 
 namespace preflight {
 
-namespace {
-[[noreturn]] void overflow(std::string_view what, std::string_view op, std::uint64_t a,
-                           std::uint64_t b) {
+void throw_byte_overflow(std::string_view what, std::string_view op, std::uint64_t a, std::uint64_t b) {
   throw InputError(Error{"arithmetic", std::string(what),
                          fmt::format("{} of {} and {} overflows 64-bit bytes", op, a, b)});
 }
+
+namespace {
 
 std::string group_thousands(std::string digits) {
   std::string out;
@@ -36,28 +36,14 @@ std::string scaled(Bytes bytes, double unit, int decimals, std::string_view labe
 }
 }  // namespace
 
-std::uint64_t checked_add(std::uint64_t a, std::uint64_t b, std::string_view what) {
-  if (a > std::numeric_limits<std::uint64_t>::max() - b) overflow(what, "sum", a, b);
-  return a + b;
-}
-
 std::uint64_t checked_mul_div(std::uint64_t a, std::uint64_t b, std::uint64_t c, std::string_view what) {
   if (c == 0) return 0;
   __extension__ typedef unsigned __int128 u128;
   const u128 v = static_cast<u128>(a) * b / c;
-  if (v > std::numeric_limits<std::uint64_t>::max()) overflow(what, "product over divisor", a, b);
+  if (v > std::numeric_limits<std::uint64_t>::max()) throw_byte_overflow(what, "product over divisor", a, b);
   return static_cast<std::uint64_t>(v);
 }
 
-std::uint64_t checked_mul(std::uint64_t a, std::uint64_t b, std::string_view what) {
-  if (a != 0 && b > std::numeric_limits<std::uint64_t>::max() / a) overflow(what, "product", a, b);
-  return a * b;
-}
-
-std::uint64_t checked_sub(std::uint64_t a, std::uint64_t b, std::string_view what) {
-  if (b > a) overflow(what, "difference", a, b);
-  return a - b;
-}
 
 std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return b == 0 ? 0 : a / b + (a % b != 0); }
 

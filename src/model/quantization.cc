@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 #include <optional>
 #include <set>
 #include <unordered_map>
@@ -898,18 +899,39 @@ class Decider {
   }
 
   // `name` with each digit run as one "0", into `out` (its buffer reused).
-  // Copied a run of non-digits at a time (a name has a few digit runs in ~70 characters).
+  // Copied a run of non-digits at a time (a name has a few digit runs in ~70
+  // characters; every tensor of a model is decided, so this is per tensor).
   static void fold_digits(const std::string& name, std::string& out) {
     const auto digit = [](char c) { return c >= '0' && c <= '9'; };
     out.clear();
-    auto at = name.begin();
-    while (at != name.end()) {
-      const auto run = std::find_if(at, name.end(), digit);
-      out.append(at, run);
-      if (run == name.end()) break;
+    const char* s = name.data();
+    const std::size_t n = name.size();
+    std::size_t at = 0;
+    while (at < n) {
+      const std::size_t run = next_digit(s, at, n);
+      out.append(s + at, run - at);
+      if (run == n) break;
       out.push_back('0');
-      at = std::find_if_not(run, name.end(), digit);
+      at = run;
+      while (at < n && digit(s[at])) ++at;
     }
+  }
+
+  // The position of the first ASCII digit at or after `at` (n if none), eight
+  // bytes at a time: a byte b is a digit when b ^ '0' is below 10, and
+  // (x - 0x0A..) & ~x & 0x80.. is non-zero exactly when some byte of x is below
+  // 10 (the "hasless" test of Bit Twiddling Hacks, exact for any byte < 0x80 test).
+  static std::size_t next_digit(const char* s, std::size_t at, std::size_t n) {
+    constexpr std::uint64_t kOnes = 0x0101010101010101ull;
+    while (at + 8 <= n) {
+      std::uint64_t w;
+      std::memcpy(&w, s + at, 8);
+      const std::uint64_t x = w ^ (kOnes * '0');
+      if (((x - kOnes * 10) & ~x & (kOnes * 0x80)) != 0) break;
+      at += 8;
+    }
+    while (at < n && !(s[at] >= '0' && s[at] <= '9')) ++at;
+    return at;
   }
 
   const QuantizationScheme& s_;
