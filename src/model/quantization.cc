@@ -953,26 +953,32 @@ bool any_index_sensitive(const QuantizationScheme& s) {
 // ---------------------------------------------------------------------------
 // Stored tensors
 
+// One stored tensor of logical tensor t: its placement (module, role, layer) is t's.
+StoredTensor stored_tensor(const LogicalTensor& t, std::string name, Shape shape, Dtype dtype, StorageFormat format,
+                           std::uint64_t params_each, std::uint32_t instances, std::uint32_t first_instance) {
+  StoredTensor s;
+  s.bytes_each = checked_mul(element_count(shape), dtype_bits(dtype) / 8, name);
+  s.name = std::move(name);
+  s.shape = std::move(shape);
+  s.dtype = dtype;
+  s.format = format;
+  s.logical_params_each = params_each;
+  s.instances = instances;
+  s.module = t.module;
+  s.role = t.role;
+  s.layer = t.layer;
+  s.text = t.text;
+  s.first_instance = first_instance;
+  return s;
+}
+
 class Emitter {
  public:
   Emitter(const LogicalTensor& t, std::uint32_t instances, std::uint32_t first)
       : t_(t), instances_(instances), first_(first) {}
 
   void add(std::string name, Shape shape, Dtype dtype, StorageFormat format, std::uint64_t params_each) {
-    StoredTensor s;
-    s.bytes_each = checked_mul(element_count(shape), dtype_bits(dtype) / 8, name);
-    s.name = std::move(name);
-    s.shape = std::move(shape);
-    s.dtype = dtype;
-    s.format = format;
-    s.logical_params_each = params_each;
-    s.instances = instances_;
-    s.module = t_.module;
-    s.role = t_.role;
-    s.layer = t_.layer;
-    s.text = t_.text;
-    s.first_instance = first_;
-    out_.push_back(std::move(s));
+    out_.push_back(stored_tensor(t_, std::move(name), std::move(shape), dtype, format, params_each, instances_, first_));
   }
   std::vector<StoredTensor> take() { return std::move(out_); }
 
@@ -983,26 +989,14 @@ class Emitter {
   std::vector<StoredTensor> out_;
 };
 
-// A weight stored as it is (most tensors of every model): built in place, as
-// Emitter::add builds one.
-// `name` and `shape` are given apart so a caller done with the logical tensor can move them.
+// A weight stored as it is (most tensors of every model), without an Emitter's
+// vector. `name` and `shape` are given apart so a caller done with the logical
+// tensor can move them.
 StoredTensor plain_tensor(const LogicalTensor& t, std::string name, Shape shape, std::uint32_t instances,
                           std::uint32_t first_instance) {
-  StoredTensor s;
   const auto elements = element_count(shape);
-  s.bytes_each = checked_mul(elements, dtype_bits(t.dtype) / 8, name);
-  s.name = std::move(name);
-  s.shape = std::move(shape);
-  s.dtype = t.dtype;
-  s.format = StorageFormat::plain;
-  s.logical_params_each = elements;
-  s.instances = instances;
-  s.module = t.module;
-  s.role = t.role;
-  s.layer = t.layer;
-  s.text = t.text;
-  s.first_instance = first_instance;
-  return s;
+  return stored_tensor(t, std::move(name), std::move(shape), t.dtype, StorageFormat::plain, elements, instances,
+                       first_instance);
 }
 
 // compressed-tensors scale dtype: the config's scale_dtype, else the weight's
