@@ -4,9 +4,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 
 #include <functional>
 #include <set>
+#include <unordered_map>
 #include <utility>
 
 #include "core/bytes.h"
@@ -224,14 +226,20 @@ class Builder {
     return &v->second;
   }
 
-  // The loop variables' values as one key ("i=5.0;"), rebuilt when one changes.
+  // The loop variables' values as one key ("i=5;"), rebuilt when one changes.
   const std::string& loop_state() {
     if (state_generation_ != loop_generation_) {
       loop_state_.clear();
       for (const auto& [name, v] : loop_) {
         loop_state_ += name;
         loop_state_ += '=';
-        loop_state_ += v.json.dump();
+        if (v.json.is_number()) {  // every loop value is (set_loop); to_chars, not the JSON serializer
+          char digits[32];
+          const auto end = std::to_chars(digits, digits + sizeof digits, v.json.get<double>()).ptr;
+          loop_state_.append(digits, end);
+        } else {
+          loop_state_ += v.json.dump();
+        }
         loop_state_ += ';';
       }
       state_generation_ = loop_generation_;
@@ -739,7 +747,13 @@ class Builder {
   int depth_;
   Scope scope_;
   // Transparent comparisons: a variable read looks names up without building a string.
-  std::map<std::string, Value, std::less<>> cache_;
+  // Let values that read no loop variable, by name: hashed, as every shape and
+  // condition reads a few (a name looked up without building a string).
+  struct NameHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, Value, NameHash, std::equal_to<>> cache_;
   std::map<std::string, Value, std::less<>> loop_;
   // Values that read a loop variable, by the loop values they were computed for
   // (loop_state): every tensor of a layer reads is_kda or sparse, evaluated once
