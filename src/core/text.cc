@@ -44,6 +44,17 @@ std::string escape(std::string_view text, bool keep_newlines) {
   std::string out;
   out.reserve(text.size());
   for (std::size_t i = 0; i < text.size();) {
+    // A run of printable ASCII (nearly all of a report) is safe as it is: copied
+    // whole, not a code point at a time (a K3 JSON plan is ~100 KB through here).
+    std::size_t run = i;
+    while (run < text.size() && static_cast<unsigned char>(text[run]) >= 0x20 &&
+           static_cast<unsigned char>(text[run]) < 0x7F)
+      ++run;
+    if (run > i) {
+      out.append(text.data() + i, run - i);
+      i = run;
+      continue;
+    }
     const auto c = static_cast<unsigned char>(text[i]);
     if (c < 0x20 || c == 0x7F) {
       if (keep_newlines && (c == '\n' || c == '\t')) out.push_back(static_cast<char>(c));

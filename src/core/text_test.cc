@@ -27,6 +27,8 @@ TEST(Text, EscapeControl) {
            {"\xed\xa0\x80", "\\xed\\xa0\\x80"},  // a surrogate
            {"\xe2\x82", "\\xe2\\x82"},          // truncated
            {"H100 \xe2\x86\x92 B300", "H100 \xe2\x86\x92 B300"},
+           // The edges of the printable-ASCII runs copied whole: ' ' and '~' kept, 0x1f and 0x7f not.
+           {" ~\x1f~ \x7f \xc2\x9f~", " ~\\x1f~ \\x7f \\u009f~"},
        })
     EXPECT_EQ(escape_control(c.in), c.out) << c.in;
   EXPECT_EQ(terminal_safe("a\nb\tc\x1b"), "a\nb\tc\\x1b");
