@@ -525,11 +525,13 @@ class Builder {
           if (same) {
             if (out.size() + same->count > kMaxTensors)
               return Error{origin_, node_pointer_, "more than 2,000,000 tensors is implausible"};
-            // Room for the rest of the loop at this size, so the vector does not
-            // grow by doubling through K3's layers (each doubling touches fresh pages).
+            // Room for the rest of the loop at this size and as much again for
+            // the parts and rules that follow (a vision tower, a projector), so the
+            // vector is not regrown and copied through K3's layers (each regrowth
+            // writes fresh pages; reserved pages never written cost nothing).
             if (out.capacity() - out.size() < same->count) {
               const auto rest = std::min<std::uint64_t>(*to - v, kMaxTensors);
-              out.reserve(std::min<std::uint64_t>(out.size() + rest * same->count, kMaxTensors));
+              out.reserve(std::min<std::uint64_t>(2 * (out.size() + rest * same->count), kMaxTensors));
             }
             for (std::size_t k = same->first; k < same->first + same->count; ++k) {
               // Every field copied but the name, which is built once at its final size
