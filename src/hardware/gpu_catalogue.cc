@@ -24,7 +24,7 @@
 
 #include "core/bytes.h"
 #include "core/json_read.h"
-#include "core/plain_json.h"
+#include "core/house_layout.h"
 #include "core/text.h"
 #include "embedded_files.h"
 
@@ -383,60 +383,46 @@ struct QuickIndex {
   std::unordered_map<std::string, std::size_t> by_key;  // lookup_key(id | name | alias) -> entry
 };
 
-// The value on the line `<indent>"key": value,` inside `entry`; nullopt when absent
-// or not plain JSON.
-std::optional<json> quick_line(std::string_view entry, std::string_view marker) {
-  const auto at = entry.find(marker);
-  if (at == std::string_view::npos) return std::nullopt;
-  const auto start = at + marker.size();
-  auto end = entry.find('\n', start);
-  if (end == std::string_view::npos) end = entry.size();
-  auto line = entry.substr(start, end - start);
-  if (line.ends_with(',')) line.remove_suffix(1);
-  return parse_plain_json(line);
-}
-
 QuickIndex build_quick_index(std::string_view text) {
   QuickIndex index;
-  constexpr std::string_view kList = "\n  \"accelerators\": [", kOpen = "\n    {", kClose = "\n    }";
-  auto at = text.find(kList);
-  if (at == std::string_view::npos) return index;
-  at += kList.size();
-  while (true) {
-    const auto open = text.find(kOpen, at);
-    if (open == std::string_view::npos) break;
-    const auto close = text.find(kClose, open + kOpen.size());
-    if (close == std::string_view::npos) return index;
-    const auto entry = text.substr(open + 5, close + kClose.size() - (open + 5));
-    const auto id = quick_line(entry, "\n      \"id\": ");
-    const auto name = quick_line(entry, "\n      \"name\": ");
+  auto entries = house_layout_entries(text, "accelerators");
+  if (!entries) return index;
+  for (std::size_t i = 0; i < entries->size(); ++i) {
+    const auto entry = (*entries)[i];
+    const auto id = house_layout_value(entry, "id", '"');
+    const auto name = house_layout_value(entry, "name", '"');
     if (!id || !id->is_string() || !name || !name->is_string()) return index;
     std::vector<std::string> keys = {id->get<std::string>(), name->get<std::string>()};
     if (entry.find("\n      \"aliases\": ") != std::string_view::npos) {
-      const auto aliases = quick_line(entry, "\n      \"aliases\": ");
+      const auto aliases = house_layout_value(entry, "aliases", ']');
       if (!aliases || !aliases->is_array()) return index;
       for (const auto& a : *aliases) {
         if (!a.is_string()) return index;
         keys.push_back(a.get<std::string>());
       }
     }
-    const std::size_t i = index.entries.size();
-    index.entries.push_back(entry);
     for (const auto& k : keys) {
       const auto key = GpuCatalogue::lookup_key(k);
       if (key.empty()) return index;
       if (auto [it, inserted] = index.by_key.emplace(key, i); !inserted && it->second != i) return index;
     }
-    at = close + kClose.size();
   }
-  index.usable = !index.entries.empty();
+  index.entries = std::move(*entries);
+  index.usable = true;
+  return index;
+}
+
+const QuickIndex& quick_index() {
+  static const QuickIndex index = build_quick_index(embedded::data_gpus_json);
   return index;
 }
 
 }  // namespace
 
+std::size_t GpuCatalogue::embedded_quick_entries() { return quick_index().usable ? quick_index().entries.size() : 0; }
+
 Result<Accelerator> GpuCatalogue::find_embedded(std::string_view name, std::string_view origin) {
-  static const QuickIndex index = build_quick_index(embedded::data_gpus_json);
+  const QuickIndex& index = quick_index();
   constexpr std::string_view kOrigin = "data/gpus.json (embedded)";
   if (index.usable) {
     if (auto it = index.by_key.find(lookup_key(name)); it != index.by_key.end()) {

@@ -59,6 +59,9 @@ class GpuCatalogue {
   // entry is found by its id, name and alias lines and only it is parsed and
   // validated (a plan's start-up, issue 18). An unknown name gets find's error.
   static Result<Accelerator> find_embedded(std::string_view name, std::string_view origin);
+  // How many entries find_embedded indexes (0 when data/gpus.json's layout defeats
+  // it), so a test can tell its quick path from the full parse it falls back to.
+  static std::size_t embedded_quick_entries();
 
   // The normalised form names are compared in: lower case, without '-', '_'
   // and spaces ("H100_SXM" -> "h100sxm").

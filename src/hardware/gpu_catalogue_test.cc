@@ -60,6 +60,7 @@ TEST(GpuCatalogueQuick, EveryNameFindsTheEntryTheFullParseFinds) {
     }
   }
   EXPECT_GT(names, 3 * catalogue().all().size());
+  EXPECT_EQ(GpuCatalogue::embedded_quick_entries(), catalogue().all().size());  // the quick path is taken
 }
 
 TEST(GpuCatalogueQuick, AnUnknownNameGetsTheFullParsesError) {

@@ -28,6 +28,8 @@ struct CatalogueModel {
   // repo's sibling): applied unless the user gives --quantize (none: the base).
   std::string quantize;
   bool is_default = false;
+
+  bool operator==(const CatalogueModel&) const = default;  // every field (ModelCatalogueQuick compares two reads)
 };
 
 inline constexpr std::string_view kDefaultModel = "kimi-k3";
@@ -38,8 +40,12 @@ const std::vector<CatalogueModel>& model_catalogue();
 Result<std::vector<CatalogueModel>> parse_model_catalogue(std::string_view json_text, std::string_view origin);
 
 // Looks a name up (case-insensitive, aliases too); an unknown name gets a
-// did-you-mean suggestion naming `origin`.
+// did-you-mean suggestion naming `origin`. A known name is found by its lines in
+// the embedded file and only its entry is parsed (a plan's start-up, issue 18).
 Result<const CatalogueModel*> find_catalogue_model(std::string_view name, std::string_view origin);
+// How many entries that quick lookup indexes (0 when the file's layout defeats it),
+// so a test can tell the quick path from the full parse it falls back to.
+std::size_t quick_catalogue_entries();
 
 // Looks a name up (case-insensitive, aliases too) and builds the model.
 // Unknown names get a did-you-mean suggestion naming `origin`.

@@ -13,6 +13,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "embedded_files.h"
 #include "model/artifact_facts.h"
@@ -118,6 +119,34 @@ TEST(ModelCatalogue, EveryEntryFileIsEmbeddedAndParses) {
       EXPECT_EQ(index["metadata"]["total_size"].get<std::uint64_t>(), facts->tensor_payload_bytes);
     }
   }
+}
+
+// find_catalogue_model reads one entry by its lines; model_catalogue() parses them
+// all. Every name and alias, as written and upper-cased, must find the entry the
+// full parse finds, field for field; an unknown name keeps its did-you-mean.
+TEST(ModelCatalogueQuick, EveryNameFindsTheEntryTheFullParseFinds) {
+  std::size_t names = 0;
+  for (const auto& m : model_catalogue()) {
+    std::vector<std::string> typed = {m.name};
+    typed.insert(typed.end(), m.aliases.begin(), m.aliases.end());
+    for (const auto& t : std::vector<std::string>(typed)) {
+      std::string upper = t;
+      for (auto& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      typed.push_back(upper);
+    }
+    for (const auto& name : typed) {
+      SCOPED_TRACE(name);
+      auto found = find_catalogue_model(name, "MODEL");
+      ASSERT_TRUE(found.ok()) << found.error().to_string();
+      EXPECT_TRUE(**found == m);
+      ++names;
+    }
+  }
+  EXPECT_GT(names, 4 * model_catalogue().size());
+  EXPECT_EQ(quick_catalogue_entries(), model_catalogue().size());  // the quick path is taken, not the fallback
+  auto typo = find_catalogue_model("kimi-k33", "MODEL");
+  ASSERT_FALSE(typo.ok());
+  EXPECT_NE(typo.error().message.find("kimi-k3"), std::string::npos) << typo.error().to_string();
 }
 
 TEST(ModelCatalogue, NamesAndAliasesAreUnique) {

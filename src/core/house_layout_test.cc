@@ -1,0 +1,50 @@
+#include "core/house_layout.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace preflight {
+namespace {
+
+constexpr std::string_view kText = R"({
+  "schema": "x/1",
+  "models": [
+    {
+      "name": "a", "quantize": "fp8",
+      "aliases": ["A1", "a-2"],
+      "nested": {
+        "name": "not this one"
+      }
+    },
+    {
+      "name": "b\"quoted",
+      "aliases": []
+    }
+  ]
+})";
+
+TEST(HouseLayout, EntriesAndTheirOwnKeys) {
+  auto entries = house_layout_entries(kText, "models");
+  ASSERT_TRUE(entries.has_value());
+  ASSERT_EQ(entries->size(), 2u);
+  EXPECT_TRUE((*entries)[0].starts_with("{\n      \"name\": \"a\""));
+  EXPECT_TRUE((*entries)[0].ends_with("\n    }"));
+  // Two keys on one line: the value ends at its closing quote.
+  EXPECT_EQ(house_layout_value((*entries)[0], "name", '"'), nlohmann::json("a"));
+  EXPECT_EQ(house_layout_value((*entries)[0], "aliases", ']'), nlohmann::json({"A1", "a-2"}));
+  EXPECT_EQ(house_layout_value((*entries)[1], "aliases", ']'), nlohmann::json::array());
+  // An escaped quote is not plain: the caller falls back to the full parse.
+  EXPECT_FALSE(house_layout_value((*entries)[1], "name", '"').has_value());
+  EXPECT_FALSE(house_layout_value((*entries)[0], "hub_id", '"').has_value());
+}
+
+TEST(HouseLayout, TextNotInTheLayoutIsDeclined) {
+  EXPECT_FALSE(house_layout_entries(kText, "accelerators").has_value());
+  EXPECT_FALSE(house_layout_entries(R"({"models": [{"name": "a"}]})", "models").has_value());
+  EXPECT_FALSE(house_layout_entries("{\n  \"models\": [\n    {\n      \"name\": \"a\"", "models").has_value());
+  EXPECT_FALSE(house_layout_entries("{\n  \"models\": []\n}", "models").has_value());
+}
+
+}  // namespace
+}  // namespace preflight
