@@ -19,11 +19,14 @@ namespace {
 
 using Shape = std::vector<std::uint64_t>;
 
-std::string module_name_of(const std::string& tensor_name) {
+// A tensor's module: its name without ".weight".
+std::string_view module_view(std::string_view tensor_name) {
   constexpr std::string_view kWeight = ".weight";
-  if (tensor_name.ends_with(kWeight)) return tensor_name.substr(0, tensor_name.size() - kWeight.size());
+  if (tensor_name.ends_with(kWeight)) tensor_name.remove_suffix(kWeight.size());
   return tensor_name;
 }
+
+std::string module_name_of(const std::string& tensor_name) { return std::string(module_view(tensor_name)); }
 
 std::string instantiate(const std::string& name, std::uint32_t index) {
   std::string out = name;
@@ -847,9 +850,12 @@ class Decider {
     slots_ += s.ignore.size();
   }
 
-  const QuantGroup* decide(const LogicalTensor& t, const std::string& module) {
+  // `module` is viewed, not copied: the memo needs only its folded form, and the
+  // patterns get a string (module_text) only when one must be tested.
+  const QuantGroup* decide(const LogicalTensor& t, std::string_view module) {
     if (s_.method == "none" || !eligible(s_, t)) return nullptr;
     memo_ = nullptr;
+    module_text_ready_ = false;
     std::size_t slot = 0;
     for (const auto& p : s_.ignore) {
       const std::size_t here = slot++;
@@ -885,8 +891,8 @@ class Decider {
   }
 
  private:
-  bool test(const NamePattern& p, std::size_t slot, const std::string& module) {
-    if (p.index_sensitive) return p.matches(module);
+  bool test(const NamePattern& p, std::size_t slot, std::string_view module) {
+    if (p.index_sensitive) return p.matches(module_text(module));
     if (memo_ == nullptr) {
       fold_digits(module, folded_);
       auto it = memo_by_name_.find(folded_);
@@ -894,14 +900,23 @@ class Decider {
       memo_ = &it->second;
     }
     auto& answer = (*memo_)[slot];
-    if (answer < 0) answer = p.matches(module) ? 1 : 0;
+    if (answer < 0) answer = p.matches(module_text(module)) ? 1 : 0;
     return answer == 1;
+  }
+
+  // The module name as a string, made once per decision and only when a pattern is tested.
+  const std::string& module_text(std::string_view module) {
+    if (!module_text_ready_) {
+      module_text_.assign(module);
+      module_text_ready_ = true;
+    }
+    return module_text_;
   }
 
   // `name` with each digit run as one "0", into `out` (its buffer reused).
   // Copied a run of non-digits at a time (a name has a few digit runs in ~70
   // characters; every tensor of a model is decided, so this is per tensor).
-  static void fold_digits(const std::string& name, std::string& out) {
+  static void fold_digits(std::string_view name, std::string& out) {
     const auto digit = [](char c) { return c >= '0' && c <= '9'; };
     out.clear();
     const char* s = name.data();
@@ -939,6 +954,8 @@ class Decider {
   std::unordered_map<std::string, std::vector<signed char>> memo_by_name_;
   std::vector<signed char>* memo_ = nullptr;  // this decision's answers
   std::string folded_;                        // the folded name being looked up
+  std::string module_text_;                   // module_text's string, for this decision
+  bool module_text_ready_ = false;
 };
 
 bool any_index_sensitive(const QuantizationScheme& s) {
@@ -1309,7 +1326,9 @@ Result<TensorManifest> apply_quantization(std::vector<LogicalTensor> logical, co
       return std::nullopt;
     };
     for (std::uint32_t i = 0; i < passes; ++i) {
-      const QuantGroup* g = decider.decide(t, module_name_of(indexed ? instantiate(t.name, i) : t.name));
+      // Viewed, not copied (an instance's name is made for an indexed group).
+      const std::string instance = indexed ? instantiate(t.name, i) : std::string();
+      const QuantGroup* g = decider.decide(t, module_view(indexed ? std::string_view(instance) : std::string_view(t.name)));
       if (i > 0 && g == run_group) continue;
       if (i > 0)
         if (auto e = flush(i)) return *e;
