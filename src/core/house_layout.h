@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -23,5 +24,9 @@ std::optional<std::vector<std::string_view>> house_layout_entries(std::string_vi
 // character up to the first `close` (a string's '"', a list's ']'): some lines
 // hold two keys. nullopt when absent or not plain JSON (core/plain_json.h).
 std::optional<nlohmann::json> house_layout_value(std::string_view entry, std::string_view key, char close);
+
+// An entry's list of strings (its "aliases"): empty when the key is absent,
+// nullopt when its line is not a plain list of strings.
+std::optional<std::vector<std::string>> house_layout_strings(std::string_view entry, std::string_view key);
 
 }  // namespace preflight

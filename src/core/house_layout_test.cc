@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 namespace preflight {
 namespace {
@@ -37,6 +38,10 @@ TEST(HouseLayout, EntriesAndTheirOwnKeys) {
   // An escaped quote is not plain: the caller falls back to the full parse.
   EXPECT_FALSE(house_layout_value((*entries)[1], "name", '"').has_value());
   EXPECT_FALSE(house_layout_value((*entries)[0], "hub_id", '"').has_value());
+  // A list of strings: absent is empty, anything but strings declines.
+  EXPECT_EQ(house_layout_strings((*entries)[0], "aliases"), (std::vector<std::string>{"A1", "a-2"}));
+  EXPECT_EQ(house_layout_strings((*entries)[0], "hub_ids"), std::vector<std::string>{});
+  EXPECT_FALSE(house_layout_strings("{\n      \"aliases\": [\"a\", 2]\n    }", "aliases").has_value());
 }
 
 TEST(HouseLayout, TextNotInTheLayoutIsDeclined) {

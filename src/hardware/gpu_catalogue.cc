@@ -392,16 +392,11 @@ QuickIndex build_quick_index(std::string_view text) {
     const auto id = house_layout_value(entry, "id", '"');
     const auto name = house_layout_value(entry, "name", '"');
     if (!id || !id->is_string() || !name || !name->is_string()) return index;
-    std::vector<std::string> keys = {id->get<std::string>(), name->get<std::string>()};
-    if (entry.find("\n      \"aliases\": ") != std::string_view::npos) {
-      const auto aliases = house_layout_value(entry, "aliases", ']');
-      if (!aliases || !aliases->is_array()) return index;
-      for (const auto& a : *aliases) {
-        if (!a.is_string()) return index;
-        keys.push_back(a.get<std::string>());
-      }
-    }
-    for (const auto& k : keys) {
+    auto keys = house_layout_strings(entry, "aliases");
+    if (!keys) return index;
+    keys->push_back(id->get<std::string>());
+    keys->push_back(name->get<std::string>());
+    for (const auto& k : *keys) {
       const auto key = GpuCatalogue::lookup_key(k);
       if (key.empty()) return index;
       if (auto [it, inserted] = index.by_key.emplace(key, i); !inserted && it->second != i) return index;

@@ -68,20 +68,19 @@ QuickCatalogue build_quick_catalogue(std::string_view text) {
   for (const auto entry : *entries) {
     const auto name = house_layout_value(entry, "name", '"');
     if (!name || !name->is_string()) return index;
-    std::vector<std::string> aliases;
-    if (entry.find("\n      \"aliases\": ") != std::string_view::npos) {
-      const auto list = house_layout_value(entry, "aliases", ']');
-      if (!list || !list->is_array()) return index;
-      for (const auto& a : *list) {
-        if (!a.is_string()) return index;
-        aliases.push_back(to_lower(a.get<std::string>()));
-      }
-    }
-    index.keys.emplace_back(name->get<std::string>(), std::move(aliases));
+    auto aliases = house_layout_strings(entry, "aliases");
+    if (!aliases) return index;
+    for (auto& a : *aliases) a = to_lower(a);
+    index.keys.emplace_back(name->get<std::string>(), std::move(*aliases));
   }
   index.entries = std::move(*entries);
   index.usable = true;
   return index;
+}
+
+const QuickCatalogue& quick_catalogue() {
+  static const QuickCatalogue quick = build_quick_catalogue(embedded::embedded_file(kEmbeddedPath));
+  return quick;
 }
 
 }  // namespace
@@ -112,11 +111,6 @@ const std::vector<CatalogueModel>& model_catalogue() {
 
 Result<ModelSpec> load_config_model(std::string_view config_json, std::string_view origin) {
   return build_model_from_config(config_json, origin);
-}
-
-const QuickCatalogue& quick_catalogue() {
-  static const QuickCatalogue quick = build_quick_catalogue(embedded::embedded_file(kEmbeddedPath));
-  return quick;
 }
 
 std::size_t quick_catalogue_entries() { return quick_catalogue().usable ? quick_catalogue().entries.size() : 0; }
