@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
-#include <set>
+#include <algorithm>
+#include <array>
+#include <vector>
 
 #include "core/bytes.h"
 
@@ -49,13 +51,28 @@ std::string dtype_bucket(const StoredTensor& t) { return bucket_name(bucket_key(
 
 Inventory build_inventory(const ModelSpec& model) {
   Inventory inv;
-  std::map<ModuleClass, InventoryRow> rows;
-  std::map<ModuleClass, std::map<BucketKey, std::uint64_t>> row_buckets;
-  std::map<BucketKey, std::uint64_t> buckets;
-  std::map<Dtype, std::uint64_t> elements_by_dtype;
-  std::set<int> moe_layers;
+  // Flat tables, not maps, in the per-tensor loop (issue 18: five map lookups per
+  // tensor were most of this function's time for K3's 3,180 entries). A module's
+  // row and a dtype's elements are indexed by the enum; the bucket keys are a
+  // handful, found by a linear scan that starts at the last one used.
+  constexpr auto kModules = std::size(kAllModuleClasses);
+  std::array<InventoryRow, kModules> rows{};
+  std::array<bool, kModules> seen{};
+  struct Bucket {
+    BucketKey key;
+    std::uint64_t bytes = 0;
+    std::array<std::uint64_t, kModules> by_module{};
+    std::array<bool, kModules> in_module{};  // a module's row names the bucket even at 0 bytes
+  };
+  std::vector<Bucket> buckets;
+  std::size_t last_bucket = 0;
+  std::array<std::uint64_t, static_cast<std::size_t>(Dtype::U64) + 1> elements_by_dtype{};
+  std::array<bool, static_cast<std::size_t>(Dtype::U64) + 1> dtype_seen{};
+  std::vector<int> moe_layers;
   for (const auto& t : model.manifest.tensors) {
-    auto& row = rows[t.module];
+    const auto m = static_cast<std::size_t>(t.module);
+    auto& row = rows[m];
+    seen[m] = true;
     row.module = t.module;
     const auto bytes = t.bytes();
     const auto params = t.logical_params();
@@ -64,12 +81,18 @@ Inventory build_inventory(const ModelSpec& model) {
     row.logical_params = checked_add(row.logical_params, params);
     row.bytes = checked_add(row.bytes, bytes);
     const auto key = bucket_key(t);
-    auto& in_row = row_buckets[t.module][key];
-    in_row = checked_add(in_row, bytes);
-    auto& in_all = buckets[key];
-    in_all = checked_add(in_all, bytes);
-    auto& elements = elements_by_dtype[t.dtype];
-    elements = checked_add(elements, checked_mul(element_count(t.shape), t.instances));
+    if (last_bucket >= buckets.size() || buckets[last_bucket].key != key) {
+      last_bucket = 0;
+      while (last_bucket < buckets.size() && buckets[last_bucket].key != key) ++last_bucket;
+      if (last_bucket == buckets.size()) buckets.push_back(Bucket{key});
+    }
+    auto& bucket = buckets[last_bucket];
+    bucket.by_module[m] = checked_add(bucket.by_module[m], bytes);
+    bucket.in_module[m] = true;
+    bucket.bytes = checked_add(bucket.bytes, bytes);
+    const auto d = static_cast<std::size_t>(t.dtype);
+    dtype_seen[d] = true;
+    elements_by_dtype[d] = checked_add(elements_by_dtype[d], checked_mul(element_count(t.shape), t.instances));
     inv.tensors = checked_add(inv.tensors, stored);
     inv.logical_params = checked_add(inv.logical_params, params);
     inv.payload_bytes = checked_add(inv.payload_bytes, bytes);
@@ -82,29 +105,34 @@ Inventory build_inventory(const ModelSpec& model) {
     }
     if (t.module == ModuleClass::routed_experts) {
       inv.routed_params = checked_add(inv.routed_params, params);
-      moe_layers.insert(t.layer);
+      if (moe_layers.empty() || moe_layers.back() != t.layer) moe_layers.push_back(t.layer);
     } else if (t.text && t.module != ModuleClass::embedding && t.module != ModuleClass::mtp) {
       // MTP layers serve speculative decoding only; they are not on the main token's path.
       inv.active_trunk_params = checked_add(inv.active_trunk_params, params);
     }
   }
+  std::sort(moe_layers.begin(), moe_layers.end());
+  moe_layers.erase(std::unique(moe_layers.begin(), moe_layers.end()), moe_layers.end());
   // Keys that name the same bucket ("BF16" for plain and fp8-declared BF16) add up.
-  const auto add_named = [&](std::map<std::string, std::uint64_t>& out, const std::map<BucketKey, std::uint64_t>& in) {
-    for (const auto& [key, bytes] : in) {
-      auto& sum = out[bucket_name(key)];
-      sum = checked_add(sum, bytes);
-    }
-  };
-  add_named(inv.bytes_by_dtype, buckets);
-  for (const auto& [dtype, elements] : elements_by_dtype) {
-    auto& sum = inv.elements_by_dtype[std::string(dtype_name(dtype))];
-    sum = checked_add(sum, elements);
+  for (const auto& b : buckets) {
+    auto& sum = inv.bytes_by_dtype[bucket_name(b.key)];
+    sum = checked_add(sum, b.bytes);
   }
-  for (auto m : kAllModuleClasses)
-    if (rows.count(m)) {
-      add_named(rows[m].bytes_by_dtype, row_buckets[m]);
-      inv.by_module.push_back(rows[m]);
+  for (std::size_t d = 0; d < elements_by_dtype.size(); ++d)
+    if (dtype_seen[d]) {
+      auto& sum = inv.elements_by_dtype[std::string(dtype_name(static_cast<Dtype>(d)))];
+      sum = checked_add(sum, elements_by_dtype[d]);
     }
+  for (auto module : kAllModuleClasses) {
+    const auto m = static_cast<std::size_t>(module);
+    if (!seen[m]) continue;
+    for (const auto& b : buckets)
+      if (b.in_module[m]) {
+        auto& sum = rows[m].bytes_by_dtype[bucket_name(b.key)];
+        sum = checked_add(sum, b.by_module[m]);
+      }
+    inv.by_module.push_back(std::move(rows[m]));
+  }
 
   inv.moe_layers = moe_layers.size();
   const auto experts = model.moe.routed_experts;
