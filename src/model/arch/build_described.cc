@@ -57,9 +57,10 @@ struct Built {
 class Builder {
  public:
   Builder(const ArchitectureTable& table, const Description& d, const nlohmann::json& root, const nlohmann::json& node,
-          std::string node_pointer, std::string origin, Dtype dtype, int depth, std::vector<std::string>* guessed)
+          std::string node_pointer, std::string origin, Dtype dtype, int depth, std::vector<std::string>* guessed,
+          std::size_t name_slack = 0)
       : table_(table), d_(d), root_(root), node_(node), node_pointer_(std::move(node_pointer)),
-        origin_(std::move(origin)), dtype_(dtype), depth_(depth), guessed_(guessed) {
+        origin_(std::move(origin)), dtype_(dtype), depth_(depth), name_slack_(name_slack), guessed_(guessed) {
     scope_.text = &node_;
     scope_.root = &root_;
     scope_.text_pointer = node_pointer_;
@@ -540,7 +541,7 @@ class Builder {
               LogicalTensor t = out[k];
               out[k].name = std::move(template_name);
               t.name.clear();
-              t.name.reserve(head.size() + out[k].name.size() - same->head_size);
+              t.name.reserve(head.size() + out[k].name.size() - same->head_size + name_slack_);
               t.name.append(head).append(out[k].name, same->head_size);
               t.layer = at;
               out.push_back(std::move(t));
@@ -570,7 +571,8 @@ class Builder {
     auto name = fill(r.name);
     if (!name) return name.error();
     LogicalTensor t;
-    t.name = prefix + *name;
+    t.name.reserve(prefix.size() + name->size() + name_slack_);
+    t.name.append(prefix).append(*name);
     for (const auto& e : r.shape) {
       auto v = dimension(e);
       if (!v) return v.error();
@@ -718,7 +720,14 @@ class Builder {
       with_class = with_class_defaults(*sub, *node, defaults_note);
       node = &with_class;
     }
-    Builder inner(table_, *sub, root_, *node, pointer, origin_, dtype_, depth_ + 1, guessed_);
+    // The enclosing parts rename and prefix every name this part emits: emitted
+    // names keep room for that, so the edits below do not reallocate each name
+    // (K3's 2,730 text tensors each moved to a new, doubled buffer; issue 18).
+    std::size_t growth = part.prefix.size();
+    std::size_t widest = 0;
+    for (const auto& [from, to] : part.rename) widest = std::max(widest, to.size() > from.size() ? to.size() - from.size() : 0);
+    Builder inner(table_, *sub, root_, *node, pointer, origin_, dtype_, depth_ + 1, guessed_,
+                  name_slack_ + growth + widest);
     auto built = inner.build();
     if (!built) return built;
     Built out = std::move(built).value();
@@ -747,6 +756,7 @@ class Builder {
   std::string origin_;
   Dtype dtype_;
   int depth_;
+  std::size_t name_slack_;  // characters the enclosing parts' renames and prefixes add to a name
   Scope scope_;
   // Transparent comparisons: a variable read looks names up without building a string.
   // Let values that read no loop variable, by name: hashed, as every shape and
