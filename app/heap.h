@@ -9,4 +9,15 @@ namespace preflight::cli {
 // mi_collect(true); with glibc malloc_trim(0) (every arena's whole free pages).
 void return_freed_memory();
 
+// A short run asks the heap for transparent huge pages (heap.cc says when, why and
+// what it saves). Where that guess was wrong (a hub read or the server reached
+// from a line that looked short), the heap grown from here on is in 4 KiB pages
+// again, which return_freed_memory can hand back.
+void prefer_small_pages();
+
+// Whether a command line (argc, argv as main gets them) will hold large transient
+// data, so its heap stays in 4 KiB pages: the server, or an argument with a '/'
+// (a hub id or a path rather than the embedded catalogue).
+bool holds_large_transients(int argc, const char* const* argv);
+
 }  // namespace preflight::cli

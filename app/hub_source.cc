@@ -418,6 +418,7 @@ Result<ShardHeaderMode> parse_shard_header_mode(const std::string& text) {
 
 Result<LoadedModel> load_hub_model(const HubReference& ref, const HubFetchOptions& options, const ModelOverrides& overrides) {
   if (auto e = validate_model_overrides(overrides)) return *e;
+  prefer_small_pages();  // the index and headers are large and transient
   // Transfer limits, overridable for tests and slow links (hub/hub_settings.h:
   // PREFLIGHT_HUB_TIMEOUT_MS, _ATTEMPTS, _CONCURRENCY, _TOTAL_S), each checked.
   auto limits = hub_transfer_limits(env);

@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "core/text.h"
+#include "heap.h"
 #include "options_transfer.h"
 #include "plan_inputs.h"
 
@@ -21,6 +22,7 @@ std::string serve_module_path() {
 }
 
 int run_serve(const Options& o, Io& io) {
+  prefer_small_pages();  // a long-running process whose big responses are freed
   const auto path = serve_module_path();
   // RTLD_LOCAL: the module's copy of the library stays its own.
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
