@@ -3,7 +3,9 @@
 // Differential: on any input the fast path either declines or gives exactly what
 // the full reader gives (which must then accept it), values and nlohmann types
 // alike; and parse_json with the fast path accepts exactly what the full reader
-// accepts. A violation aborts (a crash report).
+// accepts. And the writer (src/core/json_write.h) gives nlohmann's dump bytes for
+// every document the reader accepts, one-line and indented. A violation aborts
+// (a crash report).
 // Seed corpus: fuzz/corpus/plain_json/ (configs, every token shape, declined shapes).
 #include <cstddef>
 #include <cstdint>
@@ -11,6 +13,7 @@
 #include <string_view>
 
 #include "core/json_read.h"
+#include "core/json_write.h"
 #include "core/plain_json.h"
 
 namespace {
@@ -31,5 +34,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto either = preflight::parse_json(text, "fuzz.json");
   check(either.ok() == full.ok());
   if (!either.ok()) check(either.error().to_string() == full.error().to_string());
+  if (full.ok())
+    for (int indent : {-1, 2})
+      check(preflight::write_json(*full, indent) ==
+            full->dump(indent, ' ', false, nlohmann::json::error_handler_t::replace));
   return 0;
 }
