@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <map>
 
 #include "core/bytes.h"
@@ -14,7 +15,10 @@ namespace preflight {
 std::string weights_disagreement(const Plan& plan, const ModelSpec& model) {
   const auto& l = plan.layout;
   std::map<std::string, std::uint64_t, std::less<>> expected, rows;
-  std::map<ModuleClass, std::uint64_t> by_module;  // summed first: one row id per module, not one per tensor
+  // Summed first, in a flat table by module (one row id per module, not one per
+  // tensor; a map lookup per tensor was most of this check for K3's 3,180).
+  std::array<std::uint64_t, std::size(kAllModuleClasses)> by_module{};
+  std::array<bool, std::size(kAllModuleClasses)> present{};
   const bool experts = model.moe.routed_experts > 0;
   for (const auto& t : model.manifest.tensors) {
     const bool expert = t.role == ParallelRole::expert && experts;
@@ -23,12 +27,15 @@ std::string weights_disagreement(const Plan& plan, const ModelSpec& model) {
     // SGLang's DP attention splits it over the stage's ranks.
     const bool over_stage = l.dense_over_stage && splits_over_stage(t.module);
     const std::uint64_t copies = expert ? 1 : replicated ? l.stage_ranks() : over_stage ? 1 : l.dp;
-    auto& e = by_module[t.module];
-    e = checked_add(e, checked_mul(t.bytes(), copies, "weight copies"), "weight copies");
+    const auto m = static_cast<std::size_t>(t.module);
+    present[m] = true;
+    by_module[m] = checked_add(by_module[m], checked_mul(t.bytes(), copies, "weight copies"), "weight copies");
   }
-  for (const auto& [module, bytes] : by_module) {
+  for (auto module : kAllModuleClasses) {
+    const auto m = static_cast<std::size_t>(module);
+    if (!present[m]) continue;
     auto& e = expected[fmt::format("weights.{}", module_key(module))];
-    e = checked_add(e, bytes, "weight copies");
+    e = checked_add(e, by_module[m], "weight copies");
   }
   for (const auto& rank : plan.ranks)
     for (const auto& row : rank.rows)

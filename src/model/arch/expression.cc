@@ -611,15 +611,34 @@ class Eval {
       return Value::of(std::move(list), x->pointer);
     }
     if (fn == "union_size") {  // how many distinct values two lists hold together (a cover of the layers)
-      std::vector<nlohmann::json> seen;
-      for (const auto* arg : {n.args[0].get(), n.args[1].get()}) {
-        auto list_ref = present_ref(*arg);
-        if (!list_ref) return list_ref.error();
-        const Value* list = &**list_ref;
-        if (!list->json.is_array()) return mistyped(*list, "a list");
-        for (const auto& item : list->json)
-          if (std::find(seen.begin(), seen.end(), item) == seen.end()) seen.push_back(item);
+      auto first = present_ref(*n.args[0]);  // each checked before the next is read
+      if (!first) return first.error();
+      if (!(*first)->json.is_array()) return mistyped(**first, "a list");
+      auto second = present_ref(*n.args[1]);
+      if (!second) return second.error();
+      if (!(*second)->json.is_array()) return mistyped(**second, "a list");
+      const Value* lists[] = {&**first, &**second};
+      // Layer numbers (non-negative integers, as the reader stores them): sorted
+      // and counted once, not compared pairwise (K3's 69 + 24, in two checks).
+      std::vector<std::uint64_t> numbers;
+      bool all_unsigned = true;
+      for (const auto* list : lists)
+        for (const auto& item : list->json) {
+          if (!item.is_number_unsigned()) {
+            all_unsigned = false;
+            break;
+          }
+          numbers.push_back(item.get<std::uint64_t>());
+        }
+      if (all_unsigned) {
+        std::sort(numbers.begin(), numbers.end());
+        return Value::of(static_cast<double>(std::unique(numbers.begin(), numbers.end()) - numbers.begin()));
       }
+      std::vector<const nlohmann::json*> seen;  // anything else by JSON equality (1 == 1.0)
+      for (const auto* list : lists)
+        for (const auto& item : list->json)
+          if (std::none_of(seen.begin(), seen.end(), [&](const nlohmann::json* s) { return *s == item; }))
+            seen.push_back(&item);
       return Value::of(static_cast<double>(seen.size()));
     }
     if (fn == "item") {  // item(x, i): x[i] for a list, x itself for a scalar (a per-layer list or one value)

@@ -13,6 +13,7 @@ namespace {
 
 const nlohmann::json kRoot = nlohmann::json::parse(R"({
   "hidden_size": 4096, "tie_word_embeddings": true, "layer_types": ["sliding_attention", "full_attention"],
+  "kda": [1, 2, 4, 5, 2], "full": [3, 6, 1], "signed": [-1, 1],
   "text_config": {"num_attention_heads": 32, "head_dim": null, "vision": {"depth": 3}}})");
 
 Result<Value> eval(const std::string& text, double i = 0) {
@@ -57,6 +58,10 @@ TEST(ArchExpression, Values) {
       {"@text_config['vision'].depth + (@text_config['no-such'] ?? 1)", 4},  // a member by string key
       {"numbers('4, 5,6')", nlohmann::json::array({4, 5, 6})},  // Step3's moe_layers_enum
       {"contains(numbers([1, 2]), 2) && union_size([1, 2], [2, 3]) == 3", true},
+      {"union_size(@kda, @full)", 6},                   // config lists of layer numbers: sorted, counted
+      {"union_size(@kda, [])", 4},
+      {"union_size(@kda, @signed)", 5},                 // -1 is not unsigned: compared pairwise
+      {"union_size([1, 2.0, 'a'], [2, 'a', 1.5])", 4},  // 1, 2 (= 2.0), 'a', 1.5
   };
   for (const auto& c : cases) {
     auto v = eval(c.text);
