@@ -504,16 +504,38 @@ class Eval {
     return v;
   }
 
+  // A node's value as a number. Number literals and arithmetic are computed as
+  // doubles here, without a Value (a JSON value and a pointer string) per node
+  // (issue 18: shapes and conditions are evaluated per layer); the result is
+  // what as_number would make of the Value that run() builds, errors included.
   Result<double> number(const Node& n) {
+    if (n.op == Op::literal && n.literal.is_number()) return finite(n.literal.get<double>());
+    if (is_numeric_op(n.op)) {
+      auto d = numeric(n);
+      if (!d) return d;
+      return finite(*d);
+    }
     auto v = present_ref(n);
     if (!v) return v.error();
     return as_number(**v, scope_.config_origin, text_);
   }
 
-  Result<Value> arithmetic(const Node& n) {
+  static bool is_numeric_op(Op op) {
+    return op == Op::neg || op == Op::mul || op == Op::add || op == Op::sub || op == Op::div || op == Op::floordiv ||
+           op == Op::mod;
+  }
+
+  // as_number of a computed number (its Value has no pointer).
+  Result<double> finite(double d) const {
+    if (!std::isfinite(d)) return Error{scope_.config_origin, "", "expected a finite number"};
+    return d;
+  }
+
+  // - * + - / // % on numbers.
+  Result<double> numeric(const Node& n) {
     auto a = number(*n.args[0]);
     if (!a) return a.error();
-    if (n.op == Op::neg) return Value::of(-*a);
+    if (n.op == Op::neg) return -*a;
     auto b = number(*n.args[1]);
     if (!b) return b.error();
     const double x = *a, y = *b;
@@ -521,12 +543,28 @@ class Eval {
       return Error{scope_.config_origin, "", fmt::format("division by zero in \"{}\"", text_)};
     };
     switch (n.op) {
-      case Op::mul: return Value::of(x * y);
-      case Op::add: return Value::of(x + y);
-      case Op::sub: return Value::of(x - y);
-      case Op::div: if (y == 0) return zero(); return Value::of(x / y);
-      case Op::floordiv: if (y == 0) return zero(); return Value::of(std::floor(x / y));
-      case Op::mod: if (y == 0) return zero(); return Value::of(x - y * std::floor(x / y));
+      case Op::mul: return x * y;
+      case Op::add: return x + y;
+      case Op::sub: return x - y;
+      case Op::div: if (y == 0) return zero(); return x / y;
+      case Op::floordiv: if (y == 0) return zero(); return std::floor(x / y);
+      case Op::mod: if (y == 0) return zero(); return x - y * std::floor(x / y);
+      default: return Error{scope_.config_origin, "", "bad operator"};
+    }
+  }
+
+  Result<Value> arithmetic(const Node& n) {
+    if (is_numeric_op(n.op)) {
+      auto d = numeric(n);
+      if (!d) return d.error();
+      return Value::of(*d);
+    }
+    auto a = number(*n.args[0]);
+    if (!a) return a.error();
+    auto b = number(*n.args[1]);
+    if (!b) return b.error();
+    const double x = *a, y = *b;
+    switch (n.op) {
       case Op::lt: return Value::of(x < y);
       case Op::le: return Value::of(x <= y);
       case Op::gt: return Value::of(x > y);
