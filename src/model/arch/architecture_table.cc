@@ -11,6 +11,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "architecture_claims.h"
 #include "core/json_read.h"
 #include "core/plain_json.h"
 #include "embedded_files.h"
@@ -465,14 +466,36 @@ Result<ArchitectureTable> ArchitectureTable::parse(const std::vector<std::pair<s
 }
 
 const ArchitectureTable& ArchitectureTable::embedded() {
-  // Only each file's name and claims are read here (one line each in the house
-  // layout, which a test holds equal to the full parse); a description is built
-  // when a model first needs it, so a plan pays for the three or so it uses.
+  // Only each file's name and claims are read here: from the table the build
+  // made of them, else from their one line each in the house layout (a test
+  // holds both equal to the full parse); a description is built when a model
+  // first needs it, so a plan pays for the three or so it uses.
   static const ArchitectureTable table = [] {
     ArchitectureTable t;
+    // The claims the build read from each description (cmake/architecture_claims.cmake).
+    std::map<std::string_view, const embedded::ArchitectureClaim*> claimed;
+    for (const auto& c : embedded::architecture_claims())
+      if (c.read) claimed.emplace(c.path, &c);
+    const auto lines = [](std::string_view list) {
+      std::vector<std::string> out;
+      for (std::size_t at = 0; at < list.size();) {
+        const auto end = list.find('\n', at);
+        out.emplace_back(list.substr(at, end - at));
+        at = end + 1;
+      }
+      return out;
+    };
     for (auto path : preflight::embedded::embedded_paths()) {
       if (!path.starts_with("data/architectures/")) continue;
       const auto text = preflight::embedded::embedded_file(path);
+      if (auto c = claimed.find(path); c != claimed.end()) {
+        auto& source = t.state_->sources[std::string(c->second->name)];
+        source.origin = std::string(path) + " (embedded)";
+        source.text = text;
+        source.model_types = lines(c->second->model_types);
+        source.architectures = lines(c->second->architectures);
+        continue;
+      }
       auto name = top_level_line(text, "name");
       auto types = top_level_line(text, "model_types");
       auto archs = top_level_line(text, "architectures");

@@ -2,6 +2,7 @@
 // absent fields and their errors.
 #include <gtest/gtest.h>
 
+#include "architecture_claims.h"
 #include "embedded_files.h"
 
 #include "model/arch/architecture.h"
@@ -106,6 +107,15 @@ TEST(ArchTable, EveryEmbeddedDescriptionParsesAndClaimsItsTypesOnce) {
   auto full = ArchitectureTable::parse(files);
   ASSERT_TRUE(full.ok()) << full.error().to_string();
   EXPECT_EQ(table.claims(), full.value().claims());
+  // The build read every description's claims (cmake/architecture_claims.cmake):
+  // the table above came from it, not from the fallback scan.
+  std::size_t read = 0;
+  for (const auto& c : embedded::architecture_claims())
+    if (c.read) {
+      ++read;
+      EXPECT_TRUE(c.path.starts_with("data/architectures/")) << c.path;
+    }
+  EXPECT_EQ(read, files.size());
   EXPECT_EQ(table.all().size(), files.size());
   EXPECT_GE(table.all().size(), 30u);
   EXPECT_EQ(table.for_config("phi3", "")->name, "phi3");
