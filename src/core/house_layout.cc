@@ -45,9 +45,64 @@ std::optional<nlohmann::json> house_layout_value(std::string_view entry, std::st
   return parse_plain_json(entry.substr(start, end + 1 - start));
 }
 
+namespace {
+
+// A string literal of printable ASCII without escapes ("H100") at the start of
+// `text`: its characters, and where the literal ends. nullopt for anything else
+// (JSON's own reader then decides).
+std::optional<std::pair<std::string_view, std::size_t>> plain_literal(std::string_view text) {
+  if (text.empty() || text.front() != '"') return std::nullopt;
+  for (std::size_t i = 1; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '"') return std::make_pair(text.substr(1, i - 1), i + 1);
+    if (c == '\\' || c < 0x20 || c > 0x7e) return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+// `["a", "b"]` of plain literals, read in place; nullopt for anything else.
+std::optional<std::vector<std::string>> plain_list(std::string_view text) {
+  std::vector<std::string> out;
+  if (text.empty() || text.front() != '[') return std::nullopt;
+  std::size_t at = 1;
+  const auto skip = [&] {
+    while (at < text.size() && text[at] == ' ') ++at;
+  };
+  skip();
+  if (at < text.size() && text[at] == ']') return out;
+  while (true) {
+    auto lit = plain_literal(text.substr(at));
+    if (!lit) return std::nullopt;
+    out.emplace_back(lit->first);
+    at += lit->second;
+    skip();
+    if (at >= text.size()) return std::nullopt;
+    if (text[at] == ']') return out;
+    if (text[at] != ',') return std::nullopt;
+    ++at;
+    skip();
+  }
+}
+
+}  // namespace
+
+std::optional<std::string> house_layout_string(std::string_view entry, std::string_view key) {
+  const auto start = value_start(entry, key);
+  if (start == std::string_view::npos) return std::nullopt;
+  if (auto lit = plain_literal(entry.substr(start))) return std::string(lit->first);
+  const auto v = house_layout_value(entry, key, '"');
+  if (!v || !v->is_string()) return std::nullopt;
+  return v->get<std::string>();
+}
+
 std::optional<std::vector<std::string>> house_layout_strings(std::string_view entry, std::string_view key) {
   std::vector<std::string> out;
-  if (value_start(entry, key) == std::string_view::npos) return out;
+  const auto start = value_start(entry, key);
+  if (start == std::string_view::npos) return out;
+  // A line of plain names, as the catalogues' aliases are, without a JSON value;
+  // anything else through the reader below.
+  if (const auto end = entry.find(']', start); end != std::string_view::npos)
+    if (auto plain = plain_list(entry.substr(start, end + 1 - start))) return plain;
   const auto list = house_layout_value(entry, key, ']');
   if (!list || !list->is_array()) return std::nullopt;
   for (const auto& item : *list) {

@@ -25,6 +25,9 @@ std::optional<std::vector<std::string_view>> house_layout_entries(std::string_vi
 // hold two keys. nullopt when absent or not plain JSON (core/plain_json.h).
 std::optional<nlohmann::json> house_layout_value(std::string_view entry, std::string_view key, char close);
 
+// An entry's own string value (its "id", "name"); nullopt when absent or not a string.
+std::optional<std::string> house_layout_string(std::string_view entry, std::string_view key);
+
 // An entry's list of strings (its "aliases"): empty when the key is absent,
 // nullopt when its line is not a plain list of strings.
 std::optional<std::vector<std::string>> house_layout_strings(std::string_view entry, std::string_view key);

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,31 @@ TEST(HouseLayout, EntriesAndTheirOwnKeys) {
   EXPECT_EQ(house_layout_strings((*entries)[0], "aliases"), (std::vector<std::string>{"A1", "a-2"}));
   EXPECT_EQ(house_layout_strings((*entries)[0], "hub_ids"), std::vector<std::string>{});
   EXPECT_FALSE(house_layout_strings("{\n      \"aliases\": [\"a\", 2]\n    }", "aliases").has_value());
+  // One string value: read in place when plain, through the reader otherwise.
+  EXPECT_EQ(house_layout_string((*entries)[0], "name"), "a");
+  EXPECT_FALSE(house_layout_string((*entries)[0], "quantize").has_value());  // a line's second key is not read
+  EXPECT_FALSE(house_layout_string((*entries)[0], "hub_id").has_value());
+  EXPECT_FALSE(house_layout_string((*entries)[1], "name").has_value());  // an escape: declined, as above
+  EXPECT_FALSE(house_layout_string("{\n      \"name\": 7\n    }", "name").has_value());
+  EXPECT_EQ(house_layout_string("{\n      \"name\": \"caf\u00e9\"\n    }", "name"), "caf\u00e9");
+  // Lists: the plain fast path and the reader agree on every shape.
+  struct Row {
+    const char* line;
+    std::optional<std::vector<std::string>> want;
+  };
+  const Row rows[] = {
+      {R"(["x", "y" ])", std::vector<std::string>{"x", "y"}},
+      {R"([ "x"])", std::vector<std::string>{"x"}},
+      {R"([ ])", std::vector<std::string>{}},
+      {R"(["a\"b", "c"])", std::vector<std::string>{"a\"b", "c"}},  // an escape: through the reader
+      {"[\"caf\u00e9\"]", std::vector<std::string>{"caf\u00e9"}},
+      {R"(["a",])", std::nullopt},
+      {R"(["a" "b"])", std::nullopt},
+      {R"(["a", null])", std::nullopt},
+  };
+  for (const auto& r : rows)
+    EXPECT_EQ(house_layout_strings("{\n      \"aliases\": " + std::string(r.line) + "\n    }", "aliases"), r.want)
+        << r.line;
 }
 
 TEST(HouseLayout, TextNotInTheLayoutIsDeclined) {

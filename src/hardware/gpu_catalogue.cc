@@ -389,13 +389,13 @@ QuickIndex build_quick_index(std::string_view text) {
   if (!entries) return index;
   for (std::size_t i = 0; i < entries->size(); ++i) {
     const auto entry = (*entries)[i];
-    const auto id = house_layout_value(entry, "id", '"');
-    const auto name = house_layout_value(entry, "name", '"');
-    if (!id || !id->is_string() || !name || !name->is_string()) return index;
+    auto id = house_layout_string(entry, "id");
+    auto name = house_layout_string(entry, "name");
+    if (!id || !name) return index;
     auto keys = house_layout_strings(entry, "aliases");
     if (!keys) return index;
-    keys->push_back(id->get<std::string>());
-    keys->push_back(name->get<std::string>());
+    keys->push_back(std::move(*id));
+    keys->push_back(std::move(*name));
     for (const auto& k : *keys) {
       const auto key = GpuCatalogue::lookup_key(k);
       if (key.empty()) return index;
@@ -439,7 +439,8 @@ std::string GpuCatalogue::lookup_key(std::string_view name) {
   key.reserve(name.size());
   for (char c : name) {
     if (c == '-' || c == '_' || c == ' ') continue;
-    key.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    // ASCII only, as std::tolower in the "C" locale (the program never sets another).
+    key.push_back(c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c);
   }
   return key;
 }

@@ -66,12 +66,12 @@ QuickCatalogue build_quick_catalogue(std::string_view text) {
   auto entries = house_layout_entries(text, "models");
   if (!entries) return index;
   for (const auto entry : *entries) {
-    const auto name = house_layout_value(entry, "name", '"');
-    if (!name || !name->is_string()) return index;
+    auto name = house_layout_string(entry, "name");
+    if (!name) return index;
     auto aliases = house_layout_strings(entry, "aliases");
     if (!aliases) return index;
     for (auto& a : *aliases) a = to_lower(a);
-    index.keys.emplace_back(name->get<std::string>(), std::move(*aliases));
+    index.keys.emplace_back(std::move(*name), std::move(*aliases));
   }
   index.entries = std::move(*entries);
   index.usable = true;
