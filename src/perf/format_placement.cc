@@ -32,26 +32,34 @@ FormatPlacement::FormatPlacement(const ModelSpec& model) {
   };
   std::vector<Seen> seen;
   bool has_lm_head = false;
+  std::size_t last = 0;                  // the group of the tensor before (runs of one group are common)
+  std::uint64_t last_moe_layer = ~0ull;  // moe_layers_ gets each layer once per run of its tensors
   for (const auto& t : model.manifest.tensors) {
     const std::uint64_t bits =
         t.format == StorageFormat::int_packed && t.logical_params_each > 0 ? t.bytes_each * 8 / t.logical_params_each : 0;
-    auto group = std::find_if(seen.begin(), seen.end(), [&](const Seen& s) {
+    const auto same = [&](const Seen& s) {
       return s.format == t.format && s.dtype == t.dtype && s.bits == bits && s.module == t.module;
-    });
+    };
+    auto group = last < seen.size() && same(seen[last]) ? seen.begin() + static_cast<std::ptrdiff_t>(last)
+                                                         : std::find_if(seen.begin(), seen.end(), same);
     if (group == seen.end()) {
       auto entry = by_format.try_emplace(traffic_format_key(t)).first;
       seen.push_back(Seen{t.format, t.dtype, bits, t.module, &entry->first, &entry->second,
                           &params_bytes_[{entry->first, t.module}]});
       group = seen.end() - 1;
     }
+    last = static_cast<std::size_t>(group - seen.begin());
     const std::string& key = *group->key;
     group->tensors->push_back(&t);
     auto& pb = *group->params_bytes;
     pb.first = checked_add(pb.first, t.logical_params());
     pb.second = checked_add(pb.second, t.bytes());
     if (t.module == ModuleClass::lm_head) has_lm_head = true;
-    if (t.module == ModuleClass::routed_experts && t.layer != kNoLayer)
-      moe_layers_.insert(static_cast<std::uint64_t>(t.layer));
+    if (t.module == ModuleClass::routed_experts && t.layer != kNoLayer &&
+        static_cast<std::uint64_t>(t.layer) != last_moe_layer) {
+      last_moe_layer = static_cast<std::uint64_t>(t.layer);
+      moe_layers_.insert(last_moe_layer);
+    }
     if (t.module == ModuleClass::embedding && !t.shape.empty() && t.shape[0] > 0) {
       // One row of [vocab, hidden] (or of its scales): bytes / rows, exact for a row-major table.
       embedding_rows_ = std::max(embedding_rows_, t.shape[0]);

@@ -74,6 +74,7 @@ PlacementIndex::PlacementIndex(const std::vector<const StoredTensor*>& tensors, 
   // Per-slot amounts first (added up into prefix sums below).
   std::vector<std::vector<std::uint64_t>> amounts;  // [group][slot]
   std::vector<std::vector<ExpertRange>> ranges;     // [table]
+  std::size_t last_group = 0;
   for (const auto* tp : tensors) {
     const auto& t = *tp;
     const auto s = slot_of(t);
@@ -103,15 +104,18 @@ PlacementIndex::PlacementIndex(const std::vector<const StoredTensor*>& tensors, 
       if (g.dim == 0) g.dim = 1;
       amount = checked_mul(t.bytes_each / g.dim, t.instances);  // exact: bytes are elements x width
     }
-    auto it = std::find_if(groups_.begin(), groups_.end(), [&](const Group& x) {
-      return x.module == g.module && x.role == g.role && x.dim == g.dim;
-    });
+    const auto same = [&](const Group& x) { return x.module == g.module && x.role == g.role && x.dim == g.dim; };
+    // The group of the tensor before first (runs of one group are common), then a scan.
+    auto it = last_group < groups_.size() && same(groups_[last_group])
+                  ? groups_.begin() + static_cast<std::ptrdiff_t>(last_group)
+                  : std::find_if(groups_.begin(), groups_.end(), same);
     if (it == groups_.end()) {
       groups_.push_back(g);
       amounts.emplace_back(slots_, 0);
       it = groups_.end() - 1;
     }
-    auto& a = amounts[static_cast<std::size_t>(it - groups_.begin())][s];
+    last_group = static_cast<std::size_t>(it - groups_.begin());
+    auto& a = amounts[last_group][s];
     a = checked_add(a, amount);
   }
   const auto G = groups_.size();
