@@ -337,10 +337,7 @@ class Eval {
       case Op::variable: {
         if (scope_.stored)
           if (const Value* v = scope_.stored(n.name)) return *v;
-        if (!scope_.variable) return unknown(n.name);
-        auto v = scope_.variable(n.name);
-        if (!v) return unknown(n.name);
-        return std::move(*v);
+        return computed_variable(n);
       }
       case Op::list: {
         nlohmann::json out = nlohmann::json::array();
@@ -481,9 +478,21 @@ class Eval {
   }
 
   // A stored variable in place; anything else computed.
+  // A variable the scope does not hold stored: the scope computes it.
+  Result<Value> computed_variable(const Node& n) {
+    if (!scope_.variable) return unknown(n.name);
+    auto v = scope_.variable(n.name);
+    if (!v) return unknown(n.name);
+    return std::move(*v);
+  }
+
   Result<ValueRef> look(const Node& n) {
-    if (n.op == Op::variable && scope_.stored)
+    if (n.op == Op::variable && scope_.stored) {
       if (const Value* v = scope_.stored(n.name)) return ValueRef::borrow(*v);
+      auto v = computed_variable(n);  // not run(n), which would ask stored() again
+      if (!v) return v.error();
+      return ValueRef(std::move(v).value());
+    }
     auto v = run(n);
     if (!v) return v.error();
     return ValueRef(std::move(v).value());
