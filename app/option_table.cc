@@ -237,9 +237,24 @@ const char* flag_of(std::string Options::*member) { return flag_of_member(member
 const char* flag_of(bool Options::*member) { return flag_of_member(member); }
 const char* flag_of(std::vector<std::string> Options::*member) { return flag_of_member(member); }
 
-void add_table_options(CLI::App& app, Options& o, Command command) {
+std::optional<std::vector<std::string_view>> flags_on_line(int argc, const char* const* argv) {
+  std::vector<std::string_view> names;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a(argv[i]);
+    if (a == "--") break;  // the rest is positional
+    if (a == "-h" || a == "--help" || a == "--help-all" || a == "--version") return std::nullopt;
+    if (a.starts_with("--")) names.push_back(a.substr(0, a.find('=')));
+  }
+  return names;
+}
+
+void add_table_options(CLI::App& app, Options& o, Command command, const std::vector<std::string_view>* only) {
   for (const auto& spec : option_table()) {
     if ((spec.commands & command) == 0) continue;
+    // `only`: the flags on the line; the positional and the required ones always.
+    if (only != nullptr && spec.flag != "MODEL" && (spec.required_for & command) == 0 &&
+        std::find(only->begin(), only->end(), spec.flag) == only->end())
+      continue;
     const std::string name(spec.flag);
     const std::string help(spec.help);
     CLI::Option* option = nullptr;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -62,7 +63,13 @@ const char* flag_of(std::string Options::*member);
 const char* flag_of(bool Options::*member);
 const char* flag_of(std::vector<std::string> Options::*member);
 
-// Adds the table's options of `command` to `app`, in table order.
-void add_table_options(CLI::App& app, Options& o, Command command);
+// The option names on a command line (the name of "--name=value"), up to "--";
+// nullopt when it asks for help or the version, which list every option.
+std::optional<std::vector<std::string_view>> flags_on_line(int argc, const char* const* argv);
+
+// Adds the table's options of `command` to `app`, in table order; with `only`,
+// just those whose flag it lists, and the positional and required ones.
+void add_table_options(CLI::App& app, Options& o, Command command,
+                       const std::vector<std::string_view>* only = nullptr);
 
 }  // namespace preflight::cli

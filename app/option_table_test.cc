@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "api.h"
+#include "options_transfer.h"
 #include "embedded_files.h"
 
 namespace preflight::cli {
@@ -124,6 +125,68 @@ TEST(OptionTable, NoFlagIsSpelledTwiceInTheFrontEnds) {
       EXPECT_EQ(flags.count((*it)[1]), 0u) << name << " spells " << (*it)[1] << ": use flag_of(&Options::...)";
   }
   EXPECT_GT(files, 10u);
+}
+
+}  // namespace
+}  // namespace preflight::cli
+
+namespace preflight::cli {
+namespace {
+
+// A line parsed with only the options it names declared (main.cc's first try)
+// fills Options exactly as with every option declared, or fails (main.cc then
+// parses again with every option). Compared through options_to_transfer, which
+// writes every member.
+TEST(OptionTable, DeclaringOnlyTheNamedOptionsParsesTheSame) {
+  const std::vector<std::vector<const char*>> lines = {
+      {"plan"},
+      {"plan", "--gpus", "8xB300", "--context", "1M"},
+      {"plan", "kimi-k3", "--gpus=16xH200", "--context=128K", "--concurrency", "8", "--format", "json"},
+      {"plan", "--prefill-gpus", "8xB300", "--decode-gpus", "16xH200", "--context", "128K"},
+      {"fit", "deepseek-v3", "--gpu", "H100", "--gpu", "B300", "--ttft", "2s"},
+      {"sweep", "--counts", "8..64", "--gpu", "H100", "H200"},
+      {"max", "--gpus", "8xB300", "--solve", "context"},
+      {"launch", "--gpus", "8xB300", "--engine", "vllm", "--enforce-eager"},
+      {"inspect", "kimi-k3", "--tensors", "--no-cache"},
+      {"plan", "--", "--gpus"},
+      {"plan", "--gpus", "8xH100", "--contxt", "1M"},  // unknown: both fail
+  };
+  const std::pair<const char*, Command> commands[] = {{"plan", kPlan}, {"fit", kFit}, {"sweep", kSweep},
+                                                      {"max", kMax},   {"launch", kLaunch}, {"inspect", kInspect}};
+  int lazy_parsed = 0;
+  for (const auto& line : lines) {
+    Command command = kPlan;
+    for (const auto& [name, bit] : commands)
+      if (std::string_view(line[0]) == name) command = bit;
+    std::vector<const char*> argv = {"preflight"};
+    argv.insert(argv.end(), line.begin() + 1, line.end());
+    const auto parse = [&](const std::vector<std::string_view>* only, std::string& out) {
+      CLI::App app{"test"};
+      Options o;
+      add_table_options(app, o, command, only);
+      try {
+        app.parse(static_cast<int>(argv.size()), argv.data());
+      } catch (const CLI::Error&) {
+        return false;
+      }
+      out = options_to_transfer(o);
+      return true;
+    };
+    const auto given = flags_on_line(static_cast<int>(argv.size()), argv.data());
+    ASSERT_TRUE(given.has_value()) << line[0];
+    std::string full, lazy;
+    const bool full_ok = parse(nullptr, full);
+    if (parse(&*given, lazy)) {
+      ++lazy_parsed;
+      EXPECT_TRUE(full_ok) << line.size();
+      EXPECT_EQ(lazy, full);
+    }
+  }
+  EXPECT_EQ(lazy_parsed, static_cast<int>(lines.size()) - 1);  // all but the unknown option
+  const char* help[] = {"preflight", "plan", "--gpus", "8xH100", "-h"};
+  EXPECT_FALSE(flags_on_line(5, help).has_value());
+  const char* named[] = {"preflight", "plan", "--context=1M", "x", "--", "--gpus"};
+  EXPECT_EQ(flags_on_line(6, named), (std::vector<std::string_view>{"--context"}));
 }
 
 }  // namespace
