@@ -3,6 +3,8 @@
 #include <charconv>
 #include <string_view>
 
+#include "core/ascii_runs.h"
+
 namespace preflight {
 
 namespace {
@@ -23,8 +25,9 @@ bool append_ascii_string(std::string_view s, std::string& out) {
   out += '"';
   std::size_t run = 0;  // start of the bytes not yet written
   for (std::size_t i = 0; i < s.size(); ++i) {
+    i = json_plain_end(s.data(), i, s.size());
+    if (i == s.size()) break;
     const auto c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) continue;
     if (c >= 0x80) {
       out.resize(start);
       return false;

@@ -4,6 +4,8 @@
 
 #include <cstdint>
 
+#include "core/ascii_runs.h"
+
 namespace preflight {
 
 namespace {
@@ -46,10 +48,7 @@ std::string escape(std::string_view text, bool keep_newlines) {
   for (std::size_t i = 0; i < text.size();) {
     // A run of printable ASCII (nearly all of a report) is safe as it is: copied
     // whole, not a code point at a time (a K3 JSON plan is ~100 KB through here).
-    std::size_t run = i;
-    while (run < text.size() && static_cast<unsigned char>(text[run]) >= 0x20 &&
-           static_cast<unsigned char>(text[run]) < 0x7F)
-      ++run;
+    const std::size_t run = printable_ascii_end(text.data(), i, text.size());
     if (run > i) {
       out.append(text.data() + i, run - i);
       i = run;
