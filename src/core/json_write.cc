@@ -65,51 +65,43 @@ void append_integer(Int v, std::string& out) {
   out.append(buf, r.ptr);
 }
 
-void write(const json& j, int indent, int depth, std::string& out) {
+void write(const json& j, int indent, int depth, std::string& out);
+
+// An object's members or an array's elements between `open` and `close`, each
+// on its own line when indented: "{\n  \"a\": 1,\n  \"b\": 2\n}" (dump's layout).
+void write_container(const json& j, char open, char close, int indent, int depth, std::string& out) {
+  if (j.empty()) {
+    out += open;
+    out += close;
+    return;
+  }
   const bool pretty = indent >= 0;
+  out += open;
+  bool first = true;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (!first) out += ',';
+    first = false;
+    if (pretty) {
+      out += '\n';
+      out.append(static_cast<std::size_t>(indent) * (depth + 1), ' ');
+    }
+    if (j.is_object()) {
+      append_string(it.key(), out);
+      out += pretty ? ": " : ":";
+    }
+    write(it.value(), indent, depth + 1, out);
+  }
+  if (pretty) {
+    out += '\n';
+    out.append(static_cast<std::size_t>(indent) * depth, ' ');
+  }
+  out += close;
+}
+
+void write(const json& j, int indent, int depth, std::string& out) {
   switch (j.type()) {
-    case json::value_t::object: {
-      if (j.empty()) {
-        out += "{}";
-        return;
-      }
-      out += pretty ? "{\n" : "{";
-      bool first = true;
-      for (auto it = j.begin(); it != j.end(); ++it) {
-        if (!first) out += pretty ? ",\n" : ",";
-        first = false;
-        if (pretty) out.append(static_cast<std::size_t>(indent) * (depth + 1), ' ');
-        append_string(it.key(), out);
-        out += pretty ? ": " : ":";
-        write(it.value(), indent, depth + 1, out);
-      }
-      if (pretty) {
-        out += '\n';
-        out.append(static_cast<std::size_t>(indent) * depth, ' ');
-      }
-      out += '}';
-      return;
-    }
-    case json::value_t::array: {
-      if (j.empty()) {
-        out += "[]";
-        return;
-      }
-      out += pretty ? "[\n" : "[";
-      bool first = true;
-      for (const auto& v : j) {
-        if (!first) out += pretty ? ",\n" : ",";
-        first = false;
-        if (pretty) out.append(static_cast<std::size_t>(indent) * (depth + 1), ' ');
-        write(v, indent, depth + 1, out);
-      }
-      if (pretty) {
-        out += '\n';
-        out.append(static_cast<std::size_t>(indent) * depth, ' ');
-      }
-      out += ']';
-      return;
-    }
+    case json::value_t::object: write_container(j, '{', '}', indent, depth, out); return;
+    case json::value_t::array: write_container(j, '[', ']', indent, depth, out); return;
     case json::value_t::string: append_string(j.get_ref<const std::string&>(), out); return;
     case json::value_t::boolean: out += j.get<bool>() ? "true" : "false"; return;
     case json::value_t::null: out += "null"; return;
