@@ -97,6 +97,8 @@ const CLI::Validator kNonEmpty(
 
 }  // namespace
 
+namespace {
+
 // Parses the line and runs its command. `lazy`: only the options the line names
 // (and the command's positional and required ones) are declared to CLI11, which
 // checks each new option against every one declared before it (a K3 plan spent
@@ -192,5 +194,7 @@ int run_line(int argc, char** argv, bool lazy) {
   }
   return 2;
 }
+
+}  // namespace
 
 int main(int argc, char** argv) { return run_line(argc, argv, true); }

@@ -476,10 +476,11 @@ const ArchitectureTable& ArchitectureTable::embedded() {
     std::map<std::string_view, const embedded::ArchitectureClaim*> claimed;
     for (const auto& c : embedded::architecture_claims())
       if (c.read) claimed.emplace(c.path, &c);
-    const auto lines = [](std::string_view list) {
+    const auto lines = [](std::string_view list) {  // "a\nb\n": each item ends with a newline
       std::vector<std::string> out;
       for (std::size_t at = 0; at < list.size();) {
         const auto end = list.find('\n', at);
+        if (end == std::string_view::npos) break;
         out.emplace_back(list.substr(at, end - at));
         at = end + 1;
       }

@@ -477,7 +477,6 @@ class Eval {
     return Value::absent(pointer);
   }
 
-  // A stored variable in place; anything else computed.
   // A variable the scope does not hold stored: the scope computes it.
   Result<Value> computed_variable(const Node& n) {
     if (!scope_.variable) return unknown(n.name);
@@ -486,6 +485,7 @@ class Eval {
     return std::move(*v);
   }
 
+  // A stored variable in place; anything else computed.
   Result<ValueRef> look(const Node& n) {
     if (n.op == Op::variable && scope_.stored) {
       if (const Value* v = scope_.stored(n.name)) return ValueRef::borrow(*v);
