@@ -8,11 +8,19 @@
 namespace preflight {
 
 nlohmann::json figure_json(const Figure& f) {
-  nlohmann::json j{{"id", f.id},         {"label", f.label},   {"unit", f.unit},
-                   {"evidence", evidence_key(f.evidence)}, {"formula", f.formula}, {"source", f.source},
-                   {"display", f.display}};
-  if (f.is_exact) j["value"] = f.exact;
-  else j["value"] = f.value;
+  // Members put in place, not through an initializer list, which copies each
+  // value once more (a K3 plan's JSON has a few hundred figures; issue 18).
+  nlohmann::json j(nlohmann::json::value_t::object);
+  auto& o = j.get_ref<nlohmann::json::object_t&>();
+  o.emplace("id", f.id);
+  o.emplace("label", f.label);
+  o.emplace("unit", f.unit);
+  o.emplace("evidence", evidence_key(f.evidence));
+  o.emplace("formula", f.formula);
+  o.emplace("source", f.source);
+  o.emplace("display", f.display);
+  if (f.is_exact) o.emplace("value", f.exact);
+  else o.emplace("value", f.value);
   return j;
 }
 
@@ -56,7 +64,7 @@ nlohmann::json engine_json(const EngineSizing& e) {
                       {"failure", e.failure},
                       {"rules", e.rules},
                       {"estimates", e.estimates},
-                      {"workers", workers}};
+                      {"workers", std::move(workers)}};
   if (e.kind == EngineKind::sglang) {
     j["max_running_requests"] = e.max_running_requests;
     j["mem_fraction_static"] = e.memory_fraction;
@@ -212,20 +220,24 @@ nlohmann::json plan_json(const Plan& plan) {
   j["ranks"] = nlohmann::json::array();
   for (const auto& r : plan.ranks) {
     nlohmann::json rows = nlohmann::json::array();
-    for (const auto& row : r.rows)
-      rows.push_back({{"id", row.id},
-                      {"label", row.label},
-                      {"resource", resource_key(row.resource)},
-                      {"bytes", row.bytes},
-                      {"evidence", evidence_key(row.evidence)},
-                      {"formula", row.formula}});
+    for (const auto& row : r.rows) {
+      nlohmann::json item(nlohmann::json::value_t::object);  // members in place, as figure_json
+      auto& o = item.get_ref<nlohmann::json::object_t&>();
+      o.emplace("id", row.id);
+      o.emplace("label", row.label);
+      o.emplace("resource", resource_key(row.resource));
+      o.emplace("bytes", row.bytes);
+      o.emplace("evidence", evidence_key(row.evidence));
+      o.emplace("formula", row.formula);
+      rows.push_back(std::move(item));
+    }
     j["ranks"].push_back({{"rank", r.rank},
                           {"capacity_bytes", r.capacity},
                           {"demand_bytes", r.demand},
                           {"free_bytes", r.free},
                           {"over_bytes", r.over},
                           {"first_boundary", resource_key(r.first_boundary)},
-                          {"rows", rows}});
+                          {"rows", std::move(rows)}});
   }
   if (plan.perf) {
     j["perf"] = perf_json(*plan.perf);
