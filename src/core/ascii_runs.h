@@ -1,6 +1,7 @@
-// Runs of bytes that a writer copies as they are, found eight bytes at a time
-// (issue 18: a Kimi K3 JSON plan is ~93 KB, scanned by the JSON writer and then
-// by the terminal-safe filter; a byte-at-a-time loop cost ~8 instructions a byte).
+// Runs of bytes found eight bytes at a time (issue 18): what a writer copies as
+// it is (a Kimi K3 JSON plan is ~93 KB, scanned by the JSON writer and then by
+// the terminal-safe filter; a byte-at-a-time loop cost ~8 instructions a byte),
+// and the non-digits between a tensor name's digit runs.
 //
 // A word w holds a byte below k (k <= 0x80) exactly when
 // (w - k*0x0101..) & ~w & 0x8080.. is non-zero ("hasless" of Bit Twiddling
@@ -35,6 +36,16 @@ inline std::size_t printable_ascii_end(const char* s, std::size_t at, std::size_
     at += 8;
   }
   while (at < n && static_cast<unsigned char>(s[at]) >= 0x20 && static_cast<unsigned char>(s[at]) < 0x7F) ++at;
+  return at;
+}
+
+// The end of the run of non-digits starting at `at`: the first ASCII digit, or n
+// (the quantization decider folds each tensor name's digit runs).
+inline std::size_t non_digit_end(const char* s, std::size_t at, std::size_t n) {
+  using namespace ascii_runs_detail;
+  // A byte b is a digit when b ^ '0' is below 10.
+  while (at + 8 <= n && has_less(load(s + at) ^ (kOnes * '0'), 10) == 0) at += 8;
+  while (at < n && !(s[at] >= '0' && s[at] <= '9')) ++at;
   return at;
 }
 

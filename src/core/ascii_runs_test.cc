@@ -11,6 +11,7 @@ namespace {
 
 bool printable(unsigned char c) { return c >= 0x20 && c < 0x7F; }
 bool json_plain(unsigned char c) { return c >= 0x20 && c < 0x80 && c != '"' && c != '\\'; }
+bool non_digit(unsigned char c) { return !(c >= '0' && c <= '9'); }
 
 template <typename Fast, typename Plain>
 void check_against_definition(Fast fast, Plain plain) {
@@ -29,6 +30,7 @@ void check_against_definition(Fast fast, Plain plain) {
 TEST(AsciiRuns, EveryByteAtEveryPosition) {
   check_against_definition(printable_ascii_end, printable);
   check_against_definition(json_plain_end, json_plain);
+  check_against_definition(non_digit_end, non_digit);
   // Neighbours that could carry or borrow into each other.
   const std::string mixed = std::string("\x7f\xff\x80\x1f\x20\x7e\"\\", 8) + "abcdefgh";
   for (std::size_t from = 0; from <= mixed.size(); ++from) {

@@ -10,6 +10,7 @@
 #include <cctype>
 #include <string_view>
 
+#include "core/ascii_runs.h"
 #include "core/bytes.h"
 #include "core/text.h"
 
@@ -923,30 +924,13 @@ class Decider {
     const std::size_t n = name.size();
     std::size_t at = 0;
     while (at < n) {
-      const std::size_t run = next_digit(s, at, n);
+      const std::size_t run = non_digit_end(s, at, n);
       out.append(s + at, run - at);
       if (run == n) break;
       out.push_back('0');
       at = run;
       while (at < n && digit(s[at])) ++at;
     }
-  }
-
-  // The position of the first ASCII digit at or after `at` (n if none), eight
-  // bytes at a time: a byte b is a digit when b ^ '0' is below 10, and
-  // (x - 0x0A..) & ~x & 0x80.. is non-zero exactly when some byte of x is below
-  // 10 (the "hasless" test of Bit Twiddling Hacks, exact for any byte < 0x80 test).
-  static std::size_t next_digit(const char* s, std::size_t at, std::size_t n) {
-    constexpr std::uint64_t kOnes = 0x0101010101010101ull;
-    while (at + 8 <= n) {
-      std::uint64_t w;
-      std::memcpy(&w, s + at, 8);
-      const std::uint64_t x = w ^ (kOnes * '0');
-      if (((x - kOnes * 10) & ~x & (kOnes * 0x80)) != 0) break;
-      at += 8;
-    }
-    while (at < n && !(s[at] >= '0' && s[at] <= '9')) ++at;
-    return at;
   }
 
   const QuantizationScheme& s_;
