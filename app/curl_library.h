@@ -1,7 +1,7 @@
 // libcurl, loaded when the first Hub request is made rather than linked: a plan
 // of a catalogue model or a local config then starts without resolving libcurl
 // and the ~25 libraries it pulls in (TLS, Kerberos, LDAP, ...), about 3 ms of
-// every process start (issue 18). The Debian package libcurl4 provides
+// every process start. The Debian package libcurl4 provides
 // libcurl.so.4; the -dev package is needed only for <curl/curl.h> at build time.
 #pragma once
 

@@ -26,7 +26,7 @@ namespace {
 // program's other static initializers, and after mimalloc's own), a short run
 // asks the heap for transparent huge pages (mimalloc's large_os_pages: its
 // segments are madvised). A Kimi K3 plan first-touches ~540 heap pages; on the
-// 2-core VM of issue 18 a 4 KiB first touch costs ~1.7 us, one 2 MiB page ~0.2 ms
+// 2-core VM a 4 KiB first touch costs ~1.7 us, one 2 MiB page ~0.2 ms
 // in all (a toucher: 500 pages 0.98 ms, against 0.21 ms in huge pages). Faults
 // of a K3 plan 692 -> 215; best of 61-101 interleaved, 0.25 to 0.85 ms less.
 //

@@ -1,4 +1,4 @@
-// MODEL as a Hugging Face Hub id (issue 7): `org/name`, `org/name@revision`,
+// MODEL as a Hugging Face Hub id: `org/name`, `org/name@revision`,
 // `hf://...`. Reads only metadata: the listing with per-file sizes (which
 // pins the revision to a commit), config.json, the safetensors index when there
 // is one (it says which files are the checkpoint), and then either

@@ -1,4 +1,4 @@
-// Every command-line option, declared once (issue 17, item 1): its flag, help,
+// Every command-line option, declared once: its flag, help,
 // group, the Options member it fills, the sub-commands that take it and how
 // the web API takes it. The CLI's options, the API's keys and the flag names
 // in error messages all come from this table, as ccache's config key table

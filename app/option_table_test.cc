@@ -1,6 +1,6 @@
 // The option table is the one place an option is declared: the CLI's
 // sub-commands, the web API's keys, the page's fields and the flag names in
-// messages all come from it (issue 17, item 1).
+// messages all come from it.
 #include "option_table.h"
 
 #include <gtest/gtest.h>

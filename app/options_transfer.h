@@ -1,5 +1,5 @@
 // Options as one JSON string, for the serve module's boundary (serve_module.h).
-// The binary and the module each link their own C++ runtime (start-up, issue 18),
+// The binary and the module each link their own C++ runtime (for start-up time),
 // so no C++ object crosses between them: only this C string, written and read by
 // the option table's members. Fields the command line never sets (the
 // disaggregated plan's latency_phase) are not carried.

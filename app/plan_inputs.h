@@ -28,8 +28,8 @@ Result<Cluster> resolve_cluster(const Options& o);
 // model, and what launch's recipes are chosen by.
 Result<LoadedModel> load_model_for(const Options& o);
 
-// Everything a command hands the library, resolved once from the options
-// (issue 17): the model as the engine will hold it, the cluster or the GPU
+// Everything a command hands the library, resolved once from the options:
+// the model as the engine will hold it, the cluster or the GPU
 // families, and the typed request (dtypes as enums, the engine version parsed,
 // layout constraints, the workload). Commands adjust this, never the option
 // strings; nothing below app/ sees Options. The context stays 0 when --context

@@ -1,4 +1,4 @@
-// Test helper: a verbatim tensor-inventory table from ../shared/models
+// Test helper: a verbatim tensor-inventory table from tests/data/reference/models
 // (`| `model.layers.0-2,4-6.mlp.x.weight` (xN layers) | `[shape]` | `torch.dtype` |`).
 // Layer ranges are expanded, one name per layer, so tensors of different layer
 // kinds are told apart; an expert range becomes "{E}", as the manifest names
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "shared_files.h"
+#include "reference_files.h"
 
 namespace preflight::testing {
 
@@ -26,9 +26,9 @@ inline std::string safetensors_dtype(const std::string& torch) {
   return torch;
 }
 
-inline std::vector<InventoryRow> read_inventory_table(const std::string& shared_rel) {
+inline std::vector<InventoryRow> read_inventory_table(const std::string& reference_rel) {
   std::vector<InventoryRow> rows;
-  std::stringstream in(read_shared(shared_rel));
+  std::stringstream in(read_reference(reference_rel));
   static const std::regex line_re(R"(^\| `([^`]+)`[^|]*\| `(\[[0-9, ]+\])` \| `([a-z0-9_.]+)` \|)");
   static const std::regex layered(R"(^(.*layers\.)([0-9,\-]+)\.(.*)$)");
   static const std::regex experts(R"(experts\.[0-9,\-]+\.)");

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Validation harness: run `preflight plan` over every row of an engine truth CSV.
 
-For each row of a truth CSV (default ../shared/data/engine-truth-dev.csv next to the
-repository; columns as in that file), the script maps the row to a `preflight plan`
-command with `--engine vllm|sglang`, runs the real binary, and compares what the
-planner predicts with what the engine logged:
+For each row of a truth CSV (default tests/data/reference/data/engine-truth-dev.csv;
+columns as in that file), the script maps the row to a `preflight plan` command with
+`--engine vllm|sglang`, runs the real binary, and compares what the planner predicts
+with what the engine logged:
 
   * weights per rank, GiB    (engine.weights_bytes_per_rank, max over ranks)
   * KV cache tokens          (engine.kv_cache_tokens: vLLM "GPU KV cache size",
@@ -22,7 +22,7 @@ too but reported as a separate "legacy" group, outside the headline means.
 
 Every mapping from a CSV cell to a command-line flag is a small rule below, driven
 by the cell text, the GPU and model catalogues the binary lists, and the model
-folders in ../shared/models; nothing is keyed on a row id.
+folders in tests/data/reference/models; nothing is keyed on a row id.
 
 Python 3 standard library only. Exit codes: 0 ok, 1 a gate failed, 2 bad usage
 or input (a missing CSV included).
@@ -46,9 +46,9 @@ from typing import Any, Dict, List, Optional, Tuple
 
 GIB = float(1 << 30)
 REPO = Path(__file__).resolve().parent.parent
-DEFAULT_SHARED = REPO.parent / "shared"
-DEFAULT_CSV = DEFAULT_SHARED / "data" / "engine-truth-dev.csv"
-DEFAULT_MODELS = DEFAULT_SHARED / "models"
+DEFAULT_REFERENCE = REPO / "tests" / "data" / "reference"
+DEFAULT_CSV = DEFAULT_REFERENCE / "data" / "engine-truth-dev.csv"
+DEFAULT_MODELS = DEFAULT_REFERENCE / "models"
 DEFAULT_BINARY = REPO / "build" / "preflight"
 REPO_CATALOGUE = REPO / "data" / "models" / "catalogue.json"
 
@@ -367,7 +367,7 @@ def resolve_gpu(cell: Optional[str], catalogue: List[Dict[str, Any]]) -> Optiona
 
 
 # ----------------------------------------------------------------------------------------
-# Models: hub id -> shared/models/<org>__<name> (case-insensitive) with config.json, or a
+# Models: hub id -> tests/data/reference/models/<org>__<name> (case-insensitive) with config.json, or a
 # single config*.json (e.g. config.base-sibling.*.json, a quantized repo's base config);
 # else a catalogue model whose hub_id / name / alias matches.
 # ----------------------------------------------------------------------------------------
@@ -375,7 +375,7 @@ def resolve_gpu(cell: Optional[str], catalogue: List[Dict[str, Any]]) -> Optiona
 @dataclass
 class ModelRef:
     arg: str                          # what to pass as MODEL
-    source: str                       # "shared:<file>" or "catalogue:<name>"
+    source: str                       # "folder:<file>" or "catalogue:<name>"
     has_quantization_config: Optional[bool]  # None when unknown
 
 
@@ -446,7 +446,7 @@ def resolve_model(hub_id: str, models_dir: Path, catalogue: List[Dict[str, Any]]
                   prefer_catalogue: bool = False) -> Tuple[Optional[ModelRef], str]:
     why = []
 
-    def from_shared() -> Optional[ModelRef]:
+    def from_folder() -> Optional[ModelRef]:
         folder = find_model_folder(hub_id, models_dir)
         if folder is None:
             why.append("no folder %s in %s" % (hub_id.replace("/", "__"), models_dir))
@@ -459,7 +459,7 @@ def resolve_model(hub_id: str, models_dir: Path, catalogue: List[Dict[str, Any]]
         if not isinstance(config, dict):
             why.append("%s is not a JSON object" % path)
             return None
-        return ModelRef(str(path), "shared:%s/%s" % (folder.name, path.name),
+        return ModelRef(str(path), "folder:%s/%s" % (folder.name, path.name),
                         config_has_quantization(config))
 
     def from_catalogue() -> Optional[ModelRef]:
@@ -471,7 +471,7 @@ def resolve_model(hub_id: str, models_dir: Path, catalogue: List[Dict[str, Any]]
         return ModelRef(name, "catalogue:%s" % name,
                         None if config is None else config_has_quantization(config))
 
-    order = (from_catalogue, from_shared) if prefer_catalogue else (from_shared, from_catalogue)
+    order = (from_catalogue, from_folder) if prefer_catalogue else (from_folder, from_catalogue)
     for resolver in order:
         ref = resolver()
         if ref is not None:
@@ -661,7 +661,7 @@ def engine_figures(doc: Dict[str, Any]) -> Optional[Dict[str, Any]]:
 def run_plan(plan: RowPlan, timeout: float) -> Tuple[int, str, str]:
     rc, out, err = run_binary(plan.command, timeout)
     # A config file not named config.json the binary refuses: retry with a copy so named.
-    if rc == 2 and plan.model and plan.model.source.startswith("shared:") \
+    if rc == 2 and plan.model and plan.model.source.startswith("folder:") \
             and not plan.model.arg.endswith("config.json"):
         with tempfile.TemporaryDirectory(prefix="validate-engines-") as tmp:
             shutil.copyfile(plan.model.arg, os.path.join(tmp, "config.json"))
@@ -957,7 +957,7 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
                    help="model folders <org>__<name> (default: models/ beside the CSV or beside its folder, "
                         "else %s)" % DEFAULT_MODELS)
     p.add_argument("--prefer-catalogue", action="store_true",
-                   help="resolve models in the binary's catalogue before the shared model folders")
+                   help="resolve models in the binary's catalogue before the model folders")
     p.add_argument("--rows", default="", help="comma-separated row ids to run (default: all)")
     p.add_argument("--json", dest="json_out", type=Path, help="write rows, summary and gate as JSON")
     p.add_argument("--markdown", action="store_true", help="print markdown (for an issue note)")
@@ -981,7 +981,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 2
     models_dir = args.models_dir
     if models_dir is None:
-        # shared/data/x.csv -> shared/models; a CSV with its own models/ folder beside it.
+        # tests/data/reference/data/x.csv -> tests/data/reference/models; a CSV with its own models/ folder beside it.
         here = args.csv.resolve().parent
         models_dir = next((d for d in (here / "models", here.parent / "models") if d.is_dir()),
                           DEFAULT_MODELS)

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Unit tests of tools/validate_engines.py: cell parsers, GPU / quant / version / model
-mapping on cell values taken from shared/data/engine-truth-dev.csv, and an end-to-end run
+mapping on cell values taken from tests/data/reference/data/engine-truth-dev.csv, and an end-to-end run
 against tests/validation/fake_preflight.py (a stand-in binary with toy engine figures).
 
 Run: python3 tools/validate_engines_test.py  (ctest: engine_validation_unit).
 Optional: PREFLIGHT_BINARY=build/preflight also resolves the real CSV's GPU cells against
-the real binary's catalogue; the real CSV is read from ../shared when present.
+the real binary's catalogue; the real CSV is read from tests/data/reference.
 """
 import io
 import json
@@ -341,11 +341,11 @@ class Models(unittest.TestCase):
             self.assertEqual((ref.arg, ref.source), ("qwen3-14b", "catalogue:qwen3-14b"))
 
     def test_real_model_cells(self):
-        self.assertTrue(REAL_MODELS.is_dir(), "no ../shared/models")
+        self.assertTrue(REAL_MODELS.is_dir(), "no tests/data/reference/models")
         # Spelling differs from the folder in case ("fp8-dynamic" vs "FP8-dynamic").
         ref, _ = ve.resolve_model("RedHatAI/Llama-3.3-70B-Instruct-fp8-dynamic", REAL_MODELS, MODELS)
         self.assertIsNotNone(ref)
-        self.assertTrue(ref.source.startswith("shared:RedHatAI__Llama-3.3-70B-Instruct-FP8-dynamic/"))
+        self.assertTrue(ref.source.startswith("folder:RedHatAI__Llama-3.3-70B-Instruct-FP8-dynamic/"))
         self.assertIs(ref.has_quantization_config, False)
         ref, _ = ve.resolve_model("redhatai/Llama-3.3-70B-Instruct-quantized.w8a8", REAL_MODELS, MODELS)
         self.assertIsNotNone(ref)
@@ -361,7 +361,7 @@ class RealCsv(unittest.TestCase):
     """Every cell of the real CSV goes through the parsers without surprises."""
 
     def test_every_row_maps(self):
-        self.assertTrue(REAL_CSV.is_file(), "no ../shared/data/engine-truth-dev.csv")
+        self.assertTrue(REAL_CSV.is_file(), "no tests/data/reference/data/engine-truth-dev.csv")
         rows = ve.read_csv(REAL_CSV)
         self.assertGreater(len(rows), 0)
         for row in rows:

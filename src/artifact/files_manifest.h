@@ -1,6 +1,6 @@
 // The files' manifest: every tensor the checkpoint stores, with its real name,
-// dtype, shape and bytes, as the plan's manifest (issue 14: the files win;
-// config.json alone is the fallback).
+// dtype, shape and bytes, as the plan's manifest (the files win; config.json
+// alone is the fallback).
 //
 // Each stored tensor is classified (module class, parallel role, layer,
 // expert index) by the family reader where it generated a tensor of the same

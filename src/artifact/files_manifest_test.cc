@@ -1,4 +1,4 @@
-// The files win (issue 14): sparse snapshots (real headers, no data) of
+// The files win: sparse snapshots (real headers, no data) of
 // architectures without a reader and of files that contradict their config
 // are planned from their own tensors, and every rank's weights equal a
 // brute-force placement of the files computed here tensor by tensor.

@@ -1,4 +1,4 @@
-// Loading a model is one stage of the library (issue 14): every way in (a
+// Loading a model is one stage of the library: every way in (a
 // catalogue name, a snapshot folder, a config.json, an index, one shard, a
 // saved hub listing, an upload, the Hugging Face Hub) reads its bytes at the
 // edge (app/) and hands them here as ModelFiles; load_model_files turns them

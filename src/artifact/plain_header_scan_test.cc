@@ -13,7 +13,7 @@
 
 #include "artifact/safetensors_header.h"
 #include "model/model_catalogue.h"
-#include "shared_files.h"
+#include "reference_files.h"
 
 namespace preflight {
 namespace {

@@ -1,6 +1,6 @@
-// A fast path for model.safetensors.index.json (issue 18): the shape every
-// writer produces, scanned without a general JSON parser. Kimi K3's index
-// (497,220 names, 40 MB) cost 5.5G instructions through nlohmann's lexer,
+// A fast path for model.safetensors.index.json: the shape every writer
+// produces, scanned without a general JSON parser. Kimi K3's index
+// (497,220 names, 40 MB) costs 5.5G instructions through nlohmann's lexer,
 // about 100 per byte; this scanner reads each byte once.
 //
 // It accepts only the plain shape and declines everything else, so it never
@@ -12,7 +12,7 @@
 //   - "weight_map": an object of string -> string;
 //   - other top-level members (normally "metadata"): any value whose containers
 //     nest at most one level (an object of scalars), returned as text for the
-//     full reader to parse, so their numbers are read exactly as before.
+//     full reader to parse, so their numbers are read exactly as it reads them.
 // A repeated top-level key declines (the full reader names the duplicate).
 #pragma once
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "artifact/safetensors_index.h"
-#include "shared_files.h"
+#include "reference_files.h"
 
 namespace preflight {
 namespace {
@@ -84,13 +84,13 @@ TEST(PlainIndexScan, KeepsFileOrderAndViews) {
   EXPECT_FALSE(scan_plain_index(text, [](std::string_view, std::string_view) { return false; }).has_value());
 }
 
-// Every index file in the repository and in ../shared, and every fuzz seed.
+// Every index file in the repository (tests/data/reference included), and every fuzz seed.
 TEST(PlainIndexScan, EveryIndexFileReadsAsTheFullReaderReadsIt) {
   namespace fs = std::filesystem;
   const fs::path root = fs::path(PREFLIGHT_SOURCE_DIR);
   std::vector<fs::path> files;
   for (const fs::path& dir : {root / "tests", root / "fuzz" / "corpus" / "safetensors_index",
-                             fs::path(testing::shared_path("models"))})
+                             fs::path(testing::reference_path("models"))})
     for (const auto& entry : fs::recursive_directory_iterator(dir))
       if (entry.is_regular_file() && (entry.path().filename().string().find("index") != std::string::npos ||
                                       entry.path().parent_path().filename() == "safetensors_index"))

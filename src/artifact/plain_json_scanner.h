@@ -1,4 +1,4 @@
-// The reading half of the fast paths for large JSON files (issue 18): a cursor
+// The reading half of the fast paths for large JSON files: a cursor
 // that accepts only plain tokens (printable-ASCII strings without escapes,
 // unsigned integers, one level of containers) and says false for anything else,
 // so its callers decline and leave the text to the full JSON reader

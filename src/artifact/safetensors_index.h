@@ -9,7 +9,7 @@
 // never trusted for the count: gpt-oss-20b names model-00000/00001/00002-of-00002
 // (3 files). metadata.total_size is reported as found, not as bytes: it is not
 // always a byte count (DeepSeek-V3's is twice the element count, 1,369,062,772,000).
-// Some copies keep only the metadata (../shared/models/*/model.safetensors.index.metadata.json),
+// Some copies keep only the metadata (tests/data/reference/models/*/model.safetensors.index.metadata.json),
 // so a file with "metadata" and no "weight_map" is accepted.
 #pragma once
 

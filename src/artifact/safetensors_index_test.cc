@@ -1,5 +1,5 @@
 // model.safetensors.index.json: the real gpt-oss-20b index and the
-// metadata-only copies in ../shared, and a table of bad inputs each with its
+// metadata-only copies in tests/data/reference, and a table of bad inputs each with its
 // exact one-line error.
 #include "artifact/safetensors_index.h"
 
@@ -8,14 +8,14 @@
 #include <string>
 #include <vector>
 
-#include "shared_files.h"
+#include "reference_files.h"
 
 namespace preflight {
 namespace {
 
 std::string shared_text(const std::string& rel) {
-  std::string text = testing::read_shared(rel);
-  EXPECT_FALSE(text.empty()) << "could not read " << testing::shared_path(rel);
+  std::string text = testing::read_reference(rel);
+  EXPECT_FALSE(text.empty()) << "could not read " << testing::reference_path(rel);
   return text;
 }
 

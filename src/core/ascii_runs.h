@@ -1,6 +1,6 @@
-// Runs of bytes found eight bytes at a time (issue 18): what a writer copies as
-// it is (a Kimi K3 JSON plan is ~93 KB, scanned by the JSON writer and then by
-// the terminal-safe filter; a byte-at-a-time loop cost ~8 instructions a byte),
+// Runs of bytes found eight bytes at a time: what a writer copies as it is (a
+// Kimi K3 JSON plan is ~93 KB, scanned by the JSON writer and then by the
+// terminal-safe filter; a byte-at-a-time loop costs ~8 instructions a byte),
 // and the non-digits between a tensor name's digit runs.
 //
 // A word w holds a byte below k (k <= 0x80) exactly when

@@ -26,8 +26,8 @@ inline constexpr Bytes kTB = kGB * 1000;
 [[noreturn]] void throw_byte_overflow(std::string_view what, std::string_view op, std::uint64_t a, std::uint64_t b);
 
 // Throw InputError naming `what` on overflow. Inline, with the compiler's overflow
-// checks: a plan sums every tensor's bytes several times (issue 18: out of line and
-// checked by a division, checked_mul alone was ~1% of a Kimi K3 plan).
+// checks: a plan sums every tensor's bytes several times (out of line and checked
+// by a division, checked_mul alone is ~1% of a Kimi K3 plan).
 inline std::uint64_t checked_add(std::uint64_t a, std::uint64_t b, std::string_view what = "byte total") {
   std::uint64_t sum;
   if (__builtin_add_overflow(a, b, &sum)) throw_byte_overflow(what, "sum", a, b);

@@ -1,5 +1,5 @@
-// Reading one entry of an embedded catalogue without parsing the whole file
-// (issue 18): the GPU and model catalogues are written in one layout (a
+// Reading one entry of an embedded catalogue without parsing the whole file:
+// the GPU and model catalogues are written in one layout (a
 // top-level list whose entries open and close at four spaces, their keys at
 // six), so a plan finds the entry it needs by its key lines and parses only
 // that entry. Every reader falls back to the full parse when the text is not in

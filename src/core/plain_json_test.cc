@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/json_read.h"
-#include "shared_files.h"
+#include "reference_files.h"
 
 namespace preflight {
 namespace {
@@ -77,12 +77,12 @@ TEST(PlainJson, EachShapeIsReadOrDeclined) {
 }
 
 // Every JSON file of the repository (embedded data, test data, fuzz seeds) and of
-// ../shared/models: read by the fast path exactly as by the full reader, or declined.
+// tests/data/reference/models: read by the fast path exactly as by the full reader, or declined.
 TEST(PlainJson, EveryJsonFileReadsAsTheFullReaderReadsIt) {
   namespace fs = std::filesystem;
   const fs::path root = fs::path(PREFLIGHT_SOURCE_DIR);
   std::size_t files = 0, read = 0;
-  for (const fs::path& dir : {root / "data", root / "tests", root / "fuzz" / "corpus", fs::path(testing::shared_path("models"))})
+  for (const fs::path& dir : {root / "data", root / "tests", root / "fuzz" / "corpus", fs::path(testing::reference_path("models"))})
     for (const auto& entry : fs::recursive_directory_iterator(dir)) {
       if (!entry.is_regular_file() || entry.file_size() > (64u << 20)) continue;
       const auto name = entry.path().string();

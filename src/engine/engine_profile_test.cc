@@ -25,7 +25,7 @@ struct VersionCase {
 };
 
 TEST(EngineVersion, ParsesTheVersionsTheLogsWrite) {
-  // The `version` column of ../shared/data/engine-truth-dev.csv.
+  // The `version` column of tests/data/reference/data/engine-truth-dev.csv.
   const VersionCase cases[] = {
       {"0.19.0", 0, 19, 0},                                           // r001-r060
       {"~0.6.4 (V0; inferred)", 0, 6, 4},                             // r082

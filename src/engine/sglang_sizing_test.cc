@@ -1,7 +1,7 @@
 // SGLang sizing through build_plan: the default mem_fraction_static
 // (ServerArgs._handle_gpu_memory_settings), max_total_num_tokens with its page
 // rounding, max_running_requests (_resolve_max_num_reqs) and the Mamba-like
-// state pool (_handle_max_mamba_cache), as ../shared/data/engines.md section 2
+// state pool (_handle_max_mamba_cache), as tests/data/reference/data/engines.md section 2
 // writes them. Device totals come from data/gpus.json: H100 SXM 85,029,615,043 B
 // (81,090.56 MiB), H200 150,109,106,995 B (143,155.2 MiB), B200 191,501,854,310 B
 // (182,630.4 MiB), A100-40GB 42,405,462,016 B, L4 23,654,532,383 B.
@@ -466,10 +466,10 @@ TEST(SglangSizing, MultimodalModelsReserveTheEmbeddingCacheOutOfTheRest) {
 }
 
 TEST(SglangSizing, KimiK3OnEightGb300IsWithinOnePercentOfTheLoggedCapacity) {
-  // Dev row r120 (shared/data/engine-truth-dev.csv): SGLang, Kimi K3, 8 GPUs whose capacities
+  // Dev row r120 (tests/data/reference/data/engine-truth-dev.csv): SGLang, Kimi K3, 8 GPUs whose capacities
   // fit GB300, --mem-fraction-static 0.85, radix cache off: max_total_num_tokens=838048,
-  // max_running_requests=370. Issue 16 asks for 1%; the GB300's CUDA total (276.50 GiB,
-  // data/gpus.json) is what brought it there (it was +1.2% with nvidia-smi minus 0.5 GiB).
+  // max_running_requests=370. Both within 1% thanks to the GB300's CUDA total (276.50 GiB,
+  // data/gpus.json); nvidia-smi's total minus 0.5 GiB would give +1.2%.
   const auto p = plan({.model = "kimi-k3", .gpu = "GB300", .gpus = 8, .layout = {.tp = 8}, .context = 131072,
                        .mem_fraction_static = 0.85, .radix = "off"});
   const auto& e = *p.engine;
@@ -510,7 +510,7 @@ TEST(SglangSizing, MaxRunningRequestsSizeTheStatePoolPerDpRank) {
 namespace preflight {
 namespace {
 
-// SGLang's own unit tests as truth (issue 16, item 10): the figures, not the code,
+// SGLang's own unit tests as truth: the figures, not the code,
 // of test/registered/unit/model_executor/test_pool_configurator.py (sgl-project/sglang
 // at 023d5640; gathered 2026-12-03). The mock: 4 KV heads x (64 + 64) x 2 B = 1,024 B
 // per layer per token, 10,000,000 B available. Figures the test only bounds (at least

@@ -1,7 +1,7 @@
 // vLLM's KV cache layout on hand-built layer specs: page sizes, the hybrid
 // block-size alignment, KV cache groups and the two figures vLLM logs. Every
-// expected figure is worked out from ../shared/data/engines.md (sections 1.2 to
-// 1.4) or from an engine log row of ../shared/data/engine-truth-dev.csv.
+// expected figure is worked out from tests/data/reference/data/engines.md (sections 1.2 to
+// 1.4) or from an engine log row of tests/data/reference/data/engine-truth-dev.csv.
 #include "engine/vllm_kv_cache.h"
 
 #include <gtest/gtest.h>
@@ -249,7 +249,7 @@ namespace preflight {
 namespace {
 
 // ---------------------------------------------------------------------------
-// vLLM's own unit tests as truth (issue 16, item 10): the figures, not the code,
+// vLLM's own unit tests as truth: the figures, not the code,
 // of tests/v1/core/test_kv_cache_utils.py (vllm-project/vllm at eaba533a and
 // 002f10e0; gathered 2026-12-03). Their default spec is FullAttention with
 // block 16, 2 KV heads of 64, float32: 2 x 2 x 64 x 4 = 1,024 B per layer per

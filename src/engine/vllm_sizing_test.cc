@@ -1,5 +1,5 @@
 // vLLM sizing through build_plan: the figures vLLM would log at start-up for
-// catalogue models, against the logged values of ../shared/data/engine-truth-dev.csv
+// catalogue models, against the logged values of tests/data/reference/data/engine-truth-dev.csv
 // (llm-d-planner accuracy logs, vLLM 0.19.0 on H100 80GB, 79.19 GiB total).
 // Each comparison allows the stated tolerance and also pins the exact predicted
 // value as a regression anchor (commented "anchor"): a change to the rules or
@@ -16,7 +16,7 @@
 #include "model/family_registry.h"
 #include "model/model_catalogue.h"
 #include "plan/plan.h"
-#include "shared_files.h"
+#include "reference_files.h"
 #include "support/fixtures.h"
 #include "support/model_configs.h"
 

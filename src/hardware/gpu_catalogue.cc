@@ -39,7 +39,7 @@ using Fail = std::optional<Error>;
 // total (torch.cuda.mem_get_info, vLLM's total_gpu_memory) sits 0.43-0.71 GiB
 // below nvidia-smi's memory.total on every card where both were measured
 // (H100 79.65/79.19, H200 140.40/139.80, B200 179.06/178.35, L4 22.49/22.03,
-// A10 22.49/22.06, A100-40GB 40.00/39.49; shared/data/gpus-notes.md section 2);
+// A10 22.49/22.06, A100-40GB 40.00/39.49; tests/data/reference/data/gpus-notes.md section 2);
 // the median gap is about 0.5 GiB.
 constexpr Bytes kSmiToDeviceGap = kGiB / 2;
 constexpr std::string_view kSmiRule =
@@ -371,7 +371,7 @@ Fail add_keys(std::unordered_map<std::string, std::size_t>& index,
   return std::nullopt;
 }
 
-// The embedded catalogue's quick index (issue 18): a plan needs one accelerator of
+// The embedded catalogue's quick index: a plan needs one accelerator of
 // 33, so the entries are found by their lines in the house layout of data/gpus.json
 // (each entry an object opened and closed at four spaces, its "id", "name" and
 // "aliases" one line each at six) and only the entry asked for is parsed and

@@ -2,7 +2,7 @@
 //
 // The catalogue is data, not code: every accelerator, its capacities and the
 // sources behind each figure live in data/gpus.json, which the build embeds in
-// the binary (the tool never reads ../shared or data/ at run time). Users extend
+// the binary (the tool never reads data/ at run time). Users extend
 // or correct it with `--catalogue FILE.json` in the same schema (merged_with).
 //
 // The reader is a pure function over text: it validates every field's type and
@@ -57,7 +57,7 @@ class GpuCatalogue {
 
   // embedded().find(name), without reading the 32 entries not asked for: the
   // entry is found by its id, name and alias lines and only it is parsed and
-  // validated (a plan's start-up, issue 18). An unknown name gets find's error.
+  // validated (this is on a plan's start-up path). An unknown name gets find's error.
   static Result<Accelerator> find_embedded(std::string_view name, std::string_view origin);
   // How many entries find_embedded indexes (0 when data/gpus.json's layout defeats
   // it), so a test can tell its quick path from the full parse it falls back to.

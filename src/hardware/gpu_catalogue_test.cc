@@ -2,7 +2,7 @@
 //
 // The data tests pin the figures plans depend on (device totals and their
 // evidence) and cross-check the catalogue against the research CSV it was built
-// from (shared/data/gpus.csv), so a hand edit that drifts from the sources fails.
+// from (tests/data/reference/data/gpus.csv), so a hand edit that drifts from the sources fails.
 // The reader tests pin every error message exactly: they are the user interface
 // of `--catalogue FILE.json`.
 #include "hardware/gpu_catalogue.h"
@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "core/bytes.h"
-#include "shared_files.h"
+#include "reference_files.h"
 
 namespace preflight {
 namespace {
@@ -232,8 +232,8 @@ std::vector<std::vector<std::string>> parse_csv(std::string_view text) {
 }
 
 TEST(GpuCatalogueCsv, EveryResearchRowIsCatalogued) {
-  const std::string csv = testing::read_shared("data/gpus.csv");
-  ASSERT_FALSE(csv.empty()) << "shared/data/gpus.csv not found at " << PREFLIGHT_SHARED_DIR;
+  const std::string csv = testing::read_reference("data/gpus.csv");
+  ASSERT_FALSE(csv.empty()) << "tests/data/reference/data/gpus.csv not found at " << PREFLIGHT_REFERENCE_DIR;
   const auto rows = parse_csv(csv);
   ASSERT_GT(rows.size(), 1u);
   std::map<std::string, std::size_t> column;

@@ -1,4 +1,4 @@
-// Hugging Face Hub model ids as MODEL (issue 7, groundwork): `org/name`,
+// Hugging Face Hub model ids as MODEL: `org/name`,
 // `org/name@REVISION` (a branch, tag or commit) and `hf://org/name[@REVISION]`.
 //
 // Repository ids follow the Hub's rules (huggingface_hub validate_repo_id):

@@ -1,6 +1,6 @@
 // Where the Hub is and who the user is, from the conventions the Hugging Face
 // tools already use (huggingface_hub constants.py), so a user's setup works
-// unchanged (issue 7, groundwork):
+// unchanged:
 //   HF_ENDPOINT       the Hub or a mirror (default https://huggingface.co); http or
 //                     https only (libcurl would also open file:// and a dozen other
 //                     schemes), with a host, no spaces or control characters

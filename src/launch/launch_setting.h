@@ -2,7 +2,7 @@
 // its value came from (the user's option or a recipe), and the recipe flags
 // that are not plan inputs (passed to the engine as written).
 //
-// Precedence (issue 4): an option the user gave wins; a recipe fills what the
+// Precedence: an option the user gave wins; a recipe fills what the
 // user left unset, more specific recipes replacing more general ones. Every
 // replacement is recorded so the command can say what it overrode.
 #pragma once

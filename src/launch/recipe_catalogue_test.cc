@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "launch/launch_setting.h"
-#include "shared_files.h"
+#include "reference_files.h"
 
 namespace preflight {
 namespace {
@@ -33,11 +33,11 @@ TEST(LaunchRecipes, EmbeddedRecipesParseAndEveryFlagBinds) {
   }
 }
 
-// Acceptance (issue 4): the recipes carry the flags of the Kimi-K3 notes. Each
+// The recipes carry the flags of the Kimi-K3 notes. Each
 // of these strings must appear in notes.md, and the recipe must carry it.
 TEST(LaunchRecipes, KimiK3FlagsAreThoseOfTheNotes) {
-  const auto notes = testing::read_shared("models/moonshotai__Kimi-K3/notes.md");
-  ASSERT_FALSE(notes.empty()) << "shared/models/moonshotai__Kimi-K3/notes.md not found";
+  const auto notes = testing::read_reference("models/moonshotai__Kimi-K3/notes.md");
+  ASSERT_FALSE(notes.empty()) << "tests/data/reference/models/moonshotai__Kimi-K3/notes.md not found";
   // Notes wrap lines; compare with newlines as spaces.
   std::string flat = notes;
   for (auto& c : flat)

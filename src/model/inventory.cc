@@ -51,8 +51,8 @@ std::string dtype_bucket(const StoredTensor& t) { return bucket_name(bucket_key(
 
 Inventory build_inventory(const ModelSpec& model) {
   Inventory inv;
-  // Flat tables, not maps, in the per-tensor loop (issue 18: five map lookups per
-  // tensor were most of this function's time for K3's 3,180 entries). A module's
+  // Flat tables, not maps, in the per-tensor loop (five map lookups per tensor
+  // would be most of this function's time for K3's 3,180 entries). A module's
   // row and a dtype's elements are indexed by the enum; the bucket keys are a
   // handful, found by a linear scan that starts at the last one used.
   constexpr auto kModules = std::size(kAllModuleClasses);

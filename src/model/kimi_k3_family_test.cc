@@ -1,5 +1,5 @@
 // Checks the kimi_k3 generator against the released checkpoint's tensor
-// inventory (../shared/models/moonshotai__Kimi-K3/tensor_inventory.md): every
+// inventory (tests/data/reference/models/moonshotai__Kimi-K3/tensor_inventory.md): every
 // group's shape and dtype, and the exact totals.
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 
 #include "model/inventory.h"
 #include "model/model_catalogue.h"
-#include "shared_files.h"
+#include "reference_files.h"
 #include "support/fixtures.h"
 
 namespace preflight {
@@ -54,7 +54,7 @@ std::vector<std::string> expand_names(const std::string& cell) {
 }
 
 std::vector<InventoryRow> read_inventory() {
-  const auto text = testing::read_shared("models/moonshotai__Kimi-K3/tensor_inventory.md");
+  const auto text = testing::read_reference("models/moonshotai__Kimi-K3/tensor_inventory.md");
   std::vector<InventoryRow> rows;
   std::stringstream in(text);
   static const std::regex shape_re(R"(\[[0-9, ]+\])");
@@ -81,8 +81,8 @@ std::vector<InventoryRow> read_inventory() {
 
 TEST(KimiK3Family, EveryInventoryGroupHasItsShapeAndDtype) {
   const auto rows = read_inventory();
-  ASSERT_GE(rows.size(), 55u) << "tensor inventory not found under " << testing::shared_path("models")
-                              << " (tests read ../shared beside the checkout)";
+  ASSERT_GE(rows.size(), 55u) << "tensor inventory not found under " << testing::reference_path("models")
+                              << " (tests read tests/data/reference)";
   std::vector<std::string> normalized;
   for (const auto& t : k3().manifest.tensors) normalized.push_back("." + normalize(t.name));
   for (const auto& row : rows) {

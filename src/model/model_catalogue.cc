@@ -49,7 +49,7 @@ Result<CatalogueModel> read_catalogue_entry(const nlohmann::json& entry, std::st
 constexpr std::string_view kEmbeddedPath = "data/models/catalogue.json";
 constexpr std::string_view kEmbeddedOrigin = "data/models/catalogue.json (embedded)";
 
-// The embedded catalogue's quick index (issue 18), as the GPU catalogue's: a plan
+// The embedded catalogue's quick index, as the GPU catalogue's: a plan
 // needs one model of 26, so each entry is found by its "name" and "aliases"
 // lines in the house layout (entries opened and closed at four spaces, keys at
 // six) and only the entry asked for is parsed. Anything not in that layout

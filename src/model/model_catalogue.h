@@ -41,7 +41,7 @@ Result<std::vector<CatalogueModel>> parse_model_catalogue(std::string_view json_
 
 // Looks a name up (case-insensitive, aliases too); an unknown name gets a
 // did-you-mean suggestion naming `origin`. A known name is found by its lines in
-// the embedded file and only its entry is parsed (a plan's start-up, issue 18).
+// the embedded file and only its entry is parsed (this is on a plan's start-up path).
 Result<const CatalogueModel*> find_catalogue_model(std::string_view name, std::string_view origin);
 // How many entries that quick lookup indexes (0 when the file's layout defeats it),
 // so a test can tell the quick path from the full parse it falls back to.

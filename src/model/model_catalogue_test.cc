@@ -1,6 +1,6 @@
 // Checks the embedded model catalogue (data/models/catalogue.json) as data:
 // every entry's files are embedded and parse, names and aliases are unique,
-// and each entry names the hub repository its folder in ../shared/models came
+// and each entry names the hub repository its folder in tests/data/reference/models came
 // from. Building the models is tested with each family, not here.
 #include "model/model_catalogue.h"
 
@@ -21,7 +21,7 @@
 namespace preflight {
 namespace {
 
-// Catalogue name -> the folder of ../shared/models it was built from
+// Catalogue name -> the folder of tests/data/reference/models it was built from
 // ("owner__repo"; the hub id is "owner/repo").
 const std::map<std::string, std::string>& source_folders() {
   static const std::map<std::string, std::string> kFolders = {

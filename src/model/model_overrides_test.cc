@@ -1,6 +1,6 @@
 // --quantize / --dtype overrides: exact stored bytes of the planned variants
 // of catalogue models, checked against what vLLM 0.19 logged loading the same
-// models (shared/data/engine-truth-dev.csv, "weights_in_profile"), the stored
+// models (tests/data/reference/data/engine-truth-dev.csv, "weights_in_profile"), the stored
 // tensors of one layer per scheme, the --dtype rules, and one-line errors.
 //
 // vLLM's logged figure also holds its rotary cos/sin cache, which preflight

@@ -122,8 +122,8 @@ struct MoeDims {
   std::uint64_t dense_intermediate = 0;
 };
 
-// Where the plan's tensor manifest came from (issue 14: the files win; the
-// config is the fallback). The evidence of every weight figure follows it.
+// Where the plan's tensor manifest came from (the files win; the config is
+// the fallback). The evidence of every weight figure follows it.
 enum class ManifestSource {
   headers,          // every shard header: each stored tensor's name, dtype and shape (official)
   index_and_sizes,  // the index's names and each shard's exact bytes; headers of shards that differ (official)

@@ -842,8 +842,8 @@ bool eligible(const QuantizationScheme& s, const LogicalTensor& t) {
 // Decides each tensor's group. A pattern that is not index-sensitive gives one
 // answer for every name that differs only in its digit runs (layer and expert
 // indices), so its answers are kept per name with each digit run folded to "0":
-// Kimi K3's 2,904 tensors share a few dozen such names (issue 18: the pattern tests
-// were 4.1M of a plan's 54M instructions).
+// Kimi K3's 2,904 tensors share a few dozen such names (run for every tensor, the
+// pattern tests would be 4.1M of a plan's 54M instructions).
 class Decider {
  public:
   explicit Decider(const QuantizationScheme& s) : s_(s) {
@@ -937,7 +937,7 @@ class Decider {
   std::size_t slots_ = 0;
   // Every tensor of a model is looked up here by its folded name (~60 bytes):
   // hashed eight bytes at a time (a multiply-xorshift mix) rather than by
-  // std::hash's byte loop, which was ~130 instructions a lookup (issue 18).
+  // std::hash's byte loop, which costs ~130 instructions a lookup.
   struct FoldedNameHash {
     std::size_t operator()(const std::string& s) const {
       std::uint64_t h = 0x9E3779B97F4A7C15ull ^ s.size();
@@ -1278,7 +1278,7 @@ Result<TensorManifest> apply_quantization(std::vector<LogicalTensor> logical, co
   TensorManifest manifest;
   // A quantized weight is stored as two or three tensors (values, scales, zero
   // points): room for three per logical tensor, so the vector never regrows
-  // (pages reserved but never written cost nothing; issue 18).
+  // (pages reserved but never written cost nothing).
   manifest.tensors.reserve(logical.size() * 3);
   // AutoGPTQ biases: which modules already have one.
   std::set<std::string> biases;

@@ -811,7 +811,7 @@ TEST(QuantConfigErrors, ShapesAFormatCannotStoreAreNamed) {
 
 // ---------------------------------------------------------------------------
 // The FP8 block layout against two released checkpoints. The logical tensors
-// follow the inventories in ../shared/models (DeepSeek-R1 report, Kimi-K2
+// follow the inventories in tests/data/reference/models (DeepSeek-R1 report, Kimi-K2
 // report); the totals are those checkpoints' exact payloads (TRUTH.md).
 
 struct MlaMoe {

@@ -12,7 +12,7 @@
 
 #include "artifact/safetensors_index.h"
 #include "model/family_registry.h"
-#include "shared_files.h"
+#include "reference_files.h"
 #include "model/tensor_naming.h"
 
 namespace preflight {
@@ -27,9 +27,9 @@ TEST(NamingCorpus, EveryGatheredIndexClassifies) {
   const std::map<std::string, std::uint64_t> allowed_unclassified = {
       {"oasst-pythia-rm", 2}, {"deepseek-ocr2", 3}, {"scicore-omics-minicpmv", 11},
       // Molmo's OLMo-1 block names (att_proj, ff_proj, attn_out, ff_out) with their bitsandbytes
-      // quant-state entries: no naming rule and no Molmo description yet (issue 15).
+      // quant-state entries: no naming rule and no Molmo description yet.
       {"molmo-7b-d-nf4", 490}};
-  // Pairs whose config no reader accepts yet (issue 15), each with the field it stops at.
+  // Pairs whose config no reader accepts yet, each with the field it stops at.
   const std::map<std::string, std::string> unread = {
       {"kimi2-pcl", "/kv_lora_rank"}};
   std::uint64_t pairs = 0, names = 0, unclassified = 0;

@@ -1,5 +1,5 @@
-// The accuracy table of issue 3: bytes computed from config.json alone against
-// the real tensor bytes in ../shared/models/TRUTH.md. Prints the table (model,
+// The accuracy table: bytes computed from config.json alone against
+// the real tensor bytes in tests/data/reference/models/TRUTH.md. Prints the table (model,
 // predicted, real, error) and requires |error| <= 0.3%.
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include "core/bytes.h"
 #include "model/family_registry.h"
 #include "model/model_catalogue.h"
-#include "shared_files.h"
+#include "reference_files.h"
 
 #include <nlohmann/json.hpp>
 
@@ -21,7 +21,7 @@ struct TruthRow {
   std::uint64_t real_bytes; // TRUTH.md "real tensor bytes"
 };
 
-// ../shared/models/TRUTH.md, main table and "More exact totals".
+// tests/data/reference/models/TRUTH.md, main table and "More exact totals".
 constexpr TruthRow kTruth[] = {
     {"kimi-k3", 1'560'860'324'864},
     {"deepseek-v3", 688'574'839'360},
@@ -53,7 +53,7 @@ TEST(TruthAccuracy, ConfigAloneWithinPointThreePercent) {
   }
 }
 
-// Held-out configs gathered for issue 16 (tests/validation/models/<folder>): each
+// Held-out configs (tests/validation/models/<folder>): each
 // config.json against the total_size of the model's own index (index-metadata.json,
 // from a public copy named in the folder's notes.md). Bytes, exact.
 struct HeldOutRow {

@@ -1,4 +1,4 @@
-// Disk and cold start (issue 5, part 4): how long from nothing to a serving
+// Disk and cold start: how long from nothing to a serving
 // cluster, and from one failed node back to serving. Lower bounds on transfer
 // time at the given rates; engine start-up work (CUDA graph capture,
 // torch.compile, warm-up) is not included and is stated as left out.

@@ -1,6 +1,6 @@
 // Cost: what a token costs on the plan's cluster, at the throughput bound and
-// at a utilisation the user gives, and the break-even against an API price
-// (issue 5, part 3). Every figure is a planning estimate: the price is an
+// at a utilisation the user gives, and the break-even against an API price.
+// Every figure is a planning estimate: the price is an
 // approximate, dated list price (or the user's --price) and the throughput an
 // upper bound, so the cost at the bound is a lower bound on cost.
 //

@@ -1,4 +1,4 @@
-// Decode bytes: what each rank must read from HBM in one step (issue 5, part 1).
+// Decode bytes: what each rank must read from HBM in one step.
 //
 // Per rank, for a step of shape s (step_shape.h):
 //  - always-on weights, read in full at their stored precision: every text

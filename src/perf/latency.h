@@ -1,4 +1,4 @@
-// Latency targets (issue 19, item 2): time to first token (TTFT) and time per
+// Latency targets: time to first token (TTFT) and time per
 // output token (TPOT) against the roofline bounds, at a request rate.
 //
 // The bounds (roofline.h, prefill.h) are lower bounds on time, so a target

@@ -1,4 +1,4 @@
-// PerfInputs: what a throughput bound is computed from (issue 5, parts 1-2).
+// PerfInputs: what a throughput bound is computed from.
 //
 // A plan (model, GPU, layout) plus the decode step's shape: how many requests
 // each data-parallel group decodes together and how long their contexts are.

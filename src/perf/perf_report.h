@@ -1,5 +1,5 @@
-// PerfReport: the throughput, cost and cold-start figures of one plan
-// (issue 5), computed from the plan's layout and workload with the roofline
+// PerfReport: the throughput, cost and cold-start figures of one plan,
+// computed from the plan's layout and workload with the roofline
 // of roofline.h, the prefill bound of prefill.h, speculative.h, cost.h and
 // cold_start.h. Every figure is an upper bound on speed (a lower bound on time
 // and cost) or an estimate; speculative figures are hypotheses (the

@@ -1,5 +1,5 @@
 // Prefill lower bound: the least time one prompt can take to its first token
-// (issue 5, part 2), alone on the cluster, in one forward pass (no chunking).
+// alone on the cluster, in one forward pass (no chunking).
 //
 // The same three roofs as decode (roofline.h), for a step of P prompt tokens
 // on one DP group:

@@ -1,5 +1,5 @@
 // Decode roofline: a lower bound on the time of one decode step, hence an upper
-// bound on tokens/s (issue 5, part 1). Never a promise.
+// bound on tokens/s. Never a promise.
 //
 // Per rank, the step cannot take less than the longest of three terms
 // (Williams, Waterman and Patterson, "Roofline", CACM 2009, with the network

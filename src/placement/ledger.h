@@ -16,7 +16,7 @@
 
 namespace preflight {
 
-// Memory in allocation order, then the latency targets (issue 19), which only
+// Memory in allocation order, then the latency targets, which only
 // a plan whose memory fits can miss.
 enum class Resource { none, weights, reserve, activations, recurrent_state, kv_cache, ttft, tpot };
 
@@ -25,7 +25,7 @@ std::string_view resource_key(Resource r);  // "weights", "kv_cache", ... "none"
 struct LedgerRow {
   // "weights.routed_experts", "state.recurrent", "kv.cache": always static text
   // (a literal or ledger_weight_row_id), so the solvers' hundreds of thousands
-  // of verdict-only ledgers never allocate or copy an id (issue 18).
+  // of verdict-only ledgers never allocate or copy an id.
   std::string_view id;
   std::string label;
   Resource resource = Resource::weights;

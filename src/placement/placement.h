@@ -27,7 +27,7 @@
 // them: bytes are linear in the expert index between breakpoints. A manifest
 // whose expert tensors each span every expert has two breakpoints, 0 and E,
 // instead of E + 1 columns (Kimi K3: 96 x 897 x 8 bytes per table otherwise,
-// about 1.4 MB zeroed per index, a third of a plan's page faults; issue 18).
+// about 1.4 MB zeroed per index, a third of a plan's page faults).
 #pragma once
 
 #include <cstdint>

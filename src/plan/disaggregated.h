@@ -1,4 +1,4 @@
-// Disaggregated prefill and decode (issue 19, item 3; seed 001's split recipe
+// Disaggregated prefill and decode (seed 001's split recipe
 // for Kimi K3): two pools, each a plan of its own, and the KV cache of every
 // prompt sent from the prefill pool to the decode pool.
 //

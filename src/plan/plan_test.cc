@@ -1,4 +1,4 @@
-// The K3 fact ledger (../shared/design/K3_FACTS.md), reproduced by the general
+// The K3 fact ledger (tests/data/reference/design/K3_FACTS.md), reproduced by the general
 // computation: each derived figure is asserted exactly, and every ledger in
 // every plan here reconciles.
 #include "plan/plan.h"

@@ -1,4 +1,4 @@
-// A request mix through the whole plan (issue 19, item 1): one member of 100%
+// A request mix through the whole plan: one member of 100%
 // is the plain workload to the byte, and a mix's headroom lies between its
 // shortest and longest members' under every engine's rules.
 #include <fmt/format.h>

@@ -1,5 +1,5 @@
 // plan --brief: at most 12 lines, none wider than 100 columns, for green and red plans
-// with and without an engine (issue 17's "short and narrow").
+// with and without an engine.
 #include <gtest/gtest.h>
 
 #include <sstream>

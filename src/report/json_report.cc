@@ -9,7 +9,7 @@ namespace preflight {
 
 nlohmann::json figure_json(const Figure& f) {
   // Members put in place, not through an initializer list, which copies each
-  // value once more (a K3 plan's JSON has a few hundred figures; issue 18).
+  // value once more (a K3 plan's JSON has a few hundred figures).
   nlohmann::json j(nlohmann::json::value_t::object);
   auto& o = j.get_ref<nlohmann::json::object_t&>();
   o.emplace("id", f.id);

@@ -1,5 +1,5 @@
 // JSON renderings of plans, inventories and catalogues (the stable contract in
-// docs/json.md and ../shared/design/CLI.md). They read values; they compute nothing.
+// docs/json.md and tests/data/reference/design/CLI.md). They read values; they compute nothing.
 #pragma once
 
 #include <nlohmann/json.hpp>

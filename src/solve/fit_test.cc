@@ -247,7 +247,7 @@ PlanRequest k3_latency_request(double ttft_s, double tpot_s) {
   return r;
 }
 
-// Issue 19's acceptance: Kimi K3 at 128K on B300 cannot reach a 1 ms TPOT at
+// Latency targets bind the fit: Kimi K3 at 128K on B300 cannot reach a 1 ms TPOT at
 // any count (the decode step of TP 8 reads about 31 GB per rank: 3.9 ms at
 // 8 TB/s), and fits with 200 ms / 10 s targets where memory does.
 TEST(SolveFit, LatencyTargetsBindTheFit) {

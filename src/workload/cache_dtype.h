@@ -1,6 +1,6 @@
-// The element types of the request state a plan sizes (issue 17, item 1:
-// parsed once, typed from the command line down): the KV / MLA cache
-// (--kv-dtype) and the recurrent state (--state-dtype).
+// The element types of the request state a plan sizes (parsed once, typed from
+// the command line down): the KV / MLA cache (--kv-dtype) and the recurrent
+// state (--state-dtype).
 #pragma once
 
 #include <fmt/format.h>

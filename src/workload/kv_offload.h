@@ -1,4 +1,4 @@
-// KV offload to CPU memory (issue 19, item 4): vLLM's offloading connector,
+// KV offload to CPU memory: vLLM's offloading connector,
 // LMCache and SGLang HiCache keep KV blocks evicted from the GPU in host
 // memory, so a prompt seen before is reloaded instead of prefilled again.
 // Running requests still need their KV on the GPU: the CPU tier is prefix-

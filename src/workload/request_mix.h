@@ -1,4 +1,4 @@
-// A request mix: running requests of several lengths (issue 19, item 1).
+// A request mix: running requests of several lengths.
 //
 // Seed 000's checklist asks for "the expected context distribution"; teams
 // size clusters from traffic, not from one context x N identical requests.

@@ -17,7 +17,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from serve_fixture import Server  # noqa: E402
 
 BINARY = None
-SHARED = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared")
+REFERENCE = os.path.join(os.path.dirname(__file__), "..", "data", "reference")
 
 
 def cli_json(*args):
@@ -95,7 +95,7 @@ class Api(unittest.TestCase):
         self.assertEqual(self.server.request("/nope")[0], 404)
 
     def test_uploaded_config_plans(self):
-        with open(os.path.join(SHARED, "models", "meta-llama__Llama-3.1-8B-Instruct", "config.json")) as f:
+        with open(os.path.join(REFERENCE, "models", "meta-llama__Llama-3.1-8B-Instruct", "config.json")) as f:
             config = json.load(f)
         status, payload, _ = self.post("plan", {"gpus": "1xH100", "context": 8192, "model_config": config,
                                                  "model_name": "llama.json"})

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""preflight serve under hostile input and load (ctest api_hardening; issue 13).
+"""preflight serve under hostile input and load (ctest api_hardening).
 
 Usage: test_hardening.py PATH/TO/preflight [--sanitized]
 A local server is reachable from every web page its user opens, and from any

@@ -2,7 +2,7 @@
 // (playwright-core) drives Debian's chromium, headless, against
 // `preflight serve` on loopback.
 //
-// Usage: node run.mjs PATH/TO/preflight [SCREENSHOT_DIR] [SHARED_DIR]
+// Usage: node run.mjs PATH/TO/preflight [SCREENSHOT_DIR] [REFERENCE_DIR]
 // Exit codes: 0 passed, 1 failed (also when playwright-core or chromium is
 // missing: scripts/install-deps.sh installs both; the test never skips itself).
 import { spawn } from "node:child_process";
@@ -11,7 +11,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import readline from "node:readline";
 
-const [binary, shotDir = "browser-screenshots", sharedDir = path.join(path.dirname(new URL(import.meta.url).pathname), "../../../shared")] =
+const [binary, shotDir = "browser-screenshots", referenceDir = path.join(path.dirname(new URL(import.meta.url).pathname), "../data/reference")] =
   process.argv.slice(2);
 const chromiumPath = process.env.CHROMIUM || "/usr/bin/chromium";
 const require = createRequire(import.meta.url);
@@ -151,7 +151,7 @@ try {
   await page.screenshot({ path: path.join(shotDir, "2-k3-32xh100.png"), fullPage: true });
 
   // 3. Upload a config.json: the plan is of that model.
-  await page.setInputFiles("#upload", path.join(sharedDir, "models/meta-llama__Llama-3.1-8B-Instruct/config.json"));
+  await page.setInputFiles("#upload", path.join(referenceDir, "models/meta-llama__Llama-3.1-8B-Instruct/config.json"));
   // Wait for the uploaded model's verdict, not for any change: under load (ASan, tests in
   // parallel) a late render of the previous inputs could end a wait for "something new".
   await page.waitForFunction(() => {
@@ -296,7 +296,7 @@ try {
                                             document.getElementById("inputs").getBoundingClientRect().top);
   check(order, "phone width: the verdict comes before the inputs");
   // The screenshot shows every chart drawn, as the desktop one does, and chart text stays readable: each
-  // label's rendered height (SVG scaled to the screen) at least 9 CSS px (issue 17: "about 5 px" before).
+  // label's rendered height (SVG scaled to the screen) at least 9 CSS px, not the ~5 px a phone-scaled SVG can give.
   await phone.waitForSelector("#max-chart circle", { timeout: 60000 });
   await phone.waitForSelector("#fit-table tr.chosen", { timeout: 120000 });
   const labels = await phone.$$eval("#headroom-chart text, #max-chart text", els =>

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Hostile files on the command line (ctest hostile_files; issue 13).
+"""Hostile files on the command line (ctest hostile_files).
 
 Usage: test_hostile_files.py PATH/TO/preflight
 Every reader of a file the user names gets documents nested 10^5 and 10^6

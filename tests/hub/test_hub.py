@@ -142,7 +142,7 @@ class Hub(unittest.TestCase):
         self.assertEqual(got["hub_fetch"]["shard_headers_read"], 0)
 
     def test_hostile_endpoints_and_settings(self):
-        # Issue 13: libcurl speaks file://, so neither HF_ENDPOINT nor a redirect may take it there;
+        # libcurl speaks file://, so neither HF_ENDPOINT nor a redirect may take it there;
         # the transfer limits are checked by name; a dead endpoint fails within a bounded time.
         one_line = lambda err: self.assertEqual(err.count("\n"), 0, err)
         code, out, err = run(["inspect", f"{REPO}@{COMMIT}"], self.cache(), 1, {"HF_ENDPOINT": "file:///etc"})
@@ -190,7 +190,7 @@ class Hub(unittest.TestCase):
                 self.assertEqual(err.count("\n"), 0, err)
 
     def test_hub_and_local_snapshot_plan_the_same_files(self):
-        # Issue 14: files that contradict their config (shard 2's first tensor stored as F32) are
+        # Files that contradict their config (shard 2's first tensor stored as F32) are
         # planned from the files, the same bytes whether read from the Hub (every header, or the
         # index and each shard's length) or from a local snapshot of the same files.
         snapshot = os.path.join(self.cache(), "snapshot")

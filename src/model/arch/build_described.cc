@@ -722,7 +722,7 @@ class Builder {
     }
     // The enclosing parts rename and prefix every name this part emits: emitted
     // names keep room for that, so the edits below do not reallocate each name
-    // (K3's 2,730 text tensors each moved to a new, doubled buffer; issue 18).
+    // (otherwise each of K3's 2,730 text tensors moves to a new, doubled buffer).
     std::size_t growth = part.prefix.size();
     std::size_t widest = 0;
     for (const auto& [from, to] : part.rename) widest = std::max(widest, to.size() > from.size() ? to.size() - from.size() : 0);

@@ -1,7 +1,7 @@
 // The deepseek description (data/architectures/deepseek.json; a C++ family until
 // 2026-12-03) against the released checkpoints: DeepSeek-V2-Lite-Chat
 // (index total), DeepSeek-V3 / R1 and Kimi-K2-Instruct (verbatim tensor
-// inventories in ../shared/models, every group's shape and dtype), and
+// inventories in tests/data/reference/models, every group's shape and dtype), and
 // DeepSeek-V3.2 (a public header audit of rev a7e62ac: 92,425 tensors,
 // 689,471,107,200 bytes). The FP8 block format's sizes are checked on the
 // released configs; the logical shapes and parameter counts on the same
@@ -16,7 +16,7 @@
 #include "model/inventory.h"
 #include "model/quantization.h"
 #include "model/request_state.h"
-#include "shared_files.h"
+#include "reference_files.h"
 #include "config_error_cases.h"
 #include "inventory_table.h"
 
@@ -28,10 +28,10 @@ constexpr const char* kV3 = "models/deepseek-ai__DeepSeek-V3/config.json";
 constexpr const char* kV32 = "models/deepseek-ai__DeepSeek-V3.2-Exp/config.sibling.DeepSeek-V3.2.json";
 constexpr const char* kK2 = "models/moonshotai__Kimi-K2-Instruct/config.json";
 
-nlohmann::json shared_config(const char* rel) {
-  const auto text = testing::read_shared(rel);
+nlohmann::json reference_config(const char* rel) {
+  const auto text = testing::read_reference(rel);
   auto doc = nlohmann::json::parse(text, nullptr, false);
-  if (doc.is_discarded()) ADD_FAILURE() << "config not found or not JSON: " << testing::shared_path(rel);
+  if (doc.is_discarded()) ADD_FAILURE() << "config not found or not JSON: " << testing::reference_path(rel);
   return doc;
 }
 
@@ -44,7 +44,7 @@ ModelSpec build(const nlohmann::json& doc) {
 // The same config without its quantization_config: every tensor in its logical
 // shape and unquantized dtype, whatever quantization.cc supports.
 ModelSpec build_logical(const char* rel) {
-  auto doc = shared_config(rel);
+  auto doc = reference_config(rel);
   doc.erase("quantization_config");
   return build(doc);
 }
@@ -53,7 +53,7 @@ ModelSpec build_logical(const char* rel) {
 // `check_dtype`), and every generated tensor is in the inventory.
 void expect_matches_inventory(const ModelSpec& m, const std::string& rel, bool quantized) {
   const auto rows = testing::read_inventory_table(rel);
-  ASSERT_GT(rows.size(), 30u) << "inventory not found: " << testing::shared_path(rel);
+  ASSERT_GT(rows.size(), 30u) << "inventory not found: " << testing::reference_path(rel);
   std::map<std::string, const StoredTensor*> made;
   for (const auto& t : m.manifest.tensors) made[t.name] = &t;
   std::set<std::string> listed;
@@ -86,7 +86,7 @@ std::uint64_t params_of(const ModelSpec& m, ModuleClass c) {
 // ---- DeepSeek-V2-Lite: BF16, q_lora_rank null, no score-correction bias ----
 
 TEST(DeepSeek, V2LiteMatchesItsIndexTotal) {
-  const auto m = build(shared_config(kV2Lite));
+  const auto m = build(reference_config(kV2Lite));
   EXPECT_EQ(m.family, "deepseek");
   // Index metadata.total_size 31,412,968,448 (TRUTH.md; notes.md of the folder).
   EXPECT_EQ(m.manifest.payload_bytes(), 31'412'968'448u);
@@ -158,7 +158,7 @@ TEST(DeepSeek, V3ActiveParametersByDefinition) {
 }
 
 TEST(DeepSeek, V3Fp8TotalsMatchTheCheckpoint) {
-  const auto m = build(shared_config(kV3));
+  const auto m = build(reference_config(kV3));
   expect_matches_inventory(m, "models/deepseek-ai__DeepSeek-V3/tensor_inventory.R1.md", true);
   EXPECT_EQ(m.manifest.payload_bytes(), 688'574'839'360u);
   EXPECT_EQ(m.manifest.tensor_count(), 91'991u);
@@ -183,7 +183,7 @@ TEST(DeepSeek, KimiK2LogicalShapesMatchItsInventory) {
 }
 
 TEST(DeepSeek, KimiK2Fp8TotalsMatchTheCheckpoint) {
-  const auto m = build(shared_config(kK2));
+  const auto m = build(reference_config(kK2));
   expect_matches_inventory(m, "models/moonshotai__Kimi-K2-Instruct/tensor_inventory.md", true);
   EXPECT_EQ(m.manifest.payload_bytes(), 1'029'173'256'720u);
   EXPECT_EQ(m.manifest.tensor_count(), 139'644u);
@@ -216,7 +216,7 @@ TEST(DeepSeek, V32IndexerAndLogicalParameters) {
 }
 
 TEST(DeepSeek, V32Fp8TotalsMatchTheHeaderAudit) {
-  const auto m = build(shared_config(kV32));
+  const auto m = build(reference_config(kV32));
   EXPECT_EQ(m.manifest.payload_bytes(), 689'471'107'200u);
   EXPECT_EQ(m.manifest.tensor_count(), 92'425u);
   const auto inv = build_inventory(m);
@@ -230,7 +230,7 @@ TEST(DeepSeek, V32Fp8TotalsMatchTheHeaderAudit) {
 
 TEST(DeepSeek, EveryModelTypeReachesTheFamily) {
   for (const char* type : {"deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2"}) {
-    auto doc = shared_config(kV2Lite);
+    auto doc = reference_config(kV2Lite);
     doc["model_type"] = type;
     if (std::string(type) == "deepseek_v32") {
       doc["q_lora_rank"] = 1536;
@@ -242,7 +242,7 @@ TEST(DeepSeek, EveryModelTypeReachesTheFamily) {
 }
 
 TEST(DeepSeek, BadConfigsNameTheField) {
-  testing::expect_config_errors(shared_config(kV2Lite), {
+  testing::expect_config_errors(reference_config(kV2Lite), {
       {"/num_experts_per_tok", "65",
        "config.json: /num_experts_per_tok: 65 selected experts exceed the 64 routed experts"},
       {"/kv_lora_rank", "DELETE", "config.json: /kv_lora_rank: missing positive integer"},
@@ -253,7 +253,7 @@ TEST(DeepSeek, BadConfigsNameTheField) {
       {"/tie_word_embeddings", "\"no\"", "config.json: /tie_word_embeddings: expected true or false, got \"no\""},
       {"/torch_dtype", "\"float128\"", "config.json: /torch_dtype: unknown dtype \"float128\""},
   });
-  testing::expect_config_errors(shared_config(kV32), {
+  testing::expect_config_errors(reference_config(kV32), {
       {"/q_lora_rank", "null",
        "config.json: /q_lora_rank: the V3.2 indexer reads the query latent: q_lora_rank must be set"},
       {"/index_head_dim", "DELETE", "config.json: /index_head_dim: missing positive integer"},

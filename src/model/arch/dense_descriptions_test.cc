@@ -1,6 +1,6 @@
 // Checks the dense descriptions (data/architectures/llama, mistral, qwen2, qwen3; the
 // generic fallback) against released checkpoint totals: the configs and truths
-// in ../shared/models (TRUTH.md and each folder's notes.md), plus a few public
+// in tests/data/reference/models (TRUTH.md and each folder's notes.md), plus a few public
 // configs written inline with the source of their figures.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -9,15 +9,15 @@
 
 #include "model/family_registry.h"
 #include "model/inventory.h"
-#include "shared_files.h"
+#include "reference_files.h"
 #include "config_error_cases.h"
 
 namespace preflight {
 namespace {
 
 ModelSpec load_shared(const std::string& rel) {
-  const auto text = testing::read_shared("models/" + rel);
-  EXPECT_FALSE(text.empty()) << "not found: " << testing::shared_path("models/" + rel);
+  const auto text = testing::read_reference("models/" + rel);
+  EXPECT_FALSE(text.empty()) << "not found: " << testing::reference_path("models/" + rel);
   return build_model_from_config(text, rel).value_or_throw();
 }
 
@@ -28,7 +28,7 @@ const StoredTensor* find(const ModelSpec& m, const std::string& name) {
 }
 
 struct SharedCase {
-  const char* config;        // under ../shared/models
+  const char* config;        // under tests/data/reference/models
   std::uint64_t bytes;       // tensor payload (index metadata.total_size)
   std::uint64_t params;      // 0: not separately known
   std::uint64_t tensors;     // 0: not known
@@ -172,7 +172,7 @@ TEST(DenseDecoderShared, Qwen3HeadDimQkNormsAndStoredTiedHead) {
   EXPECT_TRUE(load_shared("Qwen__Qwen3-14B/config.json").notes.empty());
 }
 
-// Public Qwen3 configs beyond ../shared, with their index totals, to pin the
+// Public Qwen3 configs beyond tests/data/reference, with their index totals, to pin the
 // tied-head rule: 0.6B and 1.7B store the head, 4B does not.
 TEST(DenseDecoderInline, TiedQwen3HeadsFollowTheReleasedIndexes) {
   // Qwen/Qwen3-4B-Instruct-2507 config (sgl-project/ome testdata qwen3_4b.json);
@@ -224,7 +224,7 @@ TEST(DenseDecoderInline, MistralSlidingWindowAndExplicitHeadDim) {
 }
 
 TEST(DenseDecoderInline, QwenSlidingWindowFromMaxWindowLayersOn) {
-  auto doc = nlohmann::json::parse(testing::read_shared("models/Qwen__Qwen2-7B-Instruct/config.json"));
+  auto doc = nlohmann::json::parse(testing::read_reference("models/Qwen__Qwen2-7B-Instruct/config.json"));
   doc["use_sliding_window"] = true;
   doc["max_window_layers"] = 21;
   doc["sliding_window"] = 4096;
@@ -243,7 +243,7 @@ TEST(DenseDecoderInline, QwenSlidingWindowFromMaxWindowLayersOn) {
 }
 
 TEST(DenseDecoderInline, LlamaBiasesFollowTheConfig) {
-  auto doc = nlohmann::json::parse(testing::read_shared("models/meta-llama__Llama-3.1-8B/config.json"));
+  auto doc = nlohmann::json::parse(testing::read_reference("models/meta-llama__Llama-3.1-8B/config.json"));
   doc["attention_bias"] = true;
   doc["mlp_bias"] = true;
   const auto m = build_model_from_config(doc.dump(), "config.json").value_or_throw();
@@ -256,7 +256,7 @@ TEST(DenseDecoderInline, LlamaBiasesFollowTheConfig) {
 }
 
 TEST(DenseDecoderInline, UnknownModelTypeIsReadAsAGenericDecoderOutLoud) {
-  auto doc = nlohmann::json::parse(testing::read_shared("models/meta-llama__Llama-3.1-8B/config.json"));
+  auto doc = nlohmann::json::parse(testing::read_reference("models/meta-llama__Llama-3.1-8B/config.json"));
   doc["model_type"] = "my_llama_clone";
   const auto m = build_model_from_config(doc.dump(), "config.json").value_or_throw();
   EXPECT_EQ(m.family, "generic_decoder");
@@ -274,7 +274,7 @@ TEST(DenseDecoderInline, UnknownMoeModelTypeIsReadAsAGenericMoeDecoder) {
   // Mixtral's config under a name nobody describes: the dense Llama reading would
   // count one MLP per layer; the generic MoE reading counts the 8 experts and
   // matches the released total (TRUTH.md: 93,405,585,408 B).
-  auto doc = nlohmann::json::parse(testing::read_shared("models/mistralai__Mixtral-8x7B-Instruct-v0.1/config.json"));
+  auto doc = nlohmann::json::parse(testing::read_reference("models/mistralai__Mixtral-8x7B-Instruct-v0.1/config.json"));
   doc["model_type"] = "my_mixtral_clone";
   doc["architectures"] = {"MyMixtralForCausalLM"};
   const auto m = build_model_from_config(doc.dump(), "config.json").value_or_throw();
@@ -308,7 +308,7 @@ TEST(DenseDecoderInline, UnknownMoeModelTypeIsReadAsAGenericMoeDecoder) {
 TEST(DenseDecoderInline, LinearFlagsMarkTheNnLinearWeights) {
   // Quantize every "Linear" target with MXFP4: exactly the projections and the
   // head change format; embedding, norms and biases stay BF16.
-  auto doc = nlohmann::json::parse(testing::read_shared("models/Qwen__Qwen2.5-7B-Instruct/config.json"));
+  auto doc = nlohmann::json::parse(testing::read_reference("models/Qwen__Qwen2.5-7B-Instruct/config.json"));
   doc["quantization_config"] = nlohmann::json::parse(R"({"quant_method": "compressed-tensors",
     "format": "mxfp4-pack-quantized", "ignore": [], "config_groups": {"group_0": {"format": "mxfp4-pack-quantized",
     "targets": ["Linear"], "weights": {"num_bits": 4, "type": "float", "group_size": 32, "strategy": "group",
@@ -322,7 +322,7 @@ TEST(DenseDecoderInline, LinearFlagsMarkTheNnLinearWeights) {
 }
 
 TEST(DenseDecoderErrors, EachBadFieldIsNamed) {
-  const auto base = nlohmann::json::parse(testing::read_shared("models/meta-llama__Llama-3.1-8B/config.json"));
+  const auto base = nlohmann::json::parse(testing::read_reference("models/meta-llama__Llama-3.1-8B/config.json"));
   testing::expect_config_errors(base, {
       {"/num_attention_heads", "7",
        "config.json: /num_attention_heads: 7 heads do not divide hidden_size 4096 and no head_dim is given"},
@@ -341,7 +341,7 @@ TEST(DenseDecoderErrors, EachBadFieldIsNamed) {
 }
 
 TEST(DenseDecoderErrors, LayerTypesAreCheckedOneByOne) {
-  auto doc = nlohmann::json::parse(testing::read_shared("models/meta-llama__Llama-3.1-8B/config.json"));
+  auto doc = nlohmann::json::parse(testing::read_reference("models/meta-llama__Llama-3.1-8B/config.json"));
   doc["layer_types"] = nlohmann::json::array();
   for (int i = 0; i < 32; ++i) doc["layer_types"].push_back(i == 3 ? "chunked" : "sliding_attention");
   EXPECT_EQ(build_model_from_config(doc.dump(), "config.json").error().to_string(),

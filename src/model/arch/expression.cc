@@ -515,7 +515,7 @@ class Eval {
 
   // A node's value as a number. Number literals and arithmetic are computed as
   // doubles here, without a Value (a JSON value and a pointer string) per node
-  // (issue 18: shapes and conditions are evaluated per layer); the result is
+  // (shapes and conditions are evaluated per layer); the result is
   // what as_number would make of the Value that run() builds, errors included.
   Result<double> number(const Node& n) {
     if (n.op == Op::literal && n.literal.is_number()) return finite(n.literal.get<double>());

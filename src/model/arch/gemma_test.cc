@@ -1,5 +1,5 @@
 // Checks the Gemma 2 / Gemma 3 descriptions (data/architectures/gemma2.json,
-// gemma3_text.json, gemma3.json; a C++ family until 2026-12-03). ../shared/models has no Gemma folder, so
+// gemma3_text.json, gemma3.json). tests/data/reference/models has no Gemma folder, so
 // the configs are public copies written inline (sources beside each), and the
 // truths are the Hub's safetensors parameter counts and index totals:
 //   gemma-2-2b-it   2,614,341,888 params (Hub safetensors total)

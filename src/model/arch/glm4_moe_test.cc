@@ -1,7 +1,6 @@
-// The glm4_moe description (data/architectures/glm4_moe.json; a C++ family
-// until 2026-12-03, these tests unchanged but for the check messages) against
-// GLM-4.5-Air and GLM-4.5. The configs below are the
-// values of the public zai-org/GLM-4.5-Air and zai-org/GLM-4.5 config.json
+// The glm4_moe description (data/architectures/glm4_moe.json) against
+// GLM-4.5-Air and GLM-4.5. The configs below are the values of the public
+// zai-org/GLM-4.5-Air and zai-org/GLM-4.5 config.json
 // (keys the reader does not use are left out). Totals are the Hugging Face
 // Hub's safetensors parameter counts (api/models/<repo>?expand[]=safetensors,
 // quoted in debaditc/kvfit scripts/build_registry.py): GLM-4.5-Air

@@ -1,6 +1,6 @@
 // The gpt_oss description (data/architectures/gpt_oss.json; a C++ family until
 // 2026-12-03) against the released checkpoints: every tensor of gpt-oss-20b's index
-// (../shared/models/openai__gpt-oss-20b/model.safetensors.index.json) is
+// (tests/data/reference/models/openai__gpt-oss-20b/model.safetensors.index.json) is
 // generated and nothing else, the payload and parameter totals are exact for
 // 20b and 120b (TRUTH.md), and the fused experts split cleanly over EP ranks.
 #include <gtest/gtest.h>
@@ -12,16 +12,16 @@
 #include "model/inventory.h"
 #include "model/quantization.h"
 #include "placement/placement.h"
-#include "shared_files.h"
+#include "reference_files.h"
 #include "config_error_cases.h"
 
 namespace preflight {
 namespace {
 
 nlohmann::json shared_json(const std::string& rel) {
-  const auto text = testing::read_shared(rel);
-  if (text.empty()) throw std::runtime_error("not found: " + testing::shared_path(rel) +
-                                             " (tests read ../shared beside the checkout)");
+  const auto text = testing::read_reference(rel);
+  if (text.empty()) throw std::runtime_error("not found: " + testing::reference_path(rel) +
+                                             " (tests read tests/data/reference)");
   return nlohmann::json::parse(text);
 }
 

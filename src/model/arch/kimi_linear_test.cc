@@ -1,6 +1,6 @@
 // The kimi_linear family against Kimi-Linear-48B-A3B-Instruct (rev e1df551):
 // the verbatim inventory of all 20,493 tensors in
-// ../shared/models/moonshotai__Kimi-Linear-48B-A3B-Instruct (every layer's
+// tests/data/reference/models/moonshotai__Kimi-Linear-48B-A3B-Instruct (every layer's
 // shape and dtype), the index totals, and the KDA / MLA request state.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -11,7 +11,7 @@
 #include "model/family_registry.h"
 #include "model/inventory.h"
 #include "model/request_state.h"
-#include "shared_files.h"
+#include "reference_files.h"
 #include "config_error_cases.h"
 #include "inventory_table.h"
 
@@ -21,8 +21,8 @@ namespace {
 constexpr const char* kFolder = "models/moonshotai__Kimi-Linear-48B-A3B-Instruct/";
 
 nlohmann::json config() {
-  auto doc = nlohmann::json::parse(testing::read_shared(std::string(kFolder) + "config.json"), nullptr, false);
-  if (doc.is_discarded()) ADD_FAILURE() << "config not found: " << testing::shared_path(kFolder);
+  auto doc = nlohmann::json::parse(testing::read_reference(std::string(kFolder) + "config.json"), nullptr, false);
+  if (doc.is_discarded()) ADD_FAILURE() << "config not found: " << testing::reference_path(kFolder);
   return doc;
 }
 
@@ -35,7 +35,7 @@ const ModelSpec& kimi_linear() {
 // (tests/inventory_table.h) so KDA q_proj [4096, 2304] and MLA q_proj [6144, 2304] are told apart.
 TEST(KimiLinear, EveryInventoryTensorHasItsShapeAndDtype) {
   const auto rows = testing::read_inventory_table(std::string(kFolder) + "tensor_inventory.md");
-  ASSERT_EQ(rows.size(), 35u) << "inventory not found under " << testing::shared_path(kFolder);
+  ASSERT_EQ(rows.size(), 35u) << "inventory not found under " << testing::reference_path(kFolder);
   std::map<std::string, const StoredTensor*> made;
   for (const auto& t : kimi_linear().manifest.tensors) made[t.name] = &t;
   std::set<std::string> listed;

@@ -1,5 +1,5 @@
-// The minimax_m2 description (data/architectures/minimax_m2.json; a C++ family
-// until 2026-12-03) against MiniMaxAI/MiniMax-M2. The config below carries
+// The minimax_m2 description (data/architectures/minimax_m2.json) against
+// MiniMaxAI/MiniMax-M2. The config below carries
 // the values of the public config.json (attn_type_list generated: 62 ones).
 // Totals: the safetensors payload read from the repository's headers by
 // hf-mem (alvarobartt/hf-mem README.md: MiniMaxAI/MiniMax-M2 memory =

@@ -1,5 +1,5 @@
 // Checks the MoE decoder reader (Mixtral, Qwen2-MoE, Qwen3-MoE) against the
-// released totals in ../shared/models/TRUTH.md and a few public configs
+// released totals in tests/data/reference/models/TRUTH.md and a few public configs
 // written inline with the source of their figures.
 //
 // Active parameters follow Inventory's definition: every text tensor except the
@@ -14,15 +14,15 @@
 
 #include "model/family_registry.h"
 #include "model/inventory.h"
-#include "shared_files.h"
+#include "reference_files.h"
 #include "config_error_cases.h"
 
 namespace preflight {
 namespace {
 
 ModelSpec load_shared(const std::string& rel) {
-  const auto text = testing::read_shared("models/" + rel);
-  EXPECT_FALSE(text.empty()) << "not found: " << testing::shared_path("models/" + rel);
+  const auto text = testing::read_reference("models/" + rel);
+  EXPECT_FALSE(text.empty()) << "not found: " << testing::reference_path("models/" + rel);
   return build_model_from_config(text, rel).value_or_throw();
 }
 
@@ -201,7 +201,7 @@ TEST(MoeDecoderInline, Ernie45MoeLayoutAsSGLangLoadsIt) {
 
 TEST(MoeDecoderInline, SparseStepAndMlpOnlyLayersMakeDenseLayers) {
   auto doc = nlohmann::json::parse(
-      testing::read_shared("models/Qwen__Qwen3-235B-A22B-Instruct-2507/config.json"));
+      testing::read_reference("models/Qwen__Qwen3-235B-A22B-Instruct-2507/config.json"));
   doc["num_hidden_layers"] = 6;
   doc["decoder_sparse_step"] = 2;   // sparse where (i + 1) % 2 == 0: layers 1, 3, 5
   doc["mlp_only_layers"] = {3};     // ... but 3 stays dense
@@ -222,7 +222,7 @@ TEST(MoeDecoderInline, SparseStepAndMlpOnlyLayersMakeDenseLayers) {
 TEST(MoeDecoderInline, RoutersAreLinearAndIgnoredByName) {
   // An MXFP4 scheme over every Linear that ignores the head and the routers by
   // name, as the quantized Mixtral releases do: routers stay BF16, experts do not.
-  auto doc = nlohmann::json::parse(testing::read_shared("models/mistralai__Mixtral-8x7B-v0.1/config.json"));
+  auto doc = nlohmann::json::parse(testing::read_reference("models/mistralai__Mixtral-8x7B-v0.1/config.json"));
   doc["quantization_config"] = nlohmann::json::parse(R"({"quant_method": "compressed-tensors",
     "format": "mxfp4-pack-quantized", "ignore": ["lm_head", "re:.*block_sparse_moe.gate"],
     "config_groups": {"group_0": {"format": "mxfp4-pack-quantized", "targets": ["Linear"],
@@ -246,8 +246,8 @@ TEST(MoeDecoderInline, RoutersAreLinearAndIgnoredByName) {
   EXPECT_TRUE(router_quantized);
 }
 
-void expect_errors(const std::string& shared_config, const std::vector<testing::BadField>& cases) {
-  testing::expect_config_errors(nlohmann::json::parse(testing::read_shared("models/" + shared_config)), cases);
+void expect_errors(const std::string& reference_config, const std::vector<testing::BadField>& cases) {
+  testing::expect_config_errors(nlohmann::json::parse(testing::read_reference("models/" + reference_config)), cases);
 }
 
 TEST(MoeDecoderErrors, MixtralBadFieldsAreNamed) {

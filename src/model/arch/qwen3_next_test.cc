@@ -1,5 +1,5 @@
-// The qwen3_next description (data/architectures/qwen3_next.json; a C++ family
-// until 2026-12-03) against Qwen/Qwen3-Next-80B-A3B-Instruct. The config
+// The qwen3_next description (data/architectures/qwen3_next.json) against
+// Qwen/Qwen3-Next-80B-A3B-Instruct. The config
 // below carries the values of the public config.json (the same values are in
 // debaditc/kvfit src/kvfit/data/models.json). Totals: the Hub's safetensors
 // parameter count for the repository, 81,324,862,720 (debaditc/kvfit
