@@ -14,11 +14,19 @@
 
 namespace preflight::cli {
 
+#ifndef PREFLIGHT_SERVE_MODULE_DIR
+#define PREFLIGHT_SERVE_MODULE_DIR "../lib/preflight"
+#endif
+
 std::string serve_module_path() {
   std::error_code ec;
   const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (ec || self.empty()) return kServeModuleName;  // dlopen then searches the library path
-  return (self.parent_path() / kServeModuleName).string();
+  const auto beside = self.parent_path() / kServeModuleName;
+  if (std::filesystem::exists(beside, ec)) return beside.string();
+  const auto installed = (self.parent_path() / PREFLIGHT_SERVE_MODULE_DIR / kServeModuleName).lexically_normal();
+  if (std::filesystem::exists(installed, ec)) return installed.string();
+  return beside.string();  // the error then names where the build would have put it
 }
 
 int run_serve(const Options& o, Io& io) {
@@ -28,7 +36,7 @@ int run_serve(const Options& o, Io& io) {
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
     const char* why = dlerror();
-    return fail(io, Error{"serve", "", fmt::format("cannot load {} (built beside the preflight binary): {}", echo(path),
+    return fail(io, Error{"serve", "", fmt::format("cannot load {} (built beside the preflight binary, installed in " PREFLIGHT_SERVE_MODULE_DIR " from it): {}", echo(path),
                                                    one_line(why != nullptr ? why : "unknown error"))});
   }
   using Entry = int (*)(const char*);

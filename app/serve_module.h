@@ -2,10 +2,10 @@
 // binary and loaded only when serve runs: it is the one user of cpp-httplib,
 // whose Debian build pulls OpenSSL, zlib and brotli into every process that
 // links it (about 5.6 ms of each start on a 2-core VM, measured with a
-// hello-world linked both ways; issue 18). A plan, --help or any other
+// hello-world linked both ways). A plan, --help or any other
 // command resolves none of them.
 //
-//   binary  run_serve (serve_module.cc) -> dlopen <dir of the binary>/preflight-serve.so
+//   binary  run_serve (serve_module.cc) -> dlopen serve_module_path()
 //   module  preflight_serve_entry -> serve_http (serve.cc, http_server.cc)
 //
 // The module links its own copy of the library (static, symbols hidden) and, in
@@ -26,7 +26,10 @@ namespace preflight::cli {
 int serve_http(const Options& o, Io& io);
 
 // The module's file name, and where the binary looks for it: beside the
-// executable (/proc/self/exe), where the build and an install put it.
+// executable (/proc/self/exe), where the build puts it; else in the installed
+// layout, PREFLIGHT_SERVE_MODULE_DIR relative to the executable's folder
+// (../lib/preflight for bin/preflight; CMakeLists.txt computes it from the
+// install directories).
 inline constexpr const char* kServeModuleName = "preflight-serve.so";
 std::string serve_module_path();
 
