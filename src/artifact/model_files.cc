@@ -102,8 +102,57 @@ Result<LoadedModel> generated_model(const ModelFiles& files, const ModelOverride
   return loaded;
 }
 
+namespace {
+
+// True when escape_control would change the name: a C0 control, DEL, a C1
+// control, a bidirectional override or malformed UTF-8. Plain ASCII is settled
+// byte by byte, without the UTF-8 decoding.
+bool has_control(std::string_view name) {
+  bool plain = true;
+  for (const unsigned char c : name)
+    if (c < 0x20 || c >= 0x7f) plain = false;
+  return !plain && escape_control(name) != name;
+}
+
+// Tensor and shard names are printed in reports (the reconciliation's lines,
+// inspect --tensors) and launch scripts; a newline in one could forge a line
+// ("Verdict: GREEN"), an escape sequence drive the terminal. No released
+// checkpoint names a tensor so: a file that does is refused, by its name.
+std::optional<Error> check_names(const ModelFiles& files) {
+  for (const auto& named : files.headers) {
+    if (has_control(named.file)) return Error{"", "", fmt::format("shard name {} holds a control character", echo(named.file))};
+    for (const auto& t : named.header.tensors)
+      if (has_control(t.name))
+        return Error{named.file, "", fmt::format("tensor name {} holds a control character", echo(t.name))};
+  }
+  if (files.index)
+    for (const auto& [tensor, shard] : files.index->weight_map) {
+      if (has_control(tensor))
+        return Error{"model.safetensors.index.json", "/weight_map",
+                     fmt::format("tensor name {} holds a control character", echo(tensor))};
+      if (has_control(shard))
+        return Error{"model.safetensors.index.json", "/weight_map",
+                     fmt::format("shard name {} holds a control character", echo(shard))};
+    }
+  return std::nullopt;
+}
+
+// The model's text that reports print: its name (often a path), family,
+// architecture (config.json's architectures[0]), origin and notes (which quote
+// config values). Each is made one printable line by the one rule of
+// core/text.h, so no file or path can add a line to a report, in any format.
+void make_printable(ModelSpec& model) {
+  for (auto* text : {&model.name, &model.family, &model.architecture, &model.origin, &model.files_disagree})
+    if (has_control(*text)) *text = escape_control(*text);
+  for (auto& note : model.notes)
+    if (has_control(note)) note = escape_control(note);
+}
+
+}  // namespace
+
 std::optional<Error> finish_loading(LoadedModel& loaded, const ModelFiles& files, const ModelOverrides& overrides,
                                     ShardSizeCheck* check) {
+  if (auto bad = check_names(files)) return bad;
   auto& model = loaded.model;
   if (check != nullptr && files.index) {
     loaded.reconciliation = use_shard_sizes(model, *check, *files.index, files.headers);
@@ -118,13 +167,17 @@ std::optional<Error> finish_loading(LoadedModel& loaded, const ModelFiles& files
     // Neither headers nor an index: the listing's counts by dtype are the files' total.
     if (files.headers.empty() && !files.index) use_listing_totals(model, *files.listing);
   }
-  if (!overrides_requested(overrides)) return std::nullopt;
+  if (!overrides_requested(overrides)) {
+    make_printable(model);
+    return std::nullopt;
+  }
   const std::string files_name = model.name;
   auto overridden = apply_model_overrides(std::move(model), files.config, files.config_origin, overrides);
   if (!overridden) return overridden.error();
   model = std::move(overridden).value();
   if (loaded.reconciliation && model.name != files_name)
     model.notes.push_back("the reconciliation checks the files' own manifest (before --quantize / --dtype) against them");
+  make_printable(model);
   return std::nullopt;
 }
 

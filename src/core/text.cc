@@ -35,10 +35,12 @@ std::size_t utf8_sequence(std::string_view text, std::size_t i, std::uint32_t& c
   return length;
 }
 
-// C1 controls, and the formatting characters that reorder or hide text
-// (bidirectional embeddings, overrides and isolates; "Trojan Source", CVE-2021-42574).
+// C1 controls, the line and paragraph separators (U+2028, U+2029: a new line
+// to JavaScript, Python's splitlines and some editors), and the formatting
+// characters that reorder or hide text (bidirectional embeddings, overrides
+// and isolates; "Trojan Source", CVE-2021-42574).
 bool is_unsafe_code_point(std::uint32_t code) {
-  return (code >= 0x80 && code <= 0x9F) || (code >= 0x202A && code <= 0x202E) ||
+  return (code >= 0x80 && code <= 0x9F) || code == 0x2028 || code == 0x2029 || (code >= 0x202A && code <= 0x202E) ||
          (code >= 0x2066 && code <= 0x2069) || code == 0x200E || code == 0x200F || code == 0x061C;
 }
 

@@ -21,6 +21,7 @@ TEST(Text, EscapeControl) {
            {"del\x7f", "del\\x7f"},
            {"\xc2\x85next line", "\\u0085next line"},
            {"rtl\xe2\x80\xaegnp.exe", "rtl\\u202egnp.exe"},
+           {"line\xe2\x80\xa8" "break\xe2\x80\xa9", "line\\u2028break\\u2029"},
            {"iso\xe2\x81\xa6x", "iso\\u2066x"},
            {"\xff\xfe", "\\xff\\xfe"},
            {"\xc0\xaf", "\\xc0\\xaf"},          // overlong '/'

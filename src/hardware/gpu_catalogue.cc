@@ -81,6 +81,12 @@ bool blank(std::string_view s) {
                      [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; });
 }
 
+// A name or source is printed in every report and launch script: a newline in it
+// could forge a line ("Verdict: GREEN"), an escape sequence drive the terminal.
+// Any C0 control, DEL, C1 control or bidirectional override is refused
+// (escape_control is the one rule of what counts: it leaves the rest unchanged).
+bool has_control(const std::string& s) { return escape_control(s) != s; }
+
 // Each reader leaves `out` untouched when the key is absent; the caller decides
 // whether absence is an error (complete entries) or fine (partial overrides).
 Fail read_string(const json& obj, std::string_view key, const Where& w, bool non_empty,
@@ -91,6 +97,7 @@ Fail read_string(const json& obj, std::string_view key, const Where& w, bool non
   const auto& s = v->get_ref<const std::string&>();
   if (non_empty && blank(s))
     return w.at(key, fmt::format("expected a non-empty string, got {}", show(*v)));
+  if (has_control(s)) return w.at(key, fmt::format("expected text without control characters, got {}", show(*v)));
   out = s;
   return std::nullopt;
 }
@@ -107,6 +114,9 @@ Fail read_number(const json& obj, std::string_view key, const Where& w, Sign sig
   const bool in_sign = sign == Sign::positive ? d > 0 : d >= 0;
   if (!std::isfinite(d) || !in_sign)
     return w.at(key, fmt::format("expected {}, got {}", what, show(*v)));
+  // A denormal such as 5e-324 is above 0 but no rate or capacity: dividing by it
+  // gives infinity. Every figure of the catalogue is 0 (unknown) or at least 1e-6.
+  if (d != 0 && d < 1e-6) return w.at(key, fmt::format("expected 0 or at least 1e-06, got {}", show(*v)));
   if (d > max) return w.at(key, fmt::format("expected at most {}, got {}", max, show(*v)));
   out = d;
   return std::nullopt;
@@ -177,6 +187,8 @@ Fail read_aliases(const json& obj, const Where& w, std::vector<std::string>& out
     const std::string key = std::to_string(i);
     if (!a.is_string() || GpuCatalogue::lookup_key(a.get_ref<const std::string&>()).empty())
       return aw.at(key, fmt::format("expected a name with a letter or digit, got {}", show(a)));
+    if (has_control(a.get_ref<const std::string&>()))
+      return aw.at(key, fmt::format("expected text without control characters, got {}", show(a)));
     aliases.push_back(a.get<std::string>());
   }
   out = std::move(aliases);

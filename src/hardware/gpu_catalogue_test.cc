@@ -454,6 +454,10 @@ TEST(GpuCatalogueParse, MalformedCataloguesGiveOneExactLine) {
       {"negative bandwidth", catalogue_of({ok_entry + R"(, "memory_bandwidth_tb_s": -3.35)"}),
        "bad.json: /accelerators/0/memory_bandwidth_tb_s: expected a non-negative number, got "
        "-3.35"},
+      {"denormal bandwidth", catalogue_of({ok_entry + R"(, "memory_bandwidth_tb_s": 5e-324)"}),
+       "bad.json: /accelerators/0/memory_bandwidth_tb_s: expected 0 or at least 1e-06, got 5e-324"},
+      {"newline in a name", catalogue_of({R"("id": "x1", "name": "X1\nVerdict: GREEN", "nominal_gb": 1, "smi_total_mib": 1024)"}),
+       "bad.json: /accelerators/0/name: expected text without control characters, got \"X1\\nVerdict: GREEN\""},
       {"duplicate id", catalogue_of({ok_entry, R"("id": "x1", "name": "Other", "nominal_gb": 1, "smi_total_mib": 1024)"}),
        "bad.json: /accelerators/1/id: duplicate id 'x1' (first at /accelerators/0)"},
       {"alias clash",

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/bytes.h"
+#include "core/text.h"
 #include "placement/ledger.h"
 
 namespace preflight {
@@ -86,25 +87,30 @@ void print_command(std::string& out, const NodeCommand& c) {
 }  // namespace
 
 std::string launch_verdict_line(const Plan& plan) {
-  if (plan.verdict.fits) return "# preflight: fits (deployment hypothesis): " + plan.verdict.summary;
+  if (plan.verdict.fits) return escape_control("# preflight: fits (deployment hypothesis): " + plan.verdict.summary);
   std::string why = plan.verdict.summary;
   constexpr std::string_view kPrefix = "does not fit: ";
   if (why.rfind(kPrefix, 0) == 0) why = why.substr(kPrefix.size());
-  return "# preflight: does NOT fit: " + why + " — this command would fail at start-up";
+  return escape_control("# preflight: does NOT fit: " + why + " — this command would fail at start-up");
 }
 
 std::string render_launch(const Plan& plan, const LaunchInput& in, const LaunchPlan& l, bool markdown) {
   std::string out;
+  // Every comment line goes through escape_control: its text comes from files
+  // and arguments (a model folder's name, a config's architectures, a catalogue
+  // GPU's name), and a raw newline there would end the comment and make the rest
+  // a command of the pasted script. Commands are quoted word by word (shell_word).
+  const auto comment = [&out](std::string_view line) { out += escape_control(line) + "\n"; };
   if (markdown) out += "```bash\n";
-  out += launch_verdict_line(plan) + "\n";
-  if (plan.engine && !plan.engine->failure.empty()) out += fmt::format("# {}: {}\n", l.engine_name, plan.engine->failure);
-  out += fmt::format("# model: {} ({})\n", in.model.ref, in.model.described);
-  out += fmt::format("# cluster: {} x {}{}; {} node{} of {}\n", plan.gpu_count, plan.gpu.name,
-                     in.arch_label.empty() ? ", architecture unknown (no architecture recipe applies)" : ", " + in.arch_label,
-                     l.nodes, l.nodes == 1 ? "" : "s", l.gpus_per_node);
-  out += fmt::format("# workload: context {} tokens, {} running request{}, KV cache {}, recurrent state {}\n",
-                     with_commas(plan.workload.context_tokens), plan.workload.concurrency,
-                     plan.workload.concurrency == 1 ? "" : "s", plan.workload.kv_dtype, plan.workload.state_dtype);
+  comment(launch_verdict_line(plan));
+  if (plan.engine && !plan.engine->failure.empty()) comment(fmt::format("# {}: {}", l.engine_name, plan.engine->failure));
+  comment(fmt::format("# model: {} ({})", in.model.ref, in.model.described));
+  comment(fmt::format("# cluster: {} x {}{}; {} node{} of {}", plan.gpu_count, plan.gpu.name,
+                      in.arch_label.empty() ? ", architecture unknown (no architecture recipe applies)" : ", " + in.arch_label,
+                      l.nodes, l.nodes == 1 ? "" : "s", l.gpus_per_node));
+  comment(fmt::format("# workload: context {} tokens, {} running request{}, KV cache {}, recurrent state {}",
+                      with_commas(plan.workload.context_tokens), plan.workload.concurrency,
+                      plan.workload.concurrency == 1 ? "" : "s", plan.workload.kv_dtype, plan.workload.state_dtype));
   const auto& lay = plan.layout;
   std::string layout_origin = lay.chosen_by;
   for (const auto s : {Setting::tp, Setting::ep, Setting::pp, Setting::dp, Setting::dcp}) {
@@ -116,17 +122,20 @@ std::string render_launch(const Plan& plan, const LaunchInput& in, const LaunchP
     if (layout_origin == option) layout_origin = from;
     else layout_origin += "; " + from;
   }
-  out += fmt::format("# layout: TP {}, DP {}, EP {}, PP {}, DCP {} ({})\n", lay.tp, lay.dp, lay.ep, lay.pp, lay.dcp,
-                     layout_origin);
-  for (const auto& line : provenance_lines(in, l)) out += line + "\n";
-  for (const auto& n : l.notes) out += "# note: " + n + "\n";
+  comment(fmt::format("# layout: TP {}, DP {}, EP {}, PP {}, DCP {} ({})", lay.tp, lay.dp, lay.ep, lay.pp, lay.dcp,
+                      layout_origin));
+  for (const auto& line : provenance_lines(in, l)) comment(line);
+  for (const auto& n : l.notes) comment("# note: " + n);
   for (const auto& [k, v] : l.env) out += fmt::format("export {}={}\n", k, shell_word(v));
   if (l.nodes > 1) {
-    out += "# topology: " + l.topology + "\n";
-    for (const auto& [name, what] : l.placeholders) out += fmt::format("# set {}: {}\n", name.substr(1), what);
+    comment("# topology: " + l.topology);
+    for (const auto& [name, what] : l.placeholders) comment(fmt::format("# set {}: {}", name.substr(1), what));
   }
   for (const auto& c : l.commands) {
-    if (l.nodes > 1) out += fmt::format("\n# node {} of {}: {}\n", c.node, l.nodes, c.role);
+    if (l.nodes > 1) {
+      out += "\n";
+      comment(fmt::format("# node {} of {}: {}", c.node, l.nodes, c.role));
+    }
     print_command(out, c);
   }
   if (markdown) out += "```\n";
@@ -156,7 +165,7 @@ nlohmann::json launch_json(const Plan& plan, const LaunchInput& in, const Launch
       {"engine", l.engine == EngineKind::vllm ? "vllm" : "sglang"},
       {"engine_name", l.engine_name},
       {"model", {{"name", plan.model_name}, {"ref", in.model.ref}, {"described", in.model.described},
-                 {"local_path", in.model.local_path}}},
+                 {"revision", in.model.revision}, {"local_path", in.model.local_path}}},
       {"cluster", {{"gpu", plan.gpu.id}, {"count", plan.gpu_count}, {"arch", in.arch}, {"nodes", l.nodes},
                    {"gpus_per_node", l.gpus_per_node}}},
       {"layout", {{"tp", lay.tp}, {"ep", lay.ep}, {"pp", lay.pp}, {"dp", lay.dp}, {"dcp", lay.dcp},

@@ -109,6 +109,38 @@ class HostileFiles(unittest.TestCase):
         code, out, err = run("plan", path, "--gpus", "1xH100")
         self.assertOneLine(code, out, err, "/num_attention_heads: expected a positive integer, got \"\\u001b[31mxxx")
 
+    def test_no_text_from_a_file_or_path_adds_a_line_to_a_report(self):
+        # A forged verdict line from a folder name, a config's architectures, a tensor
+        # name in a shard header or the index, a catalogue GPU's name: in every format,
+        # the report keeps exactly its own verdict line.
+        forged = "\nVerdict: GREEN [deployment hypothesis]\n"
+        with open(QWEN) as f:
+            config = json.load(f)
+        folder = os.path.join(self.dir, "m" + forged.replace("\n", "\n\u2028"))
+        os.makedirs(folder)
+        with open(os.path.join(folder, "config.json"), "w") as f:
+            json.dump(dict(config, model_type="zz_unknown", architectures=["X" + forged]), f)
+        for fmt in ("table", "md"):
+            with self.subTest(source="folder name and architectures", format=fmt):
+                code, out, err = run("plan", folder, "--gpus", "1xH100", "--context", "8K", "--format", fmt)
+                self.assertEqual(code, 0, err)
+                verdicts = [l for l in out.splitlines() if "Verdict: GREEN" in l and l.lstrip("*").startswith("Verdict")]
+                self.assertEqual(len(verdicts), 1, out[:2000])
+        tensor = "model.embed_tokens.weight" + forged
+        header = json.dumps({tensor: {"dtype": "BF16", "shape": [2, 2], "data_offsets": [0, 8]}})
+        self.write("tn/config.json", json.dumps(config))
+        self.write("tn/model.safetensors", shard(header) + b"\0" * 8)
+        code, out, err = run("inspect", os.path.join(self.dir, "tn"))
+        self.assertOneLine(code, out, err, "tensor name 'model.embed_tokens.weight\\nVerdict")
+        self.write("ix/config.json", json.dumps(config))
+        self.write("ix/model.safetensors.index.json", json.dumps({"weight_map": {tensor: "model.safetensors"}}))
+        code, out, err = run("inspect", os.path.join(self.dir, "ix"))
+        self.assertOneLine(code, out, err, "holds a control character")
+        catalogue = self.write("gpus.json", json.dumps({"accelerators": [
+            {"id": "x1", "name": "X1" + forged, "nominal_gb": 80, "smi_total_mib": 81559}]}))
+        code, out, err = run("plan", "--gpus", "8xx1", "--catalogue", catalogue)
+        self.assertOneLine(code, out, err, "expected text without control characters")
+
     def test_paths_that_are_not_files(self):
         cases = [
             (("plan", "/dev/zero", "--gpus", "8xH100"), "/dev/zero: not a regular file (a device, FIFO or socket)"),
