@@ -71,6 +71,17 @@ std::size_t on_header(char* data, std::size_t size, std::size_t n, void* user) {
 
 bool retryable(long status) { return status == 0 || status == 429 || status >= 500; }
 
+// Transport failures that another attempt cannot mend: a redirect loop, a
+// redirect to a scheme we refuse, a URL libcurl cannot use.
+bool permanent(CURLcode code) {
+  return code == CURLE_TOO_MANY_REDIRECTS || code == CURLE_UNSUPPORTED_PROTOCOL || code == CURLE_URL_MALFORMAT ||
+         code == CURLE_WRITE_ERROR;
+}
+
+// A transfer slower than 1 byte/s for this long has stalled (a server that
+// announced more bytes than it sends): it ends then, not at the attempt's timeout.
+constexpr long kStallSeconds = 15;
+
 // One libcurl handle per thread, reset between requests: a reset handle keeps its
 // connection cache, so the requests a thread makes to the Hub and its CDN reuse
 // their connections (and TLS sessions) instead of opening one per request.
@@ -146,6 +157,8 @@ HttpResult HttpClient::get(const std::string& url, const std::optional<std::stri
     c.easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, std::min(options_.connect_timeout_ms, attempt_ms));
     c.easy_setopt(curl, CURLOPT_TIMEOUT_MS, attempt_ms);
     c.easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+    c.easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    c.easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, kStallSeconds);
     c.easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
     c.easy_setopt(curl, CURLOPT_WRITEDATA, &t);
     c.easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
@@ -162,7 +175,9 @@ HttpResult HttpClient::get(const std::string& url, const std::optional<std::stri
     if (code != CURLE_OK) {
       r.status = 0;
       r.error = code == CURLE_WRITE_ERROR ? "the response was larger than asked for" : c.easy_strerror(code);
-      if (code == CURLE_WRITE_ERROR) return r;
+      if (code == CURLE_OPERATION_TIMEDOUT && received > 0)
+        r.error = fmt::format("the transfer stalled after {} bytes (nothing for {} s)", received, kStallSeconds);
+      if (permanent(code)) return r;
     } else {
       r.status = status;
       r.error.clear();
@@ -170,7 +185,9 @@ HttpResult HttpClient::get(const std::string& url, const std::optional<std::stri
     }
     if (!retryable(r.status) || attempt == options_.max_attempts) return r;
     long sleep_ms = wait_ms;
-    if (t.retry_after_s >= 0) sleep_ms = std::min(t.retry_after_s * 1000, options_.max_backoff_ms);
+    // Retry-After is the server's number: capped before it is scaled, so no value overflows.
+    if (t.retry_after_s >= 0)
+      sleep_ms = std::min(std::min(t.retry_after_s, options_.max_backoff_ms / 1000 + 1) * 1000, options_.max_backoff_ms);
     sleep_ms = std::min(sleep_ms, std::max(0L, left_ms()));
     std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms));
     wait_ms = std::min(wait_ms * 2, options_.max_backoff_ms);

@@ -46,26 +46,62 @@ std::optional<std::string> read_text(const fs::path& p) {
   return s.str();
 }
 
-// Writes atomically (a temporary file renamed), so a crash or a concurrent writer never
-// leaves half a cache entry.
-void write_text(const fs::path& p, const std::string& text) {
-  std::error_code ec;
-  fs::create_directories(p.parent_path(), ec);
-  // Unique per process and call: threads of one server may write the same entry at once.
-  static std::atomic<std::uint64_t> counter{0};
-  const auto tmp = fmt::format("{}.tmp{}-{}", p.string(), ::getpid(), counter++);
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out << text;
-    if (!out) return;  // a cache that cannot be written is not an error: the answer stands
-  }
-  fs::rename(tmp, p, ec);
-}
-
 std::string trim(std::string s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
   return s;
 }
+
+// Cache entries are staged while a model is read and enter the cache only once
+// the whole read has succeeded (parsed, sizes checked): one bad answer (an HTML
+// page for config.json, a truncated header) is never kept for the next run.
+// Staged files live in a folder beside the commit folders, removed when the read
+// fails; each is renamed into place, so a reader sees a whole entry or none.
+class StagedWrites {
+ public:
+  StagedWrites() = default;
+  StagedWrites(const StagedWrites&) = delete;
+  StagedWrites& operator=(const StagedWrites&) = delete;
+  ~StagedWrites() {
+    if (!folder_.empty()) {
+      std::error_code ec;
+      fs::remove_all(folder_, ec);
+    }
+  }
+
+  // Keeps `bytes` for `destination`; `beside` is a folder on the cache's file system.
+  void stage(const fs::path& beside, const fs::path& destination, const std::string& bytes) {
+    std::lock_guard lock(mutex_);
+    std::error_code ec;
+    if (folder_.empty()) {
+      static std::atomic<std::uint64_t> counter{0};
+      folder_ = beside / fmt::format(".incoming-{}-{}", ::getpid(), counter++);
+      fs::create_directories(folder_, ec);
+    }
+    const auto file = folder_ / std::to_string(staged_.size());
+    {
+      std::ofstream out(file, std::ios::binary);
+      out << bytes;
+      if (!out) return;  // a cache that cannot be written is not an error: the answer stands
+    }
+    staged_.emplace_back(file, destination);
+  }
+
+  // The read succeeded: every staged file into its place.
+  void commit() {
+    std::lock_guard lock(mutex_);
+    for (const auto& [file, destination] : staged_) {
+      std::error_code ec;
+      fs::create_directories(destination.parent_path(), ec);
+      fs::rename(file, destination, ec);
+    }
+    staged_.clear();
+  }
+
+ private:
+  std::mutex mutex_;
+  fs::path folder_;
+  std::vector<std::pair<fs::path, fs::path>> staged_;
+};
 
 struct Context {
   HubReference ref;
@@ -80,6 +116,11 @@ struct Context {
   std::uint64_t first_request_bytes = 64 * 1024;
   bool cache_reads() const { return !options.no_cache && !options.refresh; }
   bool cache_writes() const { return !options.no_cache; }
+  fs::path cache_root;  // the cache's folder for this repository: staged files go beside its entries
+  StagedWrites staged;
+  void keep(const fs::path& destination, const std::string& bytes) {
+    if (cache_writes()) staged.stage(cache_root, destination, bytes);
+  }
 };
 
 // One line for an HTTP failure, by what the user can do about it.
@@ -122,10 +163,8 @@ Result<std::pair<HubListing, std::string>> listing(Context& c) {
   if (!parsed) return parsed.error();
   if (!is_commit_id(parsed->sha))
     return Error{"MODEL", "", fmt::format("{}@{}: the listing names no commit (sha '{}')", c.ref.repo_id, c.ref.revision, parsed->sha)};
-  if (c.cache_writes()) {
-    write_text(fs::path(commit_cache_dir(c.settings, c.ref.repo_id, parsed->sha)) / "listing.json", r.body);
-    write_text(ref_file, parsed->sha);
-  }
+  c.keep(fs::path(commit_cache_dir(c.settings, c.ref.repo_id, parsed->sha)) / "listing.json", r.body);
+  c.keep(ref_file, parsed->sha);
   return std::pair{std::move(parsed).value(), std::move(r.body)};
 }
 
@@ -138,7 +177,7 @@ Result<std::string> file(Context& c, const std::string& name) {
                                           cached.string())};
   auto r = c.http.get(file_url(c.settings, c.ref.repo_id, c.commit_dir.filename().string(), name), c.token);
   if (r.status != 200) return http_error(c, r, name);
-  if (c.cache_writes()) write_text(cached, r.body);
+  c.keep(cached, r.body);
   return std::move(r.body);
 }
 
@@ -199,7 +238,7 @@ Result<NamedHeader> shard_header(Context& c, const HubFile& f) {
         return Error{f.path, "", fmt::format("the header request returned {} of {} bytes (truncated)", rest.body.size(), want - got)};
       bytes = std::move(head.body) + rest.body;
     }
-    if (c.cache_writes()) write_text(cached, bytes);
+    c.keep(cached, bytes);
   }
   auto n = parse_safetensors_header_length(std::string_view(bytes).substr(0, 8), f.path);
   if (!n) return n.error();
@@ -226,7 +265,7 @@ Result<ShardSize> shard_length(Context& c, const HubFile& f) {
     auto fetched = fetch_first_eight(c, f, shard_url(c, f));
     if (!fetched) return fetched.error();
     first = std::move(fetched).value();
-    if (c.cache_writes()) write_text(cached, first);
+    c.keep(cached, first);
   }
   auto n = header_length(first, f);
   if (!n) return n.error();
@@ -433,10 +472,11 @@ Result<LoadedModel> load_hub_model(const HubReference& ref, const HubFetchOption
   http.deadline_text = fmt::format("{} s for the whole read (PREFLIGHT_HUB_TOTAL_S)", limits->total_s);
   HubFetchOptions fetch = options;
   if (env("PREFLIGHT_HUB_CONCURRENCY")) fetch.concurrency = limits->concurrency;
-  Context c{ref, std::move(settings).value(), std::nullopt, fetch, HttpClient{http}, {}};
+  Context c{ref, std::move(settings).value(), std::nullopt, fetch, HttpClient{http}, {}, 64 * 1024, {}, {}};
   c.token = c.settings.token;
   if (!c.token)
     if (auto t = read_text(c.settings.token_file); t && !trim(*t).empty()) c.token = trim(*t);
+  c.cache_root = fs::path(commit_cache_dir(c.settings, ref.repo_id, "x")).parent_path();
   auto got = listing(c);
   if (!got) return got.error();
   const auto after_listing = c.http.bytes_received();
@@ -471,6 +511,7 @@ Result<LoadedModel> load_hub_model(const HubReference& ref, const HubFetchOption
                               with_commas(c.http.bytes_received()), c.http.requests(),
                               c.settings.offline ? " (offline: cache only)" : "");
   loaded.value().hub_transfer = transfer;
+  c.staged.commit();  // the whole read succeeded: what it fetched may serve the next one
   return loaded;
 }
 

@@ -82,6 +82,12 @@ LaunchModel describe_model(const Options& o, const LoadedModel& loaded, std::str
                       spec.count_layers(LayerKind::mamba2) > 0;
   m.auto_kv_dtype = std::string(dtype_key(resolve_kv_dtype(KvDtype::automatic, dtype_bits(spec.dtype))));
   std::error_code ec;
+  if (loaded.hub_transfer && loaded.listing && !loaded.listing->id.empty()) {
+    m.ref = loaded.listing->id;
+    m.revision = loaded.listing->sha;
+    m.described = fmt::format("hub id at commit {}; the engine downloads it", loaded.listing->sha);
+    return m;
+  }
   if (o.model.empty() || !std::filesystem::exists(o.model, ec)) {
     for (const auto& entry : model_catalogue()) {
       if (entry.name != spec.name) continue;

@@ -245,9 +245,18 @@ LaunchFlag multi(std::string flag, std::optional<std::string> value = std::nullo
   return LaunchFlag{std::move(flag), std::move(value), "multi-node", "", "", ""};
 }
 
+// The model, and the commit planned when it came from the Hub: both engines take
+// --revision (vLLM EngineArgs.revision, SGLang ServerArgs.revision), so the
+// engine downloads the files preflight read, not whatever the branch is now.
 std::vector<std::string> serve_program(const LaunchInput& in) {
-  if (in.engine == EngineKind::sglang) return {"python", "-m", "sglang.launch_server", "--model-path", in.model.ref};
-  return {"vllm", "serve", in.model.ref};
+  std::vector<std::string> argv = in.engine == EngineKind::sglang
+                                      ? std::vector<std::string>{"python", "-m", "sglang.launch_server", "--model-path", in.model.ref}
+                                      : std::vector<std::string>{"vllm", "serve", in.model.ref};
+  if (!in.model.revision.empty()) {
+    argv.emplace_back("--revision");
+    argv.push_back(in.model.revision);
+  }
+  return argv;
 }
 
 void single_node(const LaunchInput& in, LaunchPlan& out) {

@@ -36,6 +36,7 @@ namespace preflight {
 struct LaunchModel {
   std::string ref;              // hub id ("moonshotai/Kimi-K3") or a local folder
   std::string described;        // "catalogue kimi-k3" / "a local path: ..."
+  std::string revision;         // the hub commit read (a hub id as MODEL): --revision, so the engine loads those files
   bool local_path = false;
   bool moe = false;             // routed experts (expert parallelism applies)
   bool kda_state = false;       // Kimi Delta Attention layers (vLLM keeps their state in FP32)

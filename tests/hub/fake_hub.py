@@ -16,7 +16,10 @@ repository also holds consolidated.safetensors, the same tensors under other nam
 which the index does not name, as Mistral's repositories do), mistral and gguf (the
 listing has params.json or a .gguf file instead of config.json), redirect_file (shard
 files redirect to file:///etc/passwd, which a client must not follow), deep_listing
-(the listing nests --depth arrays: a hostile server's JSON).
+(the listing nests --depth arrays: a hostile server's JSON), html_config and
+html_index (an HTML page with status 200 for config.json or the index, as a
+proxy's error page comes), garbage_header (each shard's length is right, its
+header bytes are not JSON).
 Usage: fake_hub.py --repo ORG/NAME --config CONFIG.json --tensors TENSORS.json --shards N [--fault F]
 Like the real Hub, shard files are answered with a 302 to a second server (the
 "CDN", another port) that serves them by signed URL: it needs no token, and counts
@@ -168,9 +171,14 @@ class Handler(BaseHTTPRequestHandler):
         if not m or m.group(1) != hub.repo or m.group(2) != COMMIT:
             return self.send(404, b"not found")
         name = m.group(3)
+        html = b"<!doctype html><html><body>Service temporarily unavailable</body></html>"
         if name == "config.json":
+            if fault == "html_config":
+                return self.send(200, html, {"Content-Type": "text/html"})
             return self.send_file(name, hub.config)
         if name == "model.safetensors.index.json" and len(hub.shards) > 1:
+            if fault == "html_index":
+                return self.send(200, html, {"Content-Type": "text/html"})
             return self.send_file(name, hub.index)
         if name not in hub.shards:
             return self.send(404, b"not found")
@@ -194,6 +202,8 @@ class Handler(BaseHTTPRequestHandler):
         if fault == "lying" and size - 7 <= 100_000_000:
             # One byte longer than the file allows (shards over safetensors' header cap stay honest).
             header = struct.pack("<Q", size - 7) + header[8:]
+        if fault == "garbage_header":  # the right length, then bytes that are not JSON
+            header = header[:8] + b"\xff" * (len(header) - 8)
         if fault == "drop":
             self.close_connection = True
             self.wfile.flush()

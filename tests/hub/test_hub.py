@@ -260,6 +260,37 @@ class Hub(unittest.TestCase):
         self.assertEqual(offline["hub_fetch"]["requests"], 0)
         self.assertEqual(offline["reconciliation"], json.loads(online)["reconciliation"])
 
+    def test_launch_of_a_hub_model_pins_the_commit_it_planned(self):
+        for engine in ("vllm", "sglang"):
+            with self.subTest(engine=engine):
+                code, out, err = self.fetch(args=("launch", f"{REPO}@main", "--gpus", "1xH100", "--engine", engine,
+                                                  "--context", "8K"))
+                self.assertEqual(code, 0, err)
+                self.assertIn(f"--revision {COMMIT}", out)
+                self.assertIn(f"# model: {REPO} (hub id at commit {COMMIT}", out)
+                self.assertNotIn("catalogue", out.split("# model:")[1].splitlines()[0])
+
+    def test_a_bad_answer_never_enters_the_cache(self):
+        # Each poisoning answer fails its own run; the next run against a healthy hub,
+        # with the same cache and no --refresh, reads the model exactly.
+        for fault, message in (("html_config", "config.json"), ("html_index", "index"),
+                               ("truncated", "the header request returned"), ("garbage_header", ""),
+                               ("lying", "runs past the file's")):
+            with self.subTest(fault=fault):
+                cache = self.cache()
+                code, out, err = self.fetch(fault=fault, cache=cache, shards=64 if fault == "lying" else 3,
+                                            args=("inspect", f"{REPO}@main", "--format", "json",
+                                                  "--shard-headers", "all"))
+                self.assertEqual(code, 2, err)
+                self.assertIn(message, err)
+                code, out, err = self.fetch(cache=cache, args=("inspect", f"{REPO}@main", "--format", "json"))
+                self.assertEqual(code, 0, err)
+                got = json.loads(out)
+                self.assertTrue(got["reconciliation"]["exact"])
+                self.assertTrue(same_inventory(got, self.embedded))
+                leftovers = [n for _, dirs, files in os.walk(cache) for n in dirs + files if n.startswith(".incoming")]
+                self.assertEqual(leftovers, [])
+
     def test_429_or_503_then_success(self):
         for fault in ("429once", "503once"):
             with self.subTest(fault=fault):
