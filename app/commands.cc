@@ -54,6 +54,7 @@ int print_plan(const Options& o, Io& io, bool explain) {
 
 int run_plan(const Options& o, Io& io) {
   if (!o.prefill_gpus.empty() || !o.decode_gpus.empty()) return run_disaggregated_plan(o, io);
+  if (auto e = refuse_pool_flags_without_pools(o)) return fail(io, *e);
   if (o.gpus.empty())
     return fail(io, Error{"", "", "--gpus is required (COUNTxFAMILY, e.g. 8xH100), or --prefill-gpus and --decode-gpus"});
   return print_plan(o, io, false);

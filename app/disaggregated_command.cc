@@ -90,7 +90,7 @@ int run_disaggregated_plan(const Options& o, Io& io) {
 
   try {
     auto decode = make_plan(*decode_in);
-    if (!decode) return fail(io, decode.error());
+    if (!decode) return fail(io, named_for_pool(decode.error(), LatencyPhase::decode));
     const auto transfer = kv_transfer(model, decode->layout, decode->workload, prompt, link, t.rate_per_s);
 
     // The prefill pool: its cluster and layout flags, and the phase's workload set on the typed request.
@@ -116,7 +116,7 @@ int run_disaggregated_plan(const Options& o, Io& io) {
     pool.request.concurrency_from_rate = false;
     pool.workload_flags = fmt::format("--context {} --concurrency {}", prompt, in_flight);
     auto prefill = make_plan(pool);
-    if (!prefill) return fail(io, prefill.error());
+    if (!prefill) return fail(io, named_for_pool(prefill.error(), LatencyPhase::prefill));
     check_invariants(*decode, model);
     check_invariants(*prefill, model);
     const auto verdict = combined_verdict(*prefill, *decode, transfer);

@@ -181,7 +181,7 @@ int launch_deployment(const Options& o, Io& io, const DisaggregationFlags* flags
   if (!resolved) return fail(io, resolved.error());
   resolved.value().suggest = false;  // the command's comment states the verdict; suggestions are plan's
   auto plan = make_plan(*resolved);
-  if (!plan) return fail(io, plan.error());
+  if (!plan) return fail(io, named_for_pool(plan.error(), o.latency_phase));
   in.engine_version = plan->engine_options.version;
   auto launch = build_launch(*plan, in);
   if (!launch) return fail(io, launch.error());
@@ -195,7 +195,10 @@ int launch_deployment(const Options& o, Io& io, const DisaggregationFlags* flags
 }  // namespace
 
 int run_launch(const Options& o, Io& io) {
-  if (o.prefill_gpus.empty() && o.decode_gpus.empty()) return launch_deployment(o, io, nullptr, false);
+  if (o.prefill_gpus.empty() && o.decode_gpus.empty()) {
+    if (auto e = refuse_pool_flags_without_pools(o)) return fail(io, *e);
+    return launch_deployment(o, io, nullptr, false);
+  }
   // Disaggregated: each pool's command as `launch` gives it for that pool, with its side's flags.
   if (!o.gpus.empty() || o.prefill_gpus.empty() || o.decode_gpus.empty())
     return fail(io, Error{o.gpus.empty() ? (o.prefill_gpus.empty() ? flag_of(&Options::prefill_gpus) : flag_of(&Options::decode_gpus)) : flag_of(&Options::gpus), "",

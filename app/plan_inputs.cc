@@ -43,9 +43,12 @@ int fail(Io& io, const Error& e) {
 
 namespace {
 
-// A finite number above zero and at most `max`: 0.95, 2.5, 1e3. Infinities
-// and NaN are refused by name (from_chars reads "inf" and "nan"), so no flag
-// can turn into an "inf USD/h" figure or a 0 s cold start.
+// A finite number of at least 1e-6 and at most `max`: 0.95, 2.5, 1e3. Infinities
+// and NaN are refused by name (from_chars reads "inf" and "nan"), and so are
+// values between 0 and 1e-6 (5e-324 is "above 0" but turns a division into
+// infinity), so no flag can turn into an "inf h" figure or a 0 s cold start.
+constexpr double kSmallestNumber = 1e-6;
+
 Result<double> parse_number(const std::string& text, const char* flag, double max) {
   double v = 0;
   const auto* end = text.data() + text.size();
@@ -56,6 +59,8 @@ Result<double> parse_number(const std::string& text, const char* flag, double ma
     return Error{flag, "", fmt::format("expected a number such as 0.9 or 2.5, got {}", echo(text))};
   if (!std::isfinite(v)) return Error{flag, "", fmt::format("expected a finite number, got {}", echo(text))};
   if (!(v > 0)) return Error{flag, "", fmt::format("expected a number above 0, got {}", echo(text))};
+  if (v < kSmallestNumber)
+    return Error{flag, "", fmt::format("expected a number of at least {}, got {}", kSmallestNumber, echo(text))};
   if (v > max) return Error{flag, "", fmt::format("{} is beyond the largest accepted, {}", echo(text), with_commas(static_cast<std::uint64_t>(max)))};
   return v;
 }
@@ -172,7 +177,10 @@ Result<PlanRequest> plan_request(const Options& o) {
   if (any(o.kv_offload)) {
     const bool bare = std::isdigit(static_cast<unsigned char>(o.kv_offload.back())) != 0;
     auto v = parse_byte_size(bare ? o.kv_offload + "GiB" : o.kv_offload, flag_of(&Options::kv_offload));
-    if (!v) return v.error();
+    // The error names what was typed, not the text with GiB appended.
+    if (!v)
+      return Error{flag_of(&Options::kv_offload), "",
+                   fmt::format("expected a size such as 512GiB or 1TiB (a bare number is GiB), got {}", echo(o.kv_offload))};
     if (*v == 0 || *v > (1ULL << 50))
       return Error{flag_of(&Options::kv_offload), "", fmt::format("expected host memory per node above 0 and at most 1 PiB, got {}", echo(o.kv_offload))};
     w.kv_offload_bytes_per_node = *v;
@@ -384,7 +392,56 @@ Result<std::vector<Accelerator>> families(const Options& o) {
 
 }  // namespace
 
+namespace {
+
+Result<ResolvedRequest> resolve_one_cluster(const Options& o, ClusterFrom from, const LoadedModel* preloaded);
+
+}  // namespace
+
+Error named_for_pool(Error e, LatencyPhase phase) {
+  if (phase == LatencyPhase::both) return e;
+  const std::string side = phase == LatencyPhase::prefill ? "--prefill-" : "--decode-";
+  for (const auto* flag : {flag_of(&Options::gpus), flag_of(&Options::tp), flag_of(&Options::ep),
+                           flag_of(&Options::pp), flag_of(&Options::dp)}) {
+    const std::string single(flag);
+    const std::string pool = side + single.substr(2);
+    if (e.origin == single) e.origin = pool;
+    for (std::size_t at = 0; (at = e.message.find(single, at)) != std::string::npos;) {
+      const auto end = at + single.size();
+      const bool word = (at == 0 || e.message[at - 1] == ' ' || e.message[at - 1] == '(') &&
+                        (end == e.message.size() || !(std::isalnum(static_cast<unsigned char>(e.message[end])) ||
+                                                      e.message[end] == '-'));
+      if (word) {
+        e.message.replace(at, single.size(), pool);
+        at += pool.size();
+      } else {
+        at = end;
+      }
+    }
+  }
+  return e;
+}
+
 Result<ResolvedRequest> resolve_request(const Options& o, ClusterFrom from, const LoadedModel* preloaded) {
+  auto r = resolve_one_cluster(o, from, preloaded);
+  if (!r) return named_for_pool(r.error(), o.latency_phase);
+  return r;
+}
+
+std::optional<Error> refuse_pool_flags_without_pools(const Options& o) {
+  if (!o.prefill_gpus.empty() || !o.decode_gpus.empty()) return std::nullopt;
+  for (std::string Options::*member : {&Options::prefill_tp, &Options::prefill_ep, &Options::prefill_pp, &Options::prefill_dp,
+                             &Options::decode_tp, &Options::decode_ep, &Options::decode_pp, &Options::decode_dp})
+    if (!(o.*member).empty())
+      return Error{flag_of(member), "",
+                   fmt::format("sets a pool of a disaggregated plan: give {} and {} too, or use the single cluster's flag",
+                               flag_of(&Options::prefill_gpus), flag_of(&Options::decode_gpus))};
+  return std::nullopt;
+}
+
+namespace {
+
+Result<ResolvedRequest> resolve_one_cluster(const Options& o, ClusterFrom from, const LoadedModel* preloaded) {
   ResolvedRequest r;
   // In the order a user fixes them: the cluster, the workload, then the model (which may fetch).
   if (from == ClusterFrom::gpus) {
@@ -411,6 +468,8 @@ Result<ResolvedRequest> resolve_request(const Options& o, ClusterFrom from, cons
   r.workload_flags = workload_flags_of(o);
   return r;
 }
+
+}  // namespace
 
 Result<Plan> make_plan(const ResolvedRequest& r) {
   if (!r.cluster) return Error{"", "", "a plan needs --gpus COUNTxFAMILY"};

@@ -54,6 +54,16 @@ enum class ClusterFrom { gpus, families };
 // load it here. Errors name the flag, the file or the field.
 Result<ResolvedRequest> resolve_request(const Options& o, ClusterFrom from, const LoadedModel* preloaded = nullptr);
 
+// One pool of a disaggregated plan is planned as a cluster of its own, from
+// options whose --gpus and layout flags are the pool's: an error (from resolving
+// or from planning) names the flag the user typed (--prefill-tp), not the one it
+// was copied to (--tp). Unchanged outside a pool (LatencyPhase::both).
+Error named_for_pool(Error e, LatencyPhase phase);
+
+// --prefill-tp and the other pool flags without --prefill-gpus and --decode-gpus:
+// refused by name rather than ignored.
+std::optional<Error> refuse_pool_flags_without_pools(const Options& o);
+
 // The plan of a resolved request with a cluster: its layout flags, or the
 // practical layout `fit` picks at that count; suggestions when red.
 Result<Plan> make_plan(const ResolvedRequest& r);

@@ -93,6 +93,11 @@ int run_fit(const Options& o, Io& io) {
 int run_max(const Options& o, Io& io) {
   auto what = parse_solve(o.solve, flag_of(&Options::solve));
   if (!what) return fail(io, what.error());
+  // A rate fixes the running requests (Little's law), the very quantity searched for.
+  if (*what == SolveFor::concurrency && !o.rate.empty())
+    return fail(io, Error{flag_of(&Options::rate), "",
+                          "a request rate sets the running requests by Little's law, which --solve concurrency "
+                          "searches for: give one of them"});
   auto in = resolve_request(o, ClusterFrom::gpus);
   if (!in) return fail(io, in.error());
   const Accelerator& gpu = in->cluster->gpu;

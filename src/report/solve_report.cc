@@ -292,10 +292,14 @@ std::string render_max(const ModelSpec& model, const Accelerator& gpu, const Pla
   in_force.workload.concurrency = r.concurrency;
   const auto bullet = style == TextStyle::markdown ? "- " : "  ";
   if (!r.found) {
-    out += fmt::format("{}does not fit even at {}: first boundary crossed: {} ({} short on the worst rank of the "
-                       "best layout, {})\n",
-                       bullet, value_text(r.what, 1), resource_key(r.at_value.binding),
-                       amount(magnitude(r.at_value.verdict.headroom_bytes)), layout_label(r.at_value.layout));
+    // A latency boundary has no bytes short: its own sentence says what was missed.
+    const bool latency = r.at_value.binding == Resource::ttft || r.at_value.binding == Resource::tpot;
+    const auto shortfall = latency ? red_reason(r.at_value.verdict, r.at_value.binding)
+                                   : fmt::format(" ({} short on the worst rank", amount(magnitude(r.at_value.verdict.headroom_bytes)));
+    out += fmt::format("{}does not fit even at {}: first boundary crossed: {}{}{} best layout, {})\n", bullet,
+                       value_text(r.what, 1), resource_key(r.at_value.binding),
+                       latency ? shortfall.substr(0, shortfall.size() - 1) : shortfall, latency ? "; the" : " of the",
+                       layout_label(r.at_value.layout));
     return out;
   }
   const auto fixed = context ? fmt::format("with {} running request{}", r.concurrency, r.concurrency == 1 ? "" : "s")

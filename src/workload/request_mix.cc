@@ -68,6 +68,22 @@ Result<std::uint64_t> file_tokens(std::string_view cell, std::string_view origin
   return *v;
 }
 
+// A header names its columns: every cell one of these (any case). Anything else
+// on the first line is data and must parse as a length, so a stray first value
+// ("-5", "nan", a byte-order mark an editor added) is an error, not a request
+// silently dropped as a header.
+bool is_header(const std::vector<std::string_view>& cells) {
+  static constexpr std::string_view kNames[] = {"tokens",        "length",           "input",
+                                                "output",        "input_tokens",     "output_tokens",
+                                                "prompt_tokens", "completion_tokens"};
+  for (const auto cell : cells) {
+    std::string lower(cell);
+    for (auto& c : lower) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    if (std::find(std::begin(kNames), std::end(kNames), lower) == std::end(kNames)) return false;
+  }
+  return !cells.empty();
+}
+
 }  // namespace
 
 Result<RequestMix> parse_mix(std::string_view text, std::string_view origin) {
@@ -111,6 +127,8 @@ Result<RequestMix> parse_mix_file(std::string_view text, std::string_view origin
   std::size_t line_number = 0, rows = 0;
   int columns = 0;
   std::size_t start = 0;
+  // A UTF-8 byte-order mark (Excel's "CSV UTF-8") is not part of the first line.
+  if (text.starts_with("\xEF\xBB\xBF")) start = 3;
   while (start < text.size()) {
     auto end = text.find('\n', start);
     if (end == std::string_view::npos) end = text.size();
@@ -118,10 +136,12 @@ Result<RequestMix> parse_mix_file(std::string_view text, std::string_view origin
     start = end + 1;
     ++line_number;
     if (line.empty() || line.front() == '#') continue;
+    // At most two columns: a line of many commas is refused before it is split
+    // (a 100 MB line of commas would be 10^8 cells).
+    if (std::count(line.begin(), line.end(), ',') > 1)
+      return Error{o, fmt::format("line {}", line_number), fmt::format("expected the columns tokens, or input,output, got {}", echo(line))};
     const auto cells = split(line, ',');
-    const bool header = rows == 0 && columns == 0 && !cells.front().empty() &&
-                        !(cells.front().front() >= '0' && cells.front().front() <= '9');
-    if (header) {
+    if (rows == 0 && columns == 0 && is_header(cells)) {
       if (cells.size() > 2)
         return Error{o, fmt::format("line {}", line_number), "expected the columns tokens, or input,output"};
       columns = static_cast<int>(cells.size());

@@ -32,7 +32,11 @@ inline constexpr std::size_t kMaxMixClasses = 256;
 // summing to 100 (within 0.01). Errors name `origin` and the bad member.
 Result<RequestMix> parse_mix(std::string_view text, std::string_view origin);
 
-// A CSV of requests, one per line (a header line and `#` comments skipped):
+// A CSV of requests, one per line; `#` comments and blank lines are skipped, and
+// a UTF-8 byte-order mark. An optional first line names the columns, each cell
+// one of tokens, length, input, output, input_tokens, output_tokens,
+// prompt_tokens, completion_tokens (any case); any other line is data and every
+// value must be a length (no NaN, no sign):
 //  - one column, `tokens`: each line one running request of that length;
 //  - two columns, `input,output`: each line one arriving request. It reaches
 //    input + output tokens, and by Little's law requests are running in

@@ -134,6 +134,29 @@ TEST(RequestMix, ManyLengthsAreBucketedUpwardByAtMostAQuarter) {
   EXPECT_EQ((*mix)[1].weight, 175u);
 }
 
+// The first line is a header only when it names columns; a byte-order mark is
+// dropped. Each case's requests are all counted, so none flips a verdict.
+TEST(RequestMix, OnlyNamedColumnsMakeAHeader) {
+  struct Case {
+    const char* text;
+    std::uint64_t requests;
+  };
+  for (const auto& c : std::vector<Case>{{"\xEF\xBB\xBF" "1048576\n2048\n", 2},
+                                         {"\xEF\xBB\xBF" "tokens\n1048576\n2048\n", 2},
+                                         {"Input_Tokens,Output_Tokens\n1000,1\n8000,1\n", 2},
+                                         {"length\n10\n", 1},
+                                         {"2048\n", 1}}) {
+    auto mix = parse_mix_file(c.text, "trace.csv");
+    ASSERT_TRUE(mix.ok()) << c.text << ": " << mix.error().to_string();
+    std::uint64_t total = 0;
+    for (const auto& m : *mix) total += m.weight;
+    EXPECT_EQ(total, c.requests) << c.text;
+  }
+  auto with_bom = parse_mix_file("\xEF\xBB\xBF" "1048576\n2048\n", "trace.csv");
+  ASSERT_TRUE(with_bom.ok());
+  EXPECT_EQ(with_bom->back().tokens, 1048576u);
+}
+
 TEST(RequestMix, BadFilesNameTheLine) {
   struct Case {
     const char* text;
@@ -144,7 +167,12 @@ TEST(RequestMix, BadFilesNameTheLine) {
                                          {"100\n100,5\n", "line 2"},
                                          {"a,b,c\n", "line 1"},
                                          {"100\nxyz\n", "line 2"},
-                                         {"100\n0\n", "line 2"}}) {
+                                         {"100\n0\n", "line 2"},
+                                         {"-5\n2048\n", "line 1"},
+                                         {"nan\n2048\n", "line 1"},
+                                         {"inf\n", "line 1"},
+                                         {"\xEF\xBC\x91\xEF\xBC\x90\n2048\n", "line 1"},  // full-width 10
+                                         {"prompt,reply\n100,10\n", "line 1"}}) {
     auto mix = parse_mix_file(c.text, "trace.csv");
     ASSERT_FALSE(mix.ok()) << c.text;
     EXPECT_NE(mix.error().to_string().find(c.says), std::string::npos) << mix.error().to_string();

@@ -152,5 +152,20 @@ TEST(Qwen3Next, BadConfigsNameTheField) {
   EXPECT_EQ(m.count_layers(LayerKind::full_attention), 1u);
 }
 
+// A layer type the description does not read is refused with its index, not
+// read as full attention (which would drop the layer's recurrent state).
+TEST(Qwen3Next, AnUnknownLayerTypeIsRefusedNotReadAsFullAttention) {
+  auto doc = qwen3_next();
+  std::vector<std::string> types(48, "linear_attention");
+  for (std::size_t i = 3; i < 48; i += 4) types[i] = "full_attention";
+  types[5] = "linear_atention";
+  doc["layer_types"] = types;
+  auto m = build_model_from_config(doc.dump(), "config.json");
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.error().to_string(),
+            "config.json: /layer_types/5: unknown layer type 'linear_atention' for architecture qwen3_next (it reads "
+            "full_attention, gated_deltanet, linear_attention)");
+}
+
 }  // namespace
 }  // namespace preflight

@@ -1,0 +1,1 @@
+plan --gpus 8xH200 --context 32K --kv-offload 1GiB1

@@ -1,0 +1,1 @@
+launch --gpus 8xB300 --engine vllm --prefill-dp 2

@@ -1,0 +1,1 @@
+plan --gpus 8xB300 --decode-tp 4
