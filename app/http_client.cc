@@ -78,6 +78,12 @@ bool permanent(CURLcode code) {
          code == CURLE_WRITE_ERROR;
 }
 
+// libcurl's progress callback: a non-zero return aborts the transfer.
+int on_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  const auto* cancelled = static_cast<const std::function<bool()>*>(user);
+  return (*cancelled)() ? 1 : 0;
+}
+
 // A transfer slower than 1 byte/s for this long has stalled (a server that
 // announced more bytes than it sends): it ends then, not at the attempt's timeout.
 constexpr long kStallSeconds = 15;
@@ -127,6 +133,11 @@ HttpResult HttpClient::get(const std::string& url, const std::optional<std::stri
       r.error = fmt::format("out of time: {}", options_.deadline_text);
       return r;
     }
+    if (options_.cancelled && options_.cancelled()) {
+      r.status = 0;
+      r.error = "stopped: the request was cancelled";
+      return r;
+    }
     r.attempts = attempt;
     Transfer t;
     // A range asks for a known size; a server that ignores it must not make us download a shard.
@@ -157,6 +168,11 @@ HttpResult HttpClient::get(const std::string& url, const std::optional<std::stri
     c.easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, std::min(options_.connect_timeout_ms, attempt_ms));
     c.easy_setopt(curl, CURLOPT_TIMEOUT_MS, attempt_ms);
     c.easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+    if (options_.cancelled) {
+      c.easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, on_progress);
+      c.easy_setopt(curl, CURLOPT_XFERINFODATA, &options_.cancelled);
+      c.easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+    }
     c.easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
     c.easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, kStallSeconds);
     c.easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
@@ -175,6 +191,10 @@ HttpResult HttpClient::get(const std::string& url, const std::optional<std::stri
     if (code != CURLE_OK) {
       r.status = 0;
       r.error = code == CURLE_WRITE_ERROR ? "the response was larger than asked for" : c.easy_strerror(code);
+      if (code == CURLE_ABORTED_BY_CALLBACK) {
+        r.error = "stopped: the request was cancelled";
+        return r;
+      }
       if (code == CURLE_OPERATION_TIMEDOUT && received > 0)
         r.error = fmt::format("the transfer stalled after {} bytes (nothing for {} s)", received, kStallSeconds);
       if (permanent(code)) return r;

@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -26,6 +27,9 @@ struct HttpOptions {
   // Every attempt and backoff of every request ends by then (no deadline when unset).
   std::optional<std::chrono::steady_clock::time_point> deadline;
   std::string deadline_text;       // how the deadline is named in the error
+  // Polled during every transfer and between attempts: true stops the request
+  // at once (a web request whose client has gone). Null: never.
+  std::function<bool()> cancelled;
 };
 
 struct HttpResult {

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -92,7 +93,9 @@ std::string raw_response(int status, const std::string& message) {
 // `output` for the loop to write.
 class BufferedStream final : public httplib::Stream {
  public:
-  BufferedStream(std::string_view request, int fd, const Peer& peer) : in_(request), fd_(fd), peer_(peer) {}
+  BufferedStream(std::string_view request, int fd, const Peer& peer, std::chrono::milliseconds write_wait)
+      : in_(request), fd_(fd), peer_(peer), write_wait_(write_wait) {}
+  static constexpr size_t kMaxHandedOff = 1024 * 1024;
 
   bool is_readable() const override { return pos_ < in_.size(); }
   bool is_writable() const override { return true; }
@@ -102,16 +105,29 @@ class BufferedStream final : public httplib::Stream {
     pos_ += n;
     return static_cast<ssize_t>(n);
   }
+  // Sends what the socket takes. A response's unsent tail is handed to the I/O
+  // loop when it is small; beyond kMaxHandedOff the worker itself waits for the
+  // client to read (at most `write_wait` without progress, then the connection
+  // fails), so an answer is never copied whole and held for a client that does
+  // not read: memory is bounded by the workers, not by the connections.
   ssize_t write(const char* ptr, size_t size) override {
     const auto whole = static_cast<ssize_t>(size);
-    if (output_.empty() && !failed_) {
+    while (!failed_ && output_.empty() && size > 0) {
       const ssize_t sent = ::send(fd_, ptr, size, MSG_DONTWAIT | MSG_NOSIGNAL);
       if (sent > 0) {
         ptr += sent;
         size -= static_cast<size_t>(sent);
-      } else if (sent < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-        failed_ = true;  // the peer is gone: nothing more to send
+        continue;
       }
+      if (sent < 0 && errno == EINTR) continue;
+      if (sent < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+        failed_ = true;  // the peer is gone: nothing more to send
+        break;
+      }
+      if (size <= kMaxHandedOff) break;
+      pollfd p{fd_, POLLOUT, 0};
+      const int ready = ::poll(&p, 1, static_cast<int>(write_wait_.count()));
+      if (ready == 0 || (ready > 0 && (p.revents & (POLLERR | POLLHUP | POLLNVAL)) != 0)) failed_ = true;
     }
     if (!failed_) output_.append(ptr, size);
     return whole;
@@ -137,6 +153,7 @@ class BufferedStream final : public httplib::Stream {
   const Peer& peer_;
   std::string output_;
   bool failed_ = false;
+  std::chrono::milliseconds write_wait_;
 };
 
 // ASCII case-insensitive prefix test for header names.
@@ -158,6 +175,7 @@ enum class State { reading, working, writing, lingering };
 
 struct Conn {
   std::uint64_t id = 0;
+  size_t accounted = 0;            // c.in's capacity as last counted in Loop::buffered_in
   int fd = -1;
   Peer peer;
   State state = State::reading;
@@ -210,9 +228,18 @@ struct GuardedServer::Loop {
 
   std::mutex job_mutex;
   std::condition_variable job_ready;
-  std::deque<Job> jobs;
+  std::deque<Job> light_jobs;  // cheap requests: every worker takes these first
+  std::deque<Job> heavy_jobs;  // expensive ones: the general workers only
 
   std::unordered_map<std::uint64_t, Conn> conns;  // the I/O thread's alone
+  // Request bytes held across every connection (capacity of their buffers): at
+  // most max_buffered_bytes, so 512 connections each sending most of a 4 MiB
+  // body cannot hold 2 GB. A connection that would pass it gets 503.
+  size_t buffered_in = 0;
+  void account(Conn& c) {
+    buffered_in = buffered_in - c.accounted + c.in.capacity();
+    c.accounted = c.in.capacity();
+  }
   std::uint64_t next_id = 1;
   std::thread io;
   std::vector<std::thread> workers;
@@ -248,6 +275,8 @@ struct GuardedServer::Loop {
   }
 
   void close_conn(Conn& c) {
+    buffered_in -= c.accounted;
+    c.accounted = 0;
     epoll_ctl(epoll_fd, EPOLL_CTL_DEL, c.fd, nullptr);
     ::close(c.fd);
     --open;
@@ -259,6 +288,8 @@ struct GuardedServer::Loop {
   // Answers without a handler and closes after draining what the client still sends.
   void refuse(Conn& c, int status, const std::string& message) {
     c.in.clear();
+    c.in.shrink_to_fit();
+    account(c);
     c.out = raw_response(status, message);
     c.out_pos = 0;
     c.close_after_write = true;
@@ -311,7 +342,13 @@ struct GuardedServer::Loop {
       const ssize_t n = ::recv(c.fd, buffer, sizeof buffer, 0);
       if (n > 0) {
         if (c.state == State::lingering) continue;  // drained and dropped
+        if (buffered_in + static_cast<size_t>(n) > limits.max_buffered_bytes && c.in.size() + n > kReadChunk) {
+          account(c);
+          refuse(c, 503, "the server is receiving too many request bodies at once; try again");
+          return;
+        }
         c.in.append(buffer, static_cast<size_t>(n));
+        account(c);
         continue;
       }
       if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) break;
@@ -393,6 +430,8 @@ struct GuardedServer::Loop {
     }
     std::string request = c.in.substr(0, head + body);
     c.in.erase(0, head + body);
+    if (c.in.capacity() > 4 * kReadChunk && c.in.size() < kReadChunk) c.in.shrink_to_fit();  // an idle keep-alive holds no body
+    account(c);
     // The 100 Continue (when needed) came from here: httplib must not send another.
     if (expect_continue) request.erase(expect_begin, expect_end - expect_begin);
     c.scanned = 0;
@@ -405,15 +444,18 @@ struct GuardedServer::Loop {
     auto budget = std::make_shared<RequestBudget>();
     budget->deadline = Clock::now() + limits.deadline;
     budget->deadline_text = limits.deadline_text;
+    const bool heavy = limits.heavy && limits.heavy(request);
     {
       std::lock_guard<std::mutex> lock(job_mutex);
-      if (jobs.size() >= limits.max_queued) {
-        refuse(c, 503, fmt::format("the server is busy: {} requests are waiting for a worker; try again", jobs.size()));
+      const auto waiting = light_jobs.size() + heavy_jobs.size();
+      if (waiting >= limits.max_queued) {
+        refuse(c, 503, fmt::format("the server is busy: {} requests are waiting for a worker; try again", waiting));
         return;
       }
-      jobs.push_back(Job{c.id, c.fd, std::move(request), c.peer, budget});
+      (heavy ? heavy_jobs : light_jobs).push_back(Job{c.id, c.fd, std::move(request), c.peer, budget});
     }
-    job_ready.notify_one();
+    // Every waiting worker looks: a light-only worker woken for a heavy job would leave it unseen.
+    job_ready.notify_all();
     c.budget = std::move(budget);
     c.state = State::working;
     watch(c, EPOLLRDHUP);
@@ -511,17 +553,20 @@ struct GuardedServer::Loop {
     conns.clear();
   }
 
-  void run_worker() {
+  void run_worker(bool light_only) {
     while (true) {
       Job job;
       {
         std::unique_lock<std::mutex> lock(job_mutex);
-        job_ready.wait(lock, [&] { return stopping.load() || !jobs.empty(); });
+        job_ready.wait(lock, [&] {
+          return stopping.load() || !light_jobs.empty() || (!light_only && !heavy_jobs.empty());
+        });
         if (stopping.load()) return;
-        job = std::move(jobs.front());
-        jobs.pop_front();
+        auto& from = !light_jobs.empty() ? light_jobs : heavy_jobs;
+        job = std::move(from.front());
+        from.pop_front();
       }
-      BufferedStream stream(job.request, job.fd, job.peer);
+      BufferedStream stream(job.request, job.fd, job.peer, limits.write);
       bool closed = false;
       bool ok = false;
       t_budget = job.budget.get();
@@ -548,7 +593,9 @@ struct GuardedServer::Loop {
     e.data.u64 = kWakeId;
     epoll_ctl(epoll_fd, EPOLL_CTL_ADD, wake_fd, &e);
     io = std::thread([this] { run_io(); });
-    for (unsigned i = 0; i < std::max(1u, limits.workers); ++i) workers.emplace_back([this] { run_worker(); });
+    for (unsigned i = 0; i < std::max(1u, limits.workers); ++i) workers.emplace_back([this] { run_worker(false); });
+    if (limits.heavy)
+      for (unsigned i = 0; i < limits.light_workers; ++i) workers.emplace_back([this] { run_worker(true); });
   }
 
   void stop() {

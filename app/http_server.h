@@ -13,9 +13,16 @@
 //     `max_body_bytes` gets 400 naming --max-body (before the body is read),
 //     a chunked body 411; the connection then lingers to drain what the
 //     client still sends, so the client reads the answer rather than a reset;
+//   - request bytes held over every connection are at most `max_buffered_bytes`
+//     (503 for the connection that would pass it); a response's tail beyond
+//     1 MiB is not handed to the loop: its worker sends it as the client reads;
 //   - at most `max_connections` are open (503 beyond) and `max_queued`
 //     requests wait for a worker (503 beyond); `workers` bounds the CPU work
 //     done at once;
+//   - two lanes: `heavy` (when set) marks a whole request as expensive (a
+//     solver grid, a hub fetch, a tensor list). The `workers` take cheap
+//     requests first, then heavy ones; `light_workers` more take only cheap
+//     ones, so a plan is answered at once however many heavy requests wait;
 //   - each request carries a RequestBudget: its deadline (`deadline` from its
 //     arrival, queueing included) and whether the client has gone (the peer
 //     closed its end while the request was being worked on). Handlers read it
@@ -30,8 +37,10 @@
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "request_budget.h"
 
@@ -47,7 +56,11 @@ struct ConnectionLimits {
   std::size_t max_body_bytes = 4 * 1024 * 1024;
   std::size_t max_connections = 512;
   std::size_t max_queued = 256;
+  std::size_t max_buffered_bytes = 64 * 1024 * 1024;  // request bytes held over all connections (503 beyond)
   unsigned workers = 4;
+  unsigned light_workers = 1;  // only cheap requests (with `heavy` set)
+  // The raw request (line, headers, body): true when it is expensive. Null: one lane.
+  std::function<bool(std::string_view request)> heavy;
   std::string deadline_text = "30 s";  // how the deadline is named in a 503
 };
 

@@ -470,6 +470,22 @@ Result<LoadedModel> load_hub_model(const HubReference& ref, const HubFetchOption
   http.max_attempts = limits->attempts;
   http.deadline = std::chrono::steady_clock::now() + std::chrono::seconds(limits->total_s);
   http.deadline_text = fmt::format("{} s for the whole read (PREFLIGHT_HUB_TOTAL_S)", limits->total_s);
+  // Under a web request the read ends by the request's own deadline, and stops
+  // when its client goes: a hub that never answers holds a worker no longer
+  // than any other request.
+  if (const auto* budget = options.budget) {
+    if (budget->deadline < *http.deadline) {
+      http.deadline = budget->deadline;
+      http.deadline_text = "the request's deadline of " + budget->deadline_text;
+      http.total_timeout_ms = std::max<long>(
+          1, std::min<long>(http.total_timeout_ms,
+                            std::chrono::duration_cast<std::chrono::milliseconds>(budget->deadline -
+                                                                                  std::chrono::steady_clock::now())
+                                .count()));
+      http.connect_timeout_ms = std::min(http.connect_timeout_ms, http.total_timeout_ms);
+    }
+    http.cancelled = [budget] { return budget->client_gone.load(std::memory_order_relaxed) || budget->expired(); };
+  }
   HubFetchOptions fetch = options;
   if (env("PREFLIGHT_HUB_CONCURRENCY")) fetch.concurrency = limits->concurrency;
   Context c{ref, std::move(settings).value(), std::nullopt, fetch, HttpClient{http}, {}, 64 * 1024, {}, {}};

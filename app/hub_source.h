@@ -19,6 +19,7 @@
 #include "hub/hub_reference.h"
 #include "model/model_overrides.h"
 #include "model_source.h"
+#include "request_budget.h"
 
 namespace preflight::cli {
 
@@ -33,6 +34,9 @@ struct HubFetchOptions {
   unsigned concurrency = 16;
   ShardHeaderMode shard_headers = ShardHeaderMode::automatic;
   std::uint64_t header_budget_bytes = 2'000'000;  // auto: every header when estimated at no more (2 MB, 10^6)
+  // A web request's deadline and client state (serve --hub): the fetch ends by
+  // the deadline and stops when the client goes. Null on the command line.
+  const RequestBudget* budget = nullptr;
 };
 
 Result<LoadedModel> load_hub_model(const HubReference& ref, const HubFetchOptions& options,

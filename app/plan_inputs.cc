@@ -125,6 +125,7 @@ constexpr double kMaxShare = 1e3;     // engine fractions and ratios (checked ag
 
 Result<HubFetchOptions> hub_options(const Options& o) {
   HubFetchOptions hub{o.no_cache, o.refresh};
+  hub.budget = o.budget;
   if (!o.shard_headers.empty()) {
     auto mode = parse_shard_header_mode(o.shard_headers);
     if (!mode) return mode.error();
@@ -138,7 +139,13 @@ Result<HubFetchOptions> hub_options(const Options& o) {
 Result<LoadedModel> load_named_model(const Options& o, const std::string& name, const ModelOverrides& overrides) {
   auto hub = hub_options(o);
   if (!hub) return hub.error();
-  if (o.no_files) return load_catalogue_or_hub(name, overrides, o.allow_hub, *hub);
+  if (o.no_files) {
+    auto loaded = load_catalogue_or_hub(name, overrides, o.allow_hub, *hub);
+    // A hub read cut short by the request's deadline or a departed client is the
+    // server's limit, not bad input: the API answers it as such (503).
+    if (!loaded && o.budget != nullptr) o.budget->check(std::chrono::milliseconds(100));
+    return loaded;
+  }
   return load_model(name, overrides, &*hub);
 }
 

@@ -36,6 +36,7 @@
 #include "embedded_files.h"
 #include "http_guard.h"
 #include "http_server.h"
+#include "request_cost.h"
 #include "options_transfer.h"
 #include "plan_inputs.h"
 #include "serve_module.h"
@@ -168,7 +169,12 @@ int serve_http(const Options& o, Io& io) {
 
   ConnectionLimits limits;
   limits.max_body_bytes = *max_body;
+  limits.max_buffered_bytes = std::max<std::size_t>(limits.max_buffered_bytes, 2 * limits.max_body_bytes);
   limits.workers = static_cast<unsigned>(*workers);
+  // Solver grids, tensor lists and hub fetches queue for the workers; one more
+  // worker takes only the rest, so a plan never waits behind them.
+  limits.light_workers = 1;
+  limits.heavy = [hub = o.allow_hub](std::string_view request) { return is_heavy_request(request, hub); };
   limits.deadline = std::chrono::seconds(*timeout);
   limits.deadline_text = fmt::format("{} s (serve --request-timeout)", *timeout);
   GuardedServer server(limits);

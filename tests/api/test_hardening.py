@@ -22,6 +22,7 @@ process. Checked here, each against the real binary:
 Times are generous bounds on functional properties (work refused before it
 starts, work stopped), never performance targets.
 """
+import concurrent.futures
 import http.client
 import json
 import os
@@ -237,6 +238,35 @@ class Deadlines(unittest.TestCase):
             server.close()
 
 
+class Fairness(unittest.TestCase):
+    """Expensive requests queue for the general workers; a plan is never stuck behind them."""
+
+    def test_a_plan_is_answered_while_32_maximum_sweeps_wait(self):
+        server = Server(BINARY, "--request-timeout", "60", "--threads", "2")
+        try:
+            raw = Raw(server)
+            socks = []
+            for _ in range(32):
+                sock = socket.create_connection((raw.host, raw.port))
+                sock.sendall(b"POST /api/sweep HTTP/1.1\r\nHost: %s:%d\r\nContent-Type: application/json\r\n"
+                             b"Content-Length: %d\r\n\r\n%s" % (raw.host.encode(), raw.port, len(Deadlines.LONG),
+                                                                  Deadlines.LONG))
+                socks.append(sock)
+            time.sleep(0.5)  # both general workers are now deep in a sweep, 30 more queued
+            worst = 0.0
+            for _ in range(5):
+                start = time.monotonic()
+                status, text, _ = raw.send("GET", "/api/plan?gpus=8xH100&context=128K")
+                worst = max(worst, time.monotonic() - start)
+                self.assertEqual(status, 200, text)
+            print("plan during 32 maximum sweeps: worst of 5 %.3f s" % worst)
+            self.assertLess(worst, 5 if SANITIZED else 1)
+            for sock in socks:
+                sock.close()
+        finally:
+            server.close()
+
+
 class SlowClientsAndMemory(unittest.TestCase):
     def test_slow_clients_hold_no_worker(self):
         server = Server(BINARY, "--threads", "2")
@@ -275,6 +305,72 @@ class SlowClientsAndMemory(unittest.TestCase):
                 t.join()
                 for s in socks:
                     s.close()
+        finally:
+            server.close()
+
+    def peak_mib(self, server):
+        with open(f"/proc/{server.proc.pid}/status") as f:
+            fields = dict(line.split(":", 1) for line in f if ":" in line)
+        return int(fields["VmHWM"].split()[0]) / 1024
+
+    def test_clients_that_do_not_read_hold_no_answers(self):
+        # 64 clients ask for Kimi K3's tensor list (52 MB each) and never read it.
+        server = Server(BINARY, "--threads", "2")
+        try:
+            raw = Raw(server)
+            socks = []
+            for _ in range(64):
+                s = socket.socket()
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+                s.connect((raw.host, raw.port))
+                s.sendall(b"GET /api/inspect?model=kimi-k3&tensors=true HTTP/1.1\r\nHost: %s:%d\r\n\r\n"
+                          % (raw.host.encode(), raw.port))
+                socks.append(s)
+            time.sleep(8)
+            start = time.monotonic()
+            status, text, _ = raw.send("GET", "/api/plan?gpus=8xH100", timeout=30)
+            plan_s = time.monotonic() - start
+            peak = self.peak_mib(server)
+            print(f"\n  64 non-reading tensor-list clients: server peak RSS {peak:.0f} MiB; a plan meanwhile "
+                  f"{plan_s:.3f} s", file=sys.stderr)
+            self.assertEqual(status, 200, text)
+            self.assertLess(plan_s, 5 if SANITIZED else 1)
+            if not SANITIZED:
+                self.assertLess(peak, 300)
+            for s in socks:
+                s.close()
+        finally:
+            server.close()
+
+    def test_incomplete_bodies_are_bounded_in_total(self):
+        # 128 connections each send all but 8 bytes of a 4 MiB body, and stop.
+        server = Server(BINARY, "--threads", "2")
+        try:
+            raw = Raw(server)
+            length = 4 * 1024 * 1024
+            chunk = b"x" * (length - 8)
+
+            def send_one(_):
+                s = socket.create_connection((raw.host, raw.port))
+                try:
+                    s.settimeout(20)
+                    s.sendall(b"POST /api/plan HTTP/1.1\r\nHost: %s:%d\r\nContent-Type: application/json\r\n"
+                              b"Content-Length: %d\r\n\r\n" % (raw.host.encode(), raw.port, length) + chunk)
+                except OSError:
+                    pass  # refused (503) and closed while sending: what a bounded server does
+                return s
+
+            with concurrent.futures.ThreadPoolExecutor(32) as pool:
+                socks = list(pool.map(send_one, range(128)))
+            time.sleep(1)
+            peak = self.peak_mib(server)
+            status, text, _ = raw.send("GET", "/api/plan?gpus=8xH100", timeout=30)
+            print(f"\n  128 incomplete 4 MiB bodies: server peak RSS {peak:.0f} MiB", file=sys.stderr)
+            self.assertEqual(status, 200, text)
+            if not SANITIZED:
+                self.assertLess(peak, 300)
+            for s in socks:
+                s.close()
         finally:
             server.close()
 

@@ -428,6 +428,34 @@ class Hub(unittest.TestCase):
         finally:
             hub.close()
 
+    def test_a_silent_hub_holds_no_worker_past_the_request_deadline(self):
+        hub = FakeHub(self.tensors, fault="slow", delay=120)  # answers nothing for two minutes
+        cache = self.cache()
+        env = dict(os.environ, XDG_CACHE_HOME=cache, HOME=cache, HF_ENDPOINT=f"http://127.0.0.1:{hub.port}")
+        env.pop("HF_HUB_OFFLINE", None)
+        try:
+            server = Server(BINARY, "--hub", "--request-timeout", "5", "--threads", "2", env=env)
+            try:
+                def timed(path):
+                    start = time.monotonic()
+                    status, body, _ = server.request(path)
+                    return status, body, time.monotonic() - start
+                with concurrent.futures.ThreadPoolExecutor(4) as pool:
+                    hub_requests = [pool.submit(timed, f"/api/plan?model={REPO}%40main&gpus=1xH100") for _ in range(3)]
+                    time.sleep(0.5)
+                    status, body, plan_s = timed("/api/plan?model=kimi-k3&gpus=8xH100")
+                    self.assertEqual(status, 200, body)
+                    self.assertLess(plan_s, 1, "a catalogue plan waited behind hub fetches")
+                    for future in hub_requests:
+                        status, body, elapsed = future.result()
+                        self.assertEqual(status, 503, body)
+                        self.assertIn("deadline", json.loads(body)["error"])
+                        self.assertLess(elapsed, 6.5)
+            finally:
+                server.close()
+        finally:
+            hub.close()
+
     def test_malformed_ids(self):
         code, _, err = run(["inspect", "hf://kimi-k3"], self.cache(), 9)
         self.assertEqual(code, 2)
