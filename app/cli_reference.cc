@@ -243,6 +243,7 @@ std::string man_page(std::string_view version) {
       {"PREFLIGHT_HUB_ATTEMPTS", "attempts per hub request, 1 to 10 (default 5)"},
       {"PREFLIGHT_HUB_CONCURRENCY", "hub requests in flight, 1 to 64 (default 16)"},
       {"PREFLIGHT_HUB_TOTAL_S", "the whole read of one model, 1 to 3600 seconds (default 300)"},
+      {"PREFLIGHT_HUB_STALL_S", "a transfer with no byte for this long has stalled, 1 to 600 seconds (default 15)"},
   };
   for (const auto& [name, what] : environment) m += fmt::format(".TP\n.B {}\n{}.\n", roff(name), roff(what));
   m += ".SH EXAMPLES\n";

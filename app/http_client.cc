@@ -84,9 +84,6 @@ int on_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
   return (*cancelled)() ? 1 : 0;
 }
 
-// A transfer slower than 1 byte/s for this long has stalled (a server that
-// announced more bytes than it sends): it ends then, not at the attempt's timeout.
-constexpr long kStallSeconds = 15;
 
 // One libcurl handle per thread, reset between requests: a reset handle keeps its
 // connection cache, so the requests a thread makes to the Hub and its CDN reuse
@@ -174,7 +171,9 @@ HttpResult HttpClient::get(const std::string& url, const std::optional<std::stri
       c.easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
     }
     c.easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
-    c.easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, kStallSeconds);
+    // Below 1 byte/s for stall_s the transfer has stalled (a server that announced
+    // more bytes than it sends): it ends then, not at the attempt's timeout.
+    c.easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, options_.stall_s);
     c.easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
     c.easy_setopt(curl, CURLOPT_WRITEDATA, &t);
     c.easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
@@ -196,7 +195,8 @@ HttpResult HttpClient::get(const std::string& url, const std::optional<std::stri
         return r;
       }
       if (code == CURLE_OPERATION_TIMEDOUT && received > 0)
-        r.error = fmt::format("the transfer stalled after {} bytes (nothing for {} s)", received, kStallSeconds);
+        r.error = fmt::format("the transfer stalled after {} bytes (nothing for {} s, PREFLIGHT_HUB_STALL_S)", received,
+                              options_.stall_s);
       if (permanent(code)) return r;
     } else {
       r.status = status;

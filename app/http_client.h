@@ -24,6 +24,7 @@ struct HttpOptions {
   int max_attempts = 5;            // 1 + retries
   long backoff_ms = 250;           // first wait; doubles each retry
   long max_backoff_ms = 8000;      // cap, also for Retry-After
+  long stall_s = 15;               // below 1 byte/s for this long: the transfer has stalled
   // Every attempt and backoff of every request ends by then (no deadline when unset).
   std::optional<std::chrono::steady_clock::time_point> deadline;
   std::string deadline_text;       // how the deadline is named in the error

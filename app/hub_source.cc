@@ -468,6 +468,7 @@ Result<LoadedModel> load_hub_model(const HubReference& ref, const HubFetchOption
   http.total_timeout_ms = limits->timeout_ms;
   http.connect_timeout_ms = std::min(http.connect_timeout_ms, http.total_timeout_ms);
   http.max_attempts = limits->attempts;
+  http.stall_s = limits->stall_s;
   http.deadline = std::chrono::steady_clock::now() + std::chrono::seconds(limits->total_s);
   http.deadline_text = fmt::format("{} s for the whole read (PREFLIGHT_HUB_TOTAL_S)", limits->total_s);
   // Under a web request the read ends by the request's own deadline, and stops

@@ -163,14 +163,15 @@ Result<LoadedModel> load_catalogue_or_hub(const std::string& arg, const ModelOve
   static std::map<std::tuple<std::string, std::string, std::string, int>, LoadedModel> cache;
   const bool pinned = is_commit_id(what->hub->revision);
   const auto key = std::make_tuple(arg, overrides.quantize, overrides.dtype, static_cast<int>(hub.shard_headers));
-  if (pinned) {
+  if (pinned && !hub.refresh) {
     std::lock_guard<std::mutex> lock(mutex);
     if (auto it = cache.find(key); it != cache.end()) return it->second;
   }
   auto loaded = load_hub_model(*what->hub, hub, overrides);
   if (!loaded || !pinned) return loaded;
   std::lock_guard<std::mutex> lock(mutex);
-  if (cache.size() < 64) cache.emplace(key, *loaded);
+  if (auto it = cache.find(key); it != cache.end()) it->second = *loaded;  // a refresh replaces what was kept
+  else if (cache.size() < 64) cache.emplace(key, *loaded);
   return loaded;
 }
 

@@ -53,8 +53,9 @@ std::vector<OptionSpec> make_table() {
        "org/name[@revision] or hf://org/name (metadata only; HF_TOKEN, HF_ENDPOINT, HF_HUB_OFFLINE honoured)")
       .api = ApiUse::value;
   flag("--no-cache", &Options::no_cache, kWithModel, "hub models: neither read nor write the metadata cache").api = ApiUse::none;
+  // The API takes it too (serve --hub): a page can renew a hub model's cached metadata.
   flag("--refresh", &Options::refresh, kWithModel, "hub models: fetch the metadata again and overwrite the cache").api =
-      ApiUse::none;
+      ApiUse::value;
   text("--shard-headers", &Options::shard_headers, kWithModel, "",
        "hub models: all (every shard header, exact per tensor), lengths (the index and each header's 8-byte length, "
        "exact bytes per shard; headers only of shards that differ), or auto (all when the headers are estimated at "

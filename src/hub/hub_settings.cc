@@ -78,6 +78,7 @@ Result<HubTransferLimits> hub_transfer_limits(const EnvLookup& env) {
   if (auto e = read("PREFLIGHT_HUB_ATTEMPTS", 1, 10, limits.attempts)) return *e;
   if (auto e = read("PREFLIGHT_HUB_CONCURRENCY", 1, 64, limits.concurrency)) return *e;
   if (auto e = read("PREFLIGHT_HUB_TOTAL_S", 1, 3600, limits.total_s)) return *e;
+  if (auto e = read("PREFLIGHT_HUB_STALL_S", 1, 600, limits.stall_s)) return *e;
   return limits;
 }
 

@@ -46,11 +46,15 @@ Result<HubSettings> hub_settings(const EnvLookup& env);
 //   PREFLIGHT_HUB_CONCURRENCY   requests in flight, 1..64 (default 16)
 //   PREFLIGHT_HUB_TOTAL_S       the whole read of one model, every request and
 //                               backoff included, 1..3600 s (default 300)
+//   PREFLIGHT_HUB_STALL_S       a transfer with no byte for this long has
+//                               stalled (a server announcing more than it
+//                               sends), 1..600 s (default 15)
 struct HubTransferLimits {
   long timeout_ms = 60000;
   int attempts = 5;
   unsigned concurrency = 16;
   long total_s = 300;
+  long stall_s = 15;
 };
 Result<HubTransferLimits> hub_transfer_limits(const EnvLookup& env);
 

@@ -19,7 +19,10 @@ files redirect to file:///etc/passwd, which a client must not follow), deep_list
 (the listing nests --depth arrays: a hostile server's JSON), html_config and
 html_index (an HTML page with status 200 for config.json or the index, as a
 proxy's error page comes), garbage_header (each shard's length is right, its
-header bytes are not JSON).
+header bytes are not JSON), retry_after_huge (the listing answers 429 once with
+Retry-After: 9223372036854775807), stall (config.json announces 1000 bytes more
+than it sends and holds the connection for --delay seconds), redirect_loop
+(shard files redirect to themselves).
 Usage: fake_hub.py --repo ORG/NAME --config CONFIG.json --tensors TENSORS.json --shards N [--fault F]
 Like the real Hub, shard files are answered with a 302 to a second server (the
 "CDN", another port) that serves them by signed URL: it needs no token, and counts
@@ -146,6 +149,17 @@ class Handler(BaseHTTPRequestHandler):
             time.sleep(hub.delay)
         if fault == "deep_listing" and self.path.startswith("/api/models/"):
             return self.send(200, b'{"siblings": ' + b"[" * hub.depth + b"]" * hub.depth + b"}")
+        if fault == "retry_after_huge" and self.path.startswith("/api/models/") and self.first_time():
+            return self.send(429, b"slow down", {"Retry-After": "9223372036854775807"})
+        if fault == "stall" and self.path.endswith("/config.json"):
+            # Announces more bytes than it sends, then keeps the connection open.
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(hub.config) + 1000))
+            self.end_headers()
+            self.wfile.write(hub.config)
+            self.wfile.flush()
+            time.sleep(hub.delay)
+            return None
         if fault == "429once" and self.first_time():
             return self.send(429, b"slow down", {"Retry-After": "0"})
         if fault == "503once" and self.first_time():
@@ -184,6 +198,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.send(404, b"not found")
         if fault == "redirect_file":
             return self.send(302, b"", {"Location": "file:///etc/passwd"})
+        if fault == "redirect_loop":
+            return self.send(302, b"", {"Location": self.path})
         return self.send(302, b"", {"Location": f"http://127.0.0.1:{hub.cdn_port}/cdn/{COMMIT}/{name}?signature=fake"})
 
     def send_file(self, name, body):

@@ -291,6 +291,29 @@ class Hub(unittest.TestCase):
                 leftovers = [n for _, dirs, files in os.walk(cache) for n in dirs + files if n.startswith(".incoming")]
                 self.assertEqual(leftovers, [])
 
+    def test_answers_that_cannot_succeed_are_not_waited_out(self):
+        # A redirect loop is not retried; a stalled transfer ends after PREFLIGHT_HUB_STALL_S;
+        # a huge Retry-After is capped (it overflowed a signed multiply).
+        start = time.monotonic()
+        code, out, err = self.fetch(fault="redirect_loop", extra_env={"PREFLIGHT_HUB_ATTEMPTS": "5"})
+        self.assertEqual(code, 2, err)
+        self.assertIn("failed after 1 attempt(s)", err)
+        self.assertLess(time.monotonic() - start, 10)
+        start = time.monotonic()
+        code, out, err = self.fetch(fault="stall", delay=60, extra_env={"PREFLIGHT_HUB_STALL_S": "2",
+                                                                        "PREFLIGHT_HUB_TIMEOUT_MS": "60000",
+                                                                        "PREFLIGHT_HUB_ATTEMPTS": "2"})
+        self.assertEqual(code, 2, err)
+        self.assertIn("stalled after", err)
+        self.assertLess(time.monotonic() - start, 20)
+        start = time.monotonic()
+        code, out, err = self.fetch(fault="retry_after_huge")
+        self.assertEqual(code, 0, err)
+        self.assertLess(time.monotonic() - start, 20)  # one wait, capped at 8 s
+        code, _, err = run(["inspect", f"{REPO}@main"], self.cache(), 9, {"PREFLIGHT_HUB_STALL_S": "0"})
+        self.assertEqual(code, 2)
+        self.assertIn("PREFLIGHT_HUB_STALL_S: expected a whole number from 1 to 600, got '0'", err)
+
     def test_429_or_503_then_success(self):
         for fault in ("429once", "503once"):
             with self.subTest(fault=fault):
@@ -407,6 +430,19 @@ class Hub(unittest.TestCase):
                 status, body, _ = server.request(f"/api/plan?model={model}&gpus=1xH100")
                 self.assertEqual(status, 200, body)
                 self.assertEqual(json.loads(body)["model"]["name"], REPO)
+                # The API can renew a hub model's cached metadata: a pinned commit is served from
+                # memory, refresh=true reads the hub again.
+                def hub_bytes():
+                    with urllib.request.urlopen(f"http://127.0.0.1:{hub.port}/stats", timeout=10) as r:
+                        return json.loads(r.read())["bytes_sent"]
+                sent = hub_bytes()
+                self.assertEqual(server.request("/api/inspect", {"model": model})[0], 200)
+                again = hub_bytes()
+                self.assertLess(again - sent, 100)  # the /stats answer itself, no model bytes
+                status, body, _ = server.request("/api/inspect", {"model": model, "refresh": True})
+                self.assertEqual(status, 200, body)
+                self.assertTrue(json.loads(body)["reconciliation"]["exact"])
+                self.assertGreater(hub_bytes() - again, 1000)  # the config and headers again
                 status, body, _ = server.request("/api/plan", {"model": "kimi-k3", "gpus": "8xH100"})
                 self.assertEqual(status, 200, body)  # catalogue names stay embedded
                 # Many requests at once for a branch (resolved each time, cache entries written concurrently).
