@@ -69,6 +69,7 @@ const char* reason(int status) {
   switch (status) {
     case 400: return "Bad Request";
     case 408: return "Request Timeout";
+    case 405: return "Method Not Allowed";
     case 411: return "Length Required";
     case 431: return "Request Header Fields Too Large";
     case 503: return "Service Unavailable";
@@ -78,13 +79,13 @@ const char* reason(int status) {
 
 // A response the connection layer writes itself (the request never reached a
 // handler): the API's JSON error shape, and the connection is closed after it.
-std::string raw_response(int status, const std::string& message) {
+std::string raw_response(int status, const std::string& message, const std::string& extra_headers = "") {
   const std::string body =
       nlohmann::json{{"error", message}, {"status", status}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   return fmt::format(
       "HTTP/1.1 {} {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nCache-Control: no-store\r\n"
-      "X-Preflight-Exit-Code: 2\r\nConnection: close\r\n\r\n{}",
-      status, reason(status), body.size(), body);
+      "X-Preflight-Exit-Code: 2\r\n{}Connection: close\r\n\r\n{}",
+      status, reason(status), body.size(), extra_headers, body);
 }
 
 // One complete request as httplib's Stream. What process_request writes goes
@@ -175,6 +176,7 @@ enum class State { reading, working, writing, lingering };
 
 struct Conn {
   std::uint64_t id = 0;
+  bool over_limit = false;         // accepted past max_connections: answered 503, then closed
   size_t accounted = 0;            // c.in's capacity as last counted in Loop::buffered_in
   int fd = -1;
   Peer peer;
@@ -208,6 +210,8 @@ struct Done {
 
 constexpr std::uint64_t kWakeId = 0;
 constexpr size_t kReadChunk = 64 * 1024;
+// The longest line httplib reads (CPPHTTPLIB_HEADER_MAX_LENGTH's default); longer is 431 here.
+constexpr size_t kMaxHeaderLine = 8192;
 constexpr size_t kTrimAbove = 8 * 1024 * 1024;  // give large response buffers back to the system
 
 }  // namespace
@@ -223,7 +227,8 @@ struct GuardedServer::Loop {
   std::atomic<size_t> open{0};
 
   std::mutex handoff_mutex;  // incoming sockets and finished responses
-  std::vector<int> incoming;
+  std::vector<std::pair<int, bool>> incoming;  // a socket, and whether it came over the connection limit
+  std::atomic<size_t> refusing{0};              // over-limit connections being answered 503
   std::vector<Done> done;
 
   std::mutex job_mutex;
@@ -257,19 +262,27 @@ struct GuardedServer::Loop {
   }
 
   // Called on httplib's accept thread.
+  // Over the limit, a connection is still answered 503 by the loop, which
+  // drains what the client sent before closing: closing a socket with unread
+  // bytes sends a reset, and the client would see that, not the 503. At most
+  // kOverLimit such connections linger at once; beyond them, send and close.
+  static constexpr size_t kOverLimit = 64;
   void adopt(int fd) {
-    if (open.load() >= limits.max_connections) {
+    const bool over = open.load() >= limits.max_connections;
+    if (over && refusing.load() >= kOverLimit) {
       const auto busy = raw_response(503, fmt::format("the server has {} connections open, its limit; try again",
                                                       limits.max_connections));
       [[maybe_unused]] auto n = ::send(fd, busy.data(), busy.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+      ::shutdown(fd, SHUT_WR);
       ::close(fd);
       return;
     }
-    ++open;
+    if (over) ++refusing;
+    else ++open;
     ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
     {
       std::lock_guard<std::mutex> lock(handoff_mutex);
-      incoming.push_back(fd);
+      incoming.emplace_back(fd, over);
     }
     wake();
   }
@@ -279,18 +292,19 @@ struct GuardedServer::Loop {
     c.accounted = 0;
     epoll_ctl(epoll_fd, EPOLL_CTL_DEL, c.fd, nullptr);
     ::close(c.fd);
-    --open;
+    if (c.over_limit) --refusing;
+    else --open;
     const bool big = c.out.capacity() > kTrimAbove || c.in.capacity() > kTrimAbove;
     conns.erase(c.id);
     if (big) return_freed_memory();
   }
 
   // Answers without a handler and closes after draining what the client still sends.
-  void refuse(Conn& c, int status, const std::string& message) {
+  void refuse(Conn& c, int status, const std::string& message, const std::string& extra_headers = "") {
     c.in.clear();
     c.in.shrink_to_fit();
     account(c);
-    c.out = raw_response(status, message);
+    c.out = raw_response(status, message, extra_headers);
     c.out_pos = 0;
     c.close_after_write = true;
     c.linger_after_write = true;
@@ -383,6 +397,30 @@ struct GuardedServer::Loop {
     if (head > limits.max_header_bytes) {
       refuse(c, 431, fmt::format("the request line and headers exceed {} bytes", limits.max_header_bytes));
       return;
+    }
+    // What httplib would answer 400 is answered here by its proper status, and
+    // the connection closes: a method it does not know (405, with the methods
+    // this server takes) and a header line longer than httplib reads (431).
+    {
+      const auto line_end = c.in.find("\r\n");
+      const std::string_view request_line(c.in.data(), line_end);
+      const auto method = request_line.substr(0, request_line.find(' '));
+      static constexpr std::string_view kKnown[] = {"GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH"};
+      if (std::find(std::begin(kKnown), std::end(kKnown), method) == std::end(kKnown)) {
+        refuse(c, 405, fmt::format("the method {} is not allowed (allowed: GET, HEAD, POST)",
+                                   nlohmann::json(std::string(method.substr(0, 16))).dump(-1, ' ', false,
+                                                                                           nlohmann::json::error_handler_t::replace)),
+               "Allow: GET, HEAD, POST\r\n");
+        return;
+      }
+      for (size_t at = 0; at < end;) {
+        const size_t next = std::min(c.in.find("\r\n", at), end);
+        if (next - at > kMaxHeaderLine) {
+          refuse(c, 431, fmt::format("a request header line exceeds {} bytes", kMaxHeaderLine));
+          return;
+        }
+        at = next + 2;
+      }
     }
     size_t body = 0;
     bool has_length = false, expect_continue = false;
@@ -504,21 +542,24 @@ struct GuardedServer::Loop {
   void take_handoffs() {
     std::uint64_t count = 0;
     [[maybe_unused]] auto n = ::read(wake_fd, &count, sizeof count);
-    std::vector<int> fresh;
+    std::vector<std::pair<int, bool>> fresh;
     std::vector<Done> finished;
     {
       std::lock_guard<std::mutex> lock(handoff_mutex);
       fresh.swap(incoming);
       finished.swap(done);
     }
-    for (int fd : fresh) {
+    for (const auto& [fd, over_limit] : fresh) {
       Conn c;
       c.id = next_id++;
       c.fd = fd;
       c.peer = peer_of(fd);
+      c.over_limit = over_limit;
       c.deadline = Clock::now() + limits.idle;
       auto& stored = conns.emplace(c.id, std::move(c)).first->second;
       watch(stored, EPOLLIN | EPOLLRDHUP, EPOLL_CTL_ADD);
+      if (over_limit)
+        refuse(stored, 503, fmt::format("the server has {} connections open, its limit; try again", limits.max_connections));
     }
     for (auto& d : finished) finish(std::move(d));
   }
@@ -651,13 +692,39 @@ int bind_problem(const std::string& host, int port) {
 
 }  // namespace
 
+namespace {
+
+// httplib listens with a backlog of 5 (CPPHTTPLIB_LISTEN_BACKLOG, fixed in the
+// Debian library's build): a burst of clients beyond it has its SYNs dropped and
+// retried a second later. Linux takes a second listen() on a listening socket as
+// a new backlog; the socket is the one of this process listening on `port`.
+void widen_backlog(int port) {
+  for (int fd = 3; fd < 1024; ++fd) {
+    int listening = 0;
+    socklen_t size = sizeof listening;
+    if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &size) != 0 || listening == 0) continue;
+    sockaddr_storage a{};
+    socklen_t n = sizeof a;
+    if (getsockname(fd, reinterpret_cast<sockaddr*>(&a), &n) != 0) continue;
+    std::string ip;
+    int bound = 0;
+    address_of(a, ip, bound);
+    if (bound == port) ::listen(fd, SOMAXCONN);
+  }
+}
+
+}  // namespace
+
 int GuardedServer::bind(const std::string& host, int port) {
   if (const int problem = bind_problem(host, port); problem != 0) return -problem;
   if (port == 0) {
     const int bound = bind_to_any_port(host);
+    if (bound > 0) widen_backlog(bound);
     return bound > 0 ? bound : -EADDRNOTAVAIL;
   }
-  return bind_to_port(host, port) ? port : -EADDRINUSE;  // taken since the probe
+  if (!bind_to_port(host, port)) return -EADDRINUSE;  // taken since the probe
+  widen_backlog(port);
+  return port;
 }
 
 bool GuardedServer::serve() {

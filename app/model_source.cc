@@ -64,7 +64,13 @@ Result<ModelFiles> folder_files(const fs::path& dir, const std::optional<fs::pat
   ModelFiles files;
   const auto config_path = dir / "config.json";
   auto config = read_file(config_path.string());
-  if (!config) return Error{config_path.string(), "", "no config.json beside the given file: preflight needs the config"};
+  if (!config) {
+    // A config.json that is there but cannot be read (a FIFO, a folder, no
+    // permission) is named for what it is; only a missing one is "no config.json".
+    std::error_code ec;
+    if (fs::symlink_status(config_path, ec).type() != fs::file_type::not_found && !ec) return config.error();
+    return Error{config_path.string(), "", "no config.json beside the given file: preflight needs the config"};
+  }
   files.config = std::move(config).value();
   files.config_origin = config_path.string();
   files.name = dir.filename().string().empty() ? dir.string() : dir.filename().string();

@@ -157,6 +157,17 @@ TEST(RequestMix, OnlyNamedColumnsMakeAHeader) {
   EXPECT_EQ(with_bom->back().tokens, 1048576u);
 }
 
+// A line of a million commas is refused by counting them, never split into cells.
+TEST(RequestMix, ALineOfManyCommasIsRefusedBeforeItIsSplit) {
+  const std::string line = "2048" + std::string(1'000'000, ',') + "\n";
+  auto mix = parse_mix_file(line, "trace.csv");
+  ASSERT_FALSE(mix.ok());
+  EXPECT_NE(mix.error().to_string().find("trace.csv: line 1: expected the columns tokens, or input,output"),
+            std::string::npos)
+      << mix.error().to_string();
+  EXPECT_LT(mix.error().to_string().size(), 400u);
+}
+
 TEST(RequestMix, BadFilesNameTheLine) {
   struct Case {
     const char* text;

@@ -141,6 +141,78 @@ class Hardening(unittest.TestCase):
         got, _, _ = self.raw.send("GET", "/", host=f"attacker.example:{self.raw.port}")
         self.assertEqual(got, 421)
 
+    def exchange(self, raw_request, timeout=10):
+        """Sends raw bytes, reads until the server closes: (status, headers text, body, closed)."""
+        sock = socket.create_connection((self.raw.host, self.raw.port))
+        sock.settimeout(timeout)
+        sock.sendall(raw_request)
+        data = b""
+        closed = False
+        try:
+            while True:
+                chunk = sock.recv(65536)
+                if not chunk:
+                    closed = True
+                    break
+                data += chunk
+        except socket.timeout:
+            pass
+        finally:
+            sock.close()
+        head, _, body = data.partition(b"\r\n\r\n")
+        status = int(head.split(b" ")[1]) if head.startswith(b"HTTP/1.1 ") else 0
+        return status, head.decode(errors="replace"), body.decode(errors="replace"), closed
+
+    def test_edges_get_their_own_status_and_close(self):
+        host = b"%s:%d" % (self.raw.host.encode(), self.raw.port)
+        cases = [
+            (b"PROPFIND /api/plan HTTP/1.1\r\nHost: " + host + b"\r\nConnection: close\r\n\r\n", 405),
+            (b"get /api/plan HTTP/1.1\r\nHost: " + host + b"\r\n\r\n", 405),
+            (b"GET /api/plan?gpus=8xH100 HTTP/1.1\r\nHost: " + host + b"\r\nX-Long: " + b"a" * 10_000 + b"\r\n\r\n",
+             431),
+        ]
+        for request, want in cases:
+            with self.subTest(request=request[:30]):
+                status, head, body, closed = self.exchange(request)
+                self.assertOneLineError(status, body, want, "")
+                self.assertTrue(closed, "the connection stays open after the error")
+                if want == 405:
+                    self.assertIn("Allow: GET, HEAD, POST", head)
+        self.assertServing()
+
+    def test_a_connection_over_the_limit_reads_503_not_a_reset(self):
+        server = Server(BINARY)
+        try:
+            raw = Raw(server)
+            fds = len(os.listdir(f"/proc/{server.proc.pid}/fd"))
+            held = [socket.create_connection((raw.host, raw.port)) for _ in range(512)]
+            deadline = time.monotonic() + 30
+            while len(os.listdir(f"/proc/{server.proc.pid}/fd")) < fds + 512 and time.monotonic() < deadline:
+                time.sleep(0.1)  # until the server has accepted every one
+            outcomes = []
+            for _ in range(20):
+                sock = socket.create_connection((raw.host, raw.port))
+                sock.settimeout(10)
+                try:
+                    sock.sendall(b"GET /api/plan?gpus=8xH100 HTTP/1.1\r\nHost: %s:%d\r\n\r\n"
+                                 % (raw.host.encode(), raw.port))
+                    data = b""
+                    while True:
+                        chunk = sock.recv(65536)
+                        if not chunk:
+                            break
+                        data += chunk
+                    outcomes.append(data.split(b"\r\n", 1)[0].decode())
+                except OSError as e:
+                    outcomes.append("error: %s" % e)
+                finally:
+                    sock.close()
+            for sock in held:
+                sock.close()
+            self.assertEqual(outcomes, ["HTTP/1.1 503 Service Unavailable"] * 20, outcomes)
+        finally:
+            server.close()
+
     def test_other_methods_get_405(self):
         for method, path, allow in [("DELETE", "/api/plan", "GET, HEAD, POST"), ("PUT", "/api/plan", "GET, HEAD, POST"),
                                     ("OPTIONS", "/api/plan", "GET, HEAD, POST"), ("PATCH", "/", "GET, HEAD"),

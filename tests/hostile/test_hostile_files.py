@@ -141,6 +141,14 @@ class HostileFiles(unittest.TestCase):
         code, out, err = run("plan", "--gpus", "8xx1", "--catalogue", catalogue)
         self.assertOneLine(code, out, err, "expected text without control characters")
 
+    def test_a_config_that_is_not_a_file_is_named_for_what_it_is(self):
+        folder = os.path.join(self.dir, "fifo")
+        os.makedirs(folder)
+        os.mkfifo(os.path.join(folder, "config.json"))
+        code, out, err = run("inspect", folder)
+        self.assertOneLine(code, out, err, "config.json")
+        self.assertNotIn("no config.json", err)
+
     def test_paths_that_are_not_files(self):
         cases = [
             (("plan", "/dev/zero", "--gpus", "8xH100"), "/dev/zero: not a regular file (a device, FIFO or socket)"),
