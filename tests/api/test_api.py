@@ -109,6 +109,28 @@ class Api(unittest.TestCase):
         # The server still answers after a bad upload.
         self.assertEqual(self.post("plan", {"gpus": "1xH100", "model": "qwen3-0.6b"})[0], 200)
 
+    def test_launch_copy_text_carries_no_line_from_an_upload(self):
+        # The page copies the launch's verdict line and shell text; an uploaded config
+        # whose architectures hold a newline and a command must not add a line to either.
+        with open(os.path.join(REFERENCE, "models", "meta-llama__Llama-3.1-8B-Instruct", "config.json")) as f:
+            config = json.load(f)
+        config["model_type"] = "zz_unknown"
+        config["architectures"] = ["X\ntouch PWNED\n"]
+        status, payload, _ = self.post("launch", {"gpus": "1xH100", "engine": "vllm", "context": 8192,
+                                                   "model_config": config, "model_name": "m\ntouch PWNED2\n"})
+        self.assertEqual(status, 200, payload)
+        def strings(node):
+            if isinstance(node, dict):
+                for v in node.values():
+                    yield from strings(v)
+            elif isinstance(node, list):
+                for v in node:
+                    yield from strings(v)
+            elif isinstance(node, str):
+                yield node
+        for value in strings(payload):
+            self.assertNotIn("\n", value, value[:200])
+
     def test_page_is_served(self):
         status, text, headers = self.server.request("/")
         self.assertEqual(status, 200)
