@@ -104,16 +104,6 @@ Result<LoadedModel> generated_model(const ModelFiles& files, const ModelOverride
 
 namespace {
 
-// True when escape_control would change the name: a C0 control, DEL, a C1
-// control, a bidirectional override or malformed UTF-8. Plain ASCII is settled
-// byte by byte, without the UTF-8 decoding.
-bool has_control(std::string_view name) {
-  bool plain = true;
-  for (const unsigned char c : name)
-    if (c < 0x20 || c >= 0x7f) plain = false;
-  return !plain && escape_control(name) != name;
-}
-
 // Tensor and shard names are printed in reports (the reconciliation's lines,
 // inspect --tensors) and launch scripts; a newline in one could forge a line
 // ("Verdict: GREEN"), an escape sequence drive the terminal. No released

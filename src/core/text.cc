@@ -91,6 +91,12 @@ std::string_view utf8_prefix(std::string_view text, std::size_t max) {
 
 std::string escape_control(std::string_view text) { return escape(text, false); }
 
+bool has_control(std::string_view text) {
+  for (const unsigned char c : text)
+    if (c < 0x20 || c >= 0x7f) return escape_control(text) != text;
+  return false;
+}
+
 std::string terminal_safe(std::string_view text) { return escape(text, true); }
 
 std::string echo(std::string_view text, std::size_t max) {

@@ -28,6 +28,11 @@ inline std::string to_lower(std::string_view s) {
 // each byte of malformed UTF-8 as \xHH. Printable text, UTF-8 included, is kept.
 std::string escape_control(std::string_view text);
 
+// Whether escape_control would change `text` (a control character, a C1
+// control, a line separator, a bidirectional override or malformed UTF-8):
+// printable ASCII is settled byte by byte, without decoding UTF-8.
+bool has_control(std::string_view text);
+
 // Like escape_control, but newlines and tabs are kept: for multi-line reports
 // (a table, an inventory) whose cells may hold text from files.
 std::string terminal_safe(std::string_view text);

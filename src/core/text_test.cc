@@ -31,7 +31,11 @@ TEST(Text, EscapeControl) {
            // The edges of the printable-ASCII runs copied whole: ' ' and '~' kept, 0x1f and 0x7f not.
            {" ~\x1f~ \x7f \xc2\x9f~", " ~\\x1f~ \\x7f \\u009f~"},
        })
+  {
     EXPECT_EQ(escape_control(c.in), c.out) << c.in;
+    // has_control answers what escape_control would do, without escaping.
+    EXPECT_EQ(has_control(c.in), c.in != c.out) << c.in;
+  }
   EXPECT_EQ(terminal_safe("a\nb\tc\x1b"), "a\nb\tc\\x1b");
 }
 

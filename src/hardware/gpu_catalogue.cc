@@ -83,9 +83,7 @@ bool blank(std::string_view s) {
 
 // A name or source is printed in every report and launch script: a newline in it
 // could forge a line ("Verdict: GREEN"), an escape sequence drive the terminal.
-// Any C0 control, DEL, C1 control or bidirectional override is refused
-// (escape_control is the one rule of what counts: it leaves the rest unchanged).
-bool has_control(const std::string& s) { return escape_control(s) != s; }
+// So read_string and read_aliases refuse what core/text.h's has_control finds.
 
 // Each reader leaves `out` untouched when the key is absent; the caller decides
 // whether absence is an error (complete entries) or fine (partial overrides).
