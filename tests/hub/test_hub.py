@@ -270,6 +270,26 @@ class Hub(unittest.TestCase):
                 self.assertIn(f"# model: {REPO} (hub id at commit {COMMIT}", out)
                 self.assertNotIn("catalogue", out.split("# model:")[1].splitlines()[0])
 
+    def test_a_pasted_launch_of_a_hostile_hub_model_runs_only_the_engine(self):
+        # The hub's config names an unknown architecture whose name holds newlines and a command.
+        with open(os.path.join(ROOT, "data", "models", "qwen3-0.6b", "config.json")) as f:
+            config = json.load(f)
+        config["model_type"] = "zz_unknown"
+        config["architectures"] = ["X\ntouch PWNED\n"]
+        path = os.path.join(self.cache(), "config.json")
+        with open(path, "w") as f:
+            json.dump(config, f)
+        code, out, err = self.fetch(config=path, args=("launch", f"{REPO}@main", "--gpus", "1xH100", "--engine",
+                                                       "vllm", "--context", "8K"))
+        self.assertIn(code, (0, 1), err)
+        sandbox = tempfile.mkdtemp(dir=self.tmp)
+        script = os.path.join(sandbox, "..", os.path.basename(sandbox) + ".sh")
+        with open(script, "w") as f:
+            f.write(out)
+        self.assertEqual(subprocess.run(["bash", "-n", script]).returncode, 0)
+        subprocess.run(["bash", "-c", "vllm() { :; }; . " + script], cwd=sandbox, capture_output=True)
+        self.assertEqual(os.listdir(sandbox), [])
+
     def test_a_bad_answer_never_enters_the_cache(self):
         # Each poisoning answer fails its own run; the next run against a healthy hub,
         # with the same cache and no --refresh, reads the model exactly.
