@@ -1,5 +1,6 @@
 #include "http_server.h"
 
+#include "core/text.h"
 #include "heap.h"
 
 #include <arpa/inet.h>
@@ -407,9 +408,7 @@ struct GuardedServer::Loop {
       const auto method = request_line.substr(0, request_line.find(' '));
       static constexpr std::string_view kKnown[] = {"GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH"};
       if (std::find(std::begin(kKnown), std::end(kKnown), method) == std::end(kKnown)) {
-        refuse(c, 405, fmt::format("the method {} is not allowed (allowed: GET, HEAD, POST)",
-                                   nlohmann::json(std::string(method.substr(0, 16))).dump(-1, ' ', false,
-                                                                                           nlohmann::json::error_handler_t::replace)),
+        refuse(c, 405, fmt::format("the method {} is not allowed (allowed: GET, HEAD, POST)", echo(method, 16)),
                "Allow: GET, HEAD, POST\r\n");
         return;
       }

@@ -1,24 +1,10 @@
 #include "request_cost.h"
 
-#include <array>
+#include "core/text.h"
 
 namespace preflight::cli {
 
 namespace {
-
-bool contains_ci(std::string_view text, std::string_view what) {
-  if (what.size() > text.size()) return false;
-  for (std::size_t i = 0; i + what.size() <= text.size(); ++i) {
-    bool same = true;
-    for (std::size_t j = 0; j < what.size() && same; ++j) {
-      char a = text[i + j];
-      if (a >= 'A' && a <= 'Z') a = static_cast<char>(a - 'A' + 'a');
-      same = a == what[j];
-    }
-    if (same) return true;
-  }
-  return false;
-}
 
 // The value of `key` in a query or form text (key=value&...), still encoded.
 std::string_view form_value(std::string_view form, std::string_view key) {
@@ -50,7 +36,9 @@ std::string_view json_value(std::string_view json, std::string_view key) {
   return {};
 }
 
-bool names_a_hub_id(std::string_view value) { return value.find('/') != std::string_view::npos || contains_ci(value, "%2f"); }
+bool names_a_hub_id(std::string_view value) {
+  return value.find('/') != std::string_view::npos || to_lower(value).find("%2f") != std::string::npos;
+}
 
 }  // namespace
 

@@ -77,9 +77,7 @@ bool is_header(const std::vector<std::string_view>& cells) {
                                                 "output",        "input_tokens",     "output_tokens",
                                                 "prompt_tokens", "completion_tokens"};
   for (const auto cell : cells) {
-    std::string lower(cell);
-    for (auto& c : lower) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-    if (std::find(std::begin(kNames), std::end(kNames), lower) == std::end(kNames)) return false;
+    if (std::find(std::begin(kNames), std::end(kNames), to_lower(cell)) == std::end(kNames)) return false;
   }
   return !cells.empty();
 }

@@ -796,12 +796,15 @@ std::optional<Error> check_layer_types(const Description& d, const nlohmann::jso
                                        const std::string& origin) {
   const auto it = node.find("layer_types");
   if (it == node.end() || !it->is_array()) return std::nullopt;
-  std::vector<std::string> known;
   bool reads_layer_types = false;
+  for (const auto* exprs : {&d.let, &d.spec})
+    for (const auto& [name, expr] : *exprs)
+      if (expr.text().find("$layer_types") != std::string::npos) reads_layer_types = true;
+  if (!reads_layer_types) return std::nullopt;
+  std::vector<std::string> known;
   for (const auto* exprs : {&d.let, &d.spec})
     for (const auto& [name, expr] : *exprs) {
       const auto& text = expr.text();
-      if (text.find("$layer_types") != std::string::npos) reads_layer_types = true;
       for (std::size_t open = text.find('\''); open != std::string::npos;) {
         const auto close = text.find('\'', open + 1);
         if (close == std::string::npos) break;
@@ -809,7 +812,6 @@ std::optional<Error> check_layer_types(const Description& d, const nlohmann::jso
         open = text.find('\'', close + 1);
       }
     }
-  if (!reads_layer_types) return std::nullopt;
   for (const LayerKind k : kAllLayerKinds) known.emplace_back(layer_kind_key(k));
   // The names the description compares layer_types with. None: it passes each
   // entry on as a layer kind, whose own check names a bad one.
