@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/figure.h"
@@ -43,6 +44,10 @@ struct Accelerator {
   double price_usd_per_gpu_hour = 0;  // 0 when no reliable source
   std::string price_note;             // provider and date
   std::string sources;                // where every figure above comes from
+  // Figures the catalogue gives as null: nobody publishes them. They read as 0
+  // above (no rate to plan with) and reports show them as unknown, not 0.
+  std::vector<std::string> unknown;
+  bool is_unknown(std::string_view key) const;
 
   bool operator==(const Accelerator&) const = default;  // every field (GpuCatalogueQuick compares two reads)
 };

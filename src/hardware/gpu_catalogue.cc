@@ -106,6 +106,8 @@ Fail read_number(const json& obj, std::string_view key, const Where& w, Sign sig
                  double& out) {
   const json* v = member(obj, key);
   if (v == nullptr) return std::nullopt;
+  // null: nobody publishes the figure (Accelerator::unknown names it); 0 stays "none".
+  if (v->is_null() && sign == Sign::non_negative) return std::nullopt;
   const char* what = sign == Sign::positive ? "a positive number" : "a non-negative number";
   if (!v->is_number()) return w.at(key, fmt::format("expected {}, got {}", what, show(*v)));
   const double d = v->get<double>();
@@ -124,6 +126,7 @@ Fail read_count(const json& obj, std::string_view key, const Where& w, Sign sign
                 std::uint64_t max, std::uint64_t& out) {
   const json* v = member(obj, key);
   if (v == nullptr) return std::nullopt;
+  if (v->is_null() && sign == Sign::non_negative) return std::nullopt;
   const char* what = sign == Sign::positive ? "a positive integer" : "a non-negative integer";
   const Error bad = w.at(key, fmt::format("expected {}, got {}", what, show(*v)));
   std::uint64_t u = 0;
@@ -294,6 +297,9 @@ Result<Accelerator> build_entry(const json& e, const Where& w, bool complete,
   if (auto f = read_string(e, "sources", w, true, a.sources)) return *f;
 
   a.smi_total_bytes = smi_mib * kMiB;
+  for (const char* key : {"memory_bandwidth_tb_s", "bf16_dense_tflops", "fp8_dense_tflops", "fp4_dense_tflops",
+                          "interconnect_gb_s", "tdp_w", "price_usd_per_gpu_hour"})
+    if (const json* v = member(e, key); v != nullptr && v->is_null()) a.unknown.emplace_back(key);
   if (!complete) return a;
 
   if (member(e, "name") == nullptr) return w.at("name", std::string(missing));
@@ -606,6 +612,10 @@ Result<const Accelerator*> GpuCatalogue::find(std::string_view name,
                              name, *best)};
   return Error{std::string(origin), "",
                fmt::format("unknown GPU '{}' (preflight gpus lists the catalogue)", name)};
+}
+
+bool Accelerator::is_unknown(std::string_view key) const {
+  return std::find(unknown.begin(), unknown.end(), key) != unknown.end();
 }
 
 }  // namespace preflight

@@ -340,7 +340,7 @@ nlohmann::json inventory_json(const ModelSpec& model, const Inventory& inv, cons
 }
 
 nlohmann::json accelerator_json(const Accelerator& g) {
-  return {{"id", g.id},
+  nlohmann::json j = {{"id", g.id},
           {"vendor", g.vendor},
           {"name", g.name},
           {"architecture", g.architecture},
@@ -363,6 +363,8 @@ nlohmann::json accelerator_json(const Accelerator& g) {
           {"price_usd_per_gpu_hour", g.price_usd_per_gpu_hour},
           {"price_note", g.price_note},
           {"sources", g.sources}};
+  for (const auto& key : g.unknown) j[key] = nullptr;  // not published: null, never 0
+  return j;
 }
 
 }  // namespace preflight

@@ -536,19 +536,22 @@ std::string render_gpus(const std::vector<Accelerator>& gpus, TextStyle style) {
     out += "| id | name | nominal | device-reported | evidence | HBM TB/s | BF16 TF | FP4 | per node | $/GPU-h |\n"
            "|---|---|---:|---:|---|---:|---:|---|---:|---:|\n";
   else
-    out += fmt::format("{:<30} {:>8} {:>16} {:<10} {:>7} {:>8} {:>4} {:>5} {:>8}\n", "id", "nominal", "device-reported",
+    out += fmt::format("{:<38} {:>8} {:>16} {:<10} {:>7} {:>8} {:>4} {:>5} {:>8}\n", "id", "nominal", "device-reported",
                        "evidence", "TB/s", "BF16 TF", "FP4", "node", "$/GPU-h");
   for (const auto& g : gpus) {
     const auto price = g.price_usd_per_gpu_hour > 0 ? fmt::format("{:.2f}", g.price_usd_per_gpu_hour) : std::string("-");
+    // A figure nobody publishes prints as "?", not as a 0 that reads like "none".
+    const auto figure = [&](const char* key, double v) { return g.is_unknown(key) ? std::string("?") : fmt::format("{}", v); };
+    const auto bandwidth = figure("memory_bandwidth_tb_s", g.memory_bandwidth_tb_s);
+    const auto bf16 = figure("bf16_dense_tflops", g.bf16_dense_tflops);
     if (style == TextStyle::markdown)
       out += fmt::format("| {} | {} | {} GB | {} | {} | {} | {} | {} | {} | {} |\n", g.id, g.name, g.nominal_gb,
                          format_gib(g.device_total_bytes), evidence_label(g.device_total_evidence),
-                         g.memory_bandwidth_tb_s, g.bf16_dense_tflops, g.fp4_native ? "yes" : "no", g.gpus_per_node, price);
+                         bandwidth, bf16, g.fp4_native ? "yes" : "no", g.gpus_per_node, price);
     else
-      out += fmt::format("{:<30} {:>5} GB {:>16} {:<10} {:>7} {:>8} {:>4} {:>5} {:>8}\n", g.id, g.nominal_gb,
+      out += fmt::format("{:<38} {:>5} GB {:>16} {:<10} {:>7} {:>8} {:>4} {:>5} {:>8}\n", g.id, g.nominal_gb,
                          format_gib(g.device_total_bytes), evidence_key(g.device_total_evidence),
-                         g.memory_bandwidth_tb_s, g.bf16_dense_tflops, g.fp4_native ? "yes" : "no", g.gpus_per_node,
-                         price);
+                         bandwidth, bf16, g.fp4_native ? "yes" : "no", g.gpus_per_node, price);
   }
   out += "\nnominal: the vendor's headline; device-reported: what CUDA/HIP report as total (plans use it).\n"
          "Sources for every figure: preflight gpus --format json.\n";
