@@ -17,6 +17,7 @@
 #include <sstream>
 #include <thread>
 
+#include "artifact/hf_quant_config.h"
 #include "artifact/reconciliation.h"
 #include "artifact/safetensors_header.h"
 #include "artifact/safetensors_index.h"
@@ -511,6 +512,20 @@ Result<LoadedModel> load_hub_model(const HubReference& ref, const HubFetchOption
   files.artifact = facts_from_listing(hub, "");
   files.artifact->source = fmt::format("hub listing of {} at commit {} ({})", ref.repo_id, hub.sha, c.settings.endpoint);
   files.listing = hub;
+  // ModelOpt's hf_quant_config.json, when the repo has one (merge_hf_quant_config says when it counts).
+  for (const auto& f : hub.siblings) {
+    if (f.path != "hf_quant_config.json") continue;
+    auto hf = file(c, "hf_quant_config.json");
+    if (!hf) return hf.error();
+    const auto hf_origin = fmt::format("{}@{} hf_quant_config.json", ref.repo_id, hub.sha.substr(0, 12));
+    auto merged = merge_hf_quant_config(files.config, files.config_origin, *hf, hf_origin);
+    if (!merged) return merged.error();
+    if (merged->merged) {
+      files.config = std::move(merged->config);
+      files.config_origin += " with hf_quant_config.json";
+    }
+    if (!merged->note.empty()) files.notes.push_back(merged->note);
+  }
   auto loaded = generated_model(files, overrides);
   if (!loaded) return loaded.error();
 

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <tuple>
 
+#include "artifact/hf_quant_config.h"
 #include "artifact/safetensors_header.h"
 #include "artifact/safetensors_index.h"
 #include "core/json_read.h"
@@ -75,6 +76,18 @@ Result<ModelFiles> folder_files(const fs::path& dir, const std::optional<fs::pat
   files.config_origin = config_path.string();
   files.name = dir.filename().string().empty() ? dir.string() : dir.filename().string();
   files.source = config_path.string();
+  if (const auto hf_path = dir / "hf_quant_config.json"; fs::exists(hf_path)) {
+    auto hf = read_file(hf_path.string());
+    if (!hf) return hf.error();
+    auto merged = merge_hf_quant_config(files.config, files.config_origin, *hf, hf_path.string());
+    if (!merged) return merged.error();
+    if (merged->merged) {
+      files.config = std::move(merged->config);
+      files.config_origin += " with " + hf_path.filename().string();
+      files.source += " + " + hf_path.filename().string();
+    }
+    if (!merged->note.empty()) files.notes.push_back(merged->note);
+  }
 
   // The index (when there is one) says which .safetensors files are the checkpoint.
   const auto index_path = index_file.value_or(dir / "model.safetensors.index.json");

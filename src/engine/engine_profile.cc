@@ -106,10 +106,28 @@ void read_sources(const Reader& r, std::map<std::string, std::string>& out) {
     if (v.is_string()) out[k] = v.get<std::string>();
 }
 
+Result<CheckpointKvRule> read_checkpoint_kv(const Reader& r) {
+  const auto* v = r.find("checkpoint_kv_cache");
+  if (!v || !v->is_object()) return r.missing("checkpoint_kv_cache", "an object {from, methods, source}");
+  const Reader c{*v, r.origin, r.path + "/checkpoint_kv_cache"};
+  CheckpointKvRule rule;
+  if (auto err = assign(rule.from, c.version("from"))) return *err;
+  if (auto err = assign(rule.source, c.text("source", true))) return *err;
+  const auto* m = c.find("methods");
+  if (!m || !m->is_array()) return c.missing("methods", "an array of quant_method names");
+  for (std::size_t i = 0; i < m->size(); ++i) {
+    if (!(*m)[i].is_string())
+      return Error{r.origin, fmt::format("{}/methods/{}", c.path, i), fmt::format("expected a string, got {}", show((*m)[i]))};
+    rule.methods.push_back((*m)[i].get<std::string>());
+  }
+  return rule;
+}
+
 Result<VllmProfile> read_vllm(const Reader& r) {
   VllmProfile p;
   if (auto err = assign(p.default_version, r.version("default_version"))) return *err;
   if (auto err = assign(p.code, r.text("code", false))) return *err;
+  if (auto err = assign(p.checkpoint_kv, read_checkpoint_kv(r))) return *err;
   auto d_section = r.child("defaults");
   if (!d_section) return d_section.error();
   const auto& d = *d_section;
@@ -121,6 +139,8 @@ Result<VllmProfile> read_vllm(const Reader& r) {
   if (auto err = assign(p.max_num_batched_tokens_small_gpu, d.count("max_num_batched_tokens_small_gpu", 2048))) return *err;
   if (auto err = assign(p.max_num_seqs_small_gpu, d.count("max_num_seqs_small_gpu", 256))) return *err;
   if (auto err = assign(p.mla_block_size, d.count("mla_block_size", 64))) return *err;
+  if (d.find("rocm_v1_mla_from"))
+    if (auto err = assign(p.rocm_v1_mla_from, d.version("rocm_v1_mla_from"))) return *err;
   read_sources(d, p.sources);
   const auto* eras = r.find("eras");
   if (!eras || !eras->is_array() || eras->empty()) return r.missing("eras", "a non-empty array");
@@ -188,6 +208,7 @@ Result<SglangProfile> read_sglang(const Reader& r) {
   SglangProfile p;
   if (auto err = assign(p.default_version, r.version("default_version"))) return *err;
   if (auto err = assign(p.code, r.text("code", false))) return *err;
+  if (auto err = assign(p.checkpoint_kv, read_checkpoint_kv(r))) return *err;
   auto d_section = r.child("defaults");
   if (!d_section) return d_section.error();
   const auto& d = *d_section;

@@ -38,6 +38,15 @@ struct VllmEra {
   std::string source;
 };
 
+// From which release an engine serves the KV cache in the dtype the checkpoint
+// declares (quantization_config's kv_cache_quant_algo / kv_cache_scheme) when
+// the cache dtype is `auto`, and for which quantization methods.
+struct CheckpointKvRule {
+  EngineVersion from;
+  std::vector<std::string> methods;  // quant_method values the engine reads it from
+  std::string source;
+};
+
 // MoE MXFP4 weight padding of the kernel vLLM picks on an architecture.
 struct Mxfp4Padding {
   std::string backend;
@@ -54,6 +63,7 @@ struct VllmProfile {
   std::uint64_t max_num_batched_tokens_large_gpu = 8192, max_num_seqs_large_gpu = 1024;
   std::uint64_t max_num_batched_tokens_small_gpu = 2048, max_num_seqs_small_gpu = 256;
   std::uint64_t mla_block_size = 64;
+  EngineVersion rocm_v1_mla_from{0, 9, 0};  // the first V1 release with an MLA backend on ROCm
   std::vector<VllmEra> eras;  // ascending by `from`
   std::uint64_t hidden_buffers_during_sampling = 2;
   std::uint64_t mlp_intermediate_copies = 3;
@@ -62,6 +72,7 @@ struct VllmProfile {
   std::uint64_t fused_moe_chunk_tokens = 16384;  // VLLM_FUSED_MOE_CHUNK_SIZE: the workspace's rows at most
   std::uint64_t rope_cache_dtype_bytes = 2;
   std::map<std::string, Mxfp4Padding> mxfp4_padding;  // by GPU architecture
+  CheckpointKvRule checkpoint_kv;
   std::map<std::string, std::string> sources;  // field -> source
 
   const VllmEra& era(const EngineVersion& v) const;
@@ -103,6 +114,7 @@ struct SglangProfile {
   double large_graph_bs_from = 300, per_graph_bs_dp_large_mb = 1.5;
   std::string reserved_source;
   std::vector<SglangDsaEra> dsa_eras;  // ascending by `from`
+  CheckpointKvRule checkpoint_kv;
   std::map<std::string, std::string> sources;
 
   // The DSA era of release `v` (the first era for releases before it).

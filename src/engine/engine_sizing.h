@@ -45,6 +45,7 @@ struct EngineSizing {
   std::string version_note;        // one line when the model's recipe needs a newer release; else ""
   double memory_fraction = 0;               // gpu_memory_utilization or mem_fraction_static in force
   std::uint64_t block_size = 0;             // tokens per KV block / page (after hybrid alignment)
+  bool mla_disabled = false;                // MLA layers cached as every head's K and V (vLLM V1 on ROCm before its MLA backend)
   std::uint64_t max_num_batched_tokens = 0;
   std::uint64_t max_num_seqs = 0;
   std::uint64_t max_model_len = 0;

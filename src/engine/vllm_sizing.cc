@@ -110,7 +110,8 @@ Result<EngineSizing> size_vllm(const EngineInputs& in) {
   EngineSizing s;
   s.kind = EngineKind::vllm;
   s.name = "vLLM";
-  const auto& era = prof.era(resolve_version(s, o, prof.default_version));
+  const auto applied_version = resolve_version(s, o, prof.default_version);
+  const auto& era = prof.era(applied_version);
   const bool v0 = era.engine == "v0";
   const auto total = in.gpu->device_total_bytes;
   const bool large_gpu = static_cast<double>(total) >= prof.large_gpu_min_gib * kGiBd &&
@@ -122,7 +123,12 @@ Result<EngineSizing> size_vllm(const EngineInputs& in) {
   else if (!era.chunked_prefill_default) s.max_num_batched_tokens = std::max<std::uint64_t>(s.max_model_len, 2048);
   else s.max_num_batched_tokens = large_gpu ? prof.max_num_batched_tokens_large_gpu : prof.max_num_batched_tokens_small_gpu;
   const auto seqs_in_profile = std::min(s.max_num_seqs, s.max_num_batched_tokens);
-  const bool has_mla = m.count_layers(LayerKind::mla) > 0;
+  // V1 on ROCm had no MLA backend before prof.rocm_v1_mla_from: such a model
+  // serves with MLA disabled (VLLM_MLA_DISABLE=1), every head's K and V cached.
+  const bool mla_disabled = m.count_layers(LayerKind::mla) > 0 && !v0 && in.gpu->architecture.starts_with("cdna") &&
+                            applied_version < prof.rocm_v1_mla_from;
+  const bool has_mla = m.count_layers(LayerKind::mla) > 0 && !mla_disabled;
+  s.mla_disabled = mla_disabled;
   const auto requested_block = o.block_size > 0 ? o.block_size : (has_mla ? prof.mla_block_size : prof.block_size);
 
   const auto kv_bytes = kv_dtype_bytes(work.kv_dtype);
@@ -263,7 +269,7 @@ Result<EngineSizing> size_vllm(const EngineInputs& in) {
     const auto c = stage_cache(m, layout.tp, kv_bytes, state_bytes, w.layers);
     KvCacheInputs kin;
     kin.block_size = requested_block;
-    kin.kernel_block_multiple = c.mla_layers > 0 ? prof.mla_block_size : prof.block_size;
+    kin.kernel_block_multiple = c.mla_layers > 0 && !mla_disabled ? prof.mla_block_size : prof.block_size;
     kin.max_model_len = s.max_model_len;
     kin.max_num_batched_tokens = s.max_num_batched_tokens;
     kin.dcp = layout.dcp;
@@ -283,8 +289,17 @@ Result<EngineSizing> size_vllm(const EngineInputs& in) {
     add(KvSpecKind::full, c.full_layers, c.full_per_token, 0);
     add(unify ? KvSpecKind::full : KvSpecKind::sliding, c.sliding_layers, c.sliding_per_token, unify ? 0 : m.gqa.sliding_window);
     add(unify ? KvSpecKind::full : KvSpecKind::chunked, c.chunked_layers, c.chunked_per_token, unify ? 0 : m.gqa.attention_chunk);
-    add(KvSpecKind::mla, c.mla_layers, c.mla_per_token, 0);
-    add(KvSpecKind::mla, c.indexer_per_token > 0 ? c.mla_layers : 0, c.indexer_per_token, 0);
+    if (mla_disabled) {
+      // DeepseekV2Attention without MLA: heads / TP heads of K and V, each
+      // qk_nope + qk_rope wide (V padded to the K head size for the kernel).
+      const auto heads = m.mla.heads >= layout.tp ? m.mla.heads / layout.tp : 1;
+      const auto per_token = checked_mul(checked_mul(heads, 2 * (m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim)), kv_bytes,
+                                         "KV bytes per token");
+      add(KvSpecKind::full, c.mla_layers, per_token, 0);
+    } else {
+      add(KvSpecKind::mla, c.mla_layers, c.mla_per_token, 0);
+      add(KvSpecKind::mla, c.indexer_per_token > 0 ? c.mla_layers : 0, c.indexer_per_token, 0);
+    }
     for (std::uint64_t i = 0; i < c.state_layers; ++i) kin.layers.push_back(KvLayerSpec{KvSpecKind::state, 0, c.state_per_layer, 0});
     if (in.draft != nullptr) {
       // The draft's attention layers get KV cache specs of their own, as the target's do.
@@ -343,6 +358,12 @@ Result<EngineSizing> size_vllm(const EngineInputs& in) {
                                 "profile-run activation peak - non-torch memory{} ({})",
                                 s.version, era.engine, s.memory_fraction,
                                 era.cuda_graph_subtracted ? " - CUDA graphs" : "", prof.code));
+  if (mla_disabled)
+    s.rules.push_back(fmt::format("vLLM {} on ROCm has no V1 MLA backend (MLA from {}: {}): the model serves with MLA "
+                                  "disabled, K and V of every head cached, V padded to the K head size",
+                                  s.version, prof.rocm_v1_mla_from.str(), prof.sources.count("rocm_v1_mla_from")
+                                                                              ? prof.sources.at("rocm_v1_mla_from")
+                                                                              : std::string("data/engines.json")));
   s.rules.push_back(fmt::format("KV blocks of {} tokens{}; {} KV cache group(s) of {} layers; blocks = min over workers",
                                 s.block_size,
                                 limiting_shape.state_groups ? fmt::format(" (raised until one attention page holds one {} B state page, padded to {} B)",

@@ -490,6 +490,17 @@ Result<QuantGroup> parse_ct_group(const JsonFields& groups, const std::string& k
   return group;
 }
 
+// A kv_cache_scheme (compressed-tensors, and ModelOpt's config.json form) that
+// is 8-bit float declares an FP8 KV cache (vLLM ModelOptQuantConfigBase.from_config:
+// type "float" and num_bits 8 -> kv_cache_quant_algo "FP8").
+Result<bool> declares_fp8_kv(const JsonFields& kv) {
+  auto bits = kv.positive_integer_or("num_bits", 0);
+  if (!bits) return bits.error();
+  auto type = kv.string_or("type", "");
+  if (!type) return type.error();
+  return *bits == 8 && *type == "float";
+}
+
 Result<QuantizationScheme> parse_compressed_tensors(const JsonFields& q, QuantizationScheme scheme) {
   auto format = q.string_or("format", "");
   if (!format) return format.error();
@@ -511,6 +522,12 @@ Result<QuantizationScheme> parse_compressed_tensors(const JsonFields& q, Quantiz
     auto dynamic = read_bool(*kv, "dynamic", false);
     if (!dynamic) return dynamic.error();
     scheme.kv_cache_scales = !*dynamic;
+    auto fp8 = declares_fp8_kv(*kv);
+    if (!fp8) return fp8.error();
+    if (*fp8) {
+      scheme.declared_kv_dtype = "fp8";
+      scheme.declared_kv_source = q.pointer_to("kv_cache_scheme");
+    }
     if (scheme.kv_cache_scales)
       scheme.notes.push_back("kv_cache_scheme: k_scale and v_scale [1] (model dtype) stored on every attention module "
                              "with a k_proj, as compressed-tensors initialises them");
@@ -668,18 +685,51 @@ Result<QuantizationScheme> parse_gptq(const JsonFields& q, QuantizationScheme sc
   if (*ckpt != "gptq" && *ckpt != "gptq_v2")
     return q.error("checkpoint_format",
                    fmt::format("GPTQ checkpoint format '{}' is not supported yet (expected gptq or gptq_v2)", *ckpt));
-  if (q.has("dynamic")) {
-    const auto& d = q.node()["dynamic"];
-    if (!d.is_object()) return q.error("dynamic", fmt::format("expected an object, got {}", show(d)));
-    if (!d.empty()) return q.error("dynamic", "per-module GPTQ overrides ('dynamic') are not supported yet");
-  }
-  auto ignore = read_not_convert(q, {"modules_to_not_convert"});
-  if (!ignore) return ignore.error();
-  scheme.ignore = std::move(ignore).value();
   // AutoGPTQ (model_file_base_name) and optimum's GPTQ integration (use_exllama,
   // exllama_config) build every QuantLinear with a bias; GPTQModel (meta) follows the layer.
   // Seen in Qwen-7B-Chat-Int4 (AutoGPTQ) and Qwen1.5-14B-Chat-GPTQ-Int4 (optimum keys).
   g.bias_always = (q.has("model_file_base_name") || q.has("use_exllama") || q.has("exllama_config")) && !q.has("meta");
+  auto ignore = read_not_convert(q, {"modules_to_not_convert"});
+  if (!ignore) return ignore.error();
+  scheme.ignore = std::move(ignore).value();
+  // GPTQModel's per-module overrides (gptqmodel/utils/model.py dynamic_get, read
+  // the same way by vLLM's gptq_utils.get_dynamic_override): each key is a
+  // Python re.match pattern on the module name; "-:" leaves the module
+  // unquantized, "+:" (or no prefix) overrides bits / group_size. Overrides are
+  // groups tried before the model-wide one (the last group).
+  if (q.has("dynamic")) {
+    const auto& d = q.node()["dynamic"];
+    if (!d.is_object()) return q.error("dynamic", fmt::format("expected an object, got {}", show(d)));
+    for (const auto& [key, value] : d.items()) {
+      const auto pointer = fmt::format("{}/{}", q.pointer_to("dynamic"), pointer_token(key));
+      const bool negative = key.starts_with("-:");
+      const std::string pattern = key.starts_with("-:") || key.starts_with("+:") ? key.substr(2) : key;
+      auto p = compile_ct_pattern("re:" + pattern, scheme.origin, pointer);
+      if (!p) return p.error();
+      if (negative) {
+        scheme.ignore.push_back(std::move(p).value());
+        continue;
+      }
+      if (!value.is_object()) return Error{scheme.origin, pointer, fmt::format("expected an object, got {}", show(value))};
+      JsonFields node(value, scheme.origin, pointer);
+      QuantGroup o = g;
+      o.name = key;
+      o.pointer = pointer;
+      auto obits = node.positive_integer_or("bits", g.num_bits);
+      if (!obits) return obits.error();
+      if (*obits != 2 && *obits != 3 && *obits != 4 && *obits != 8)
+        return node.error("bits", fmt::format("GPTQ stores 2, 3, 4 or 8-bit weights, got {}", *obits));
+      o.num_bits = *obits;
+      if (node.has("group_size")) {
+        auto ogs = read_group_size(node, "group_size");
+        if (!ogs) return ogs.error();
+        o.group_size = *ogs;
+        o.strategy = o.group_size == 0 ? ScaleStrategy::channel : ScaleStrategy::group;
+      }
+      o.targets.push_back(std::move(p).value());
+      scheme.groups.push_back(std::move(o));
+    }
+  }
   scheme.groups.push_back(std::move(g));
   return scheme;
 }
@@ -731,31 +781,55 @@ Result<QuantizationScheme> parse_mlx(const JsonFields& q, QuantizationScheme sch
   return scheme;
 }
 
-// ModelOpt: quant_algo NVFP4 / FP8, exclude_modules as fnmatch wildcards.
+// ModelOpt: quant_algo NVFP4 / FP8, excluded modules as fnmatch wildcards. Two
+// forms, read as vLLM's ModelOptQuantConfigBase.from_config reads them:
+// hf_quant_config.json's {"quantization": {quant_algo, kv_cache_quant_algo,
+// exclude_modules}} (merged into quantization_config by the loader), and
+// config.json's quantization_config {quant_method "modelopt", quant_algo,
+// ignore, kv_cache_scheme | kv_cache_quant_algo, group_size | config_groups}.
+// Both lists are read when both are written (each names modules ModelOpt left
+// in the model dtype).
 Result<QuantizationScheme> parse_modelopt(const JsonFields& q, QuantizationScheme scheme) {
   QuantGroup g;
   g.pointer = scheme.pointer;
-  auto algo = q.string("quant_algo");
-  if (!algo) return algo.error();
-  if (*algo == "NVFP4") {
+  auto algo_text = q.string("quant_algo");
+  if (!algo_text) return algo_text.error();
+  // vLLM upper-cases quant_algo ("ModelOpt may emit lowercase").
+  std::string algo = *algo_text;
+  for (char& c : algo) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (algo == "NVFP4") {
     g.name = g.format = "modelopt-nvfp4";
     g.kind = QuantFormat::modelopt_nvfp4;
     g.num_bits = 4;
     g.type = "float";
-    auto gs = q.positive_integer_or("group_size", 16);
+    std::uint64_t fallback = 16;
+    // config.json's form may give the group size only in its config group.
+    if (!q.has("group_size") && q.has("config_groups")) {
+      const auto& groups = q.node()["config_groups"];
+      if (groups.is_object())
+        for (const auto& [key, group] : groups.items())
+          if (group.is_object() && group.contains("weights") && group["weights"].is_object() &&
+              group["weights"].contains("group_size") && group["weights"]["group_size"].is_number_unsigned() &&
+              group["weights"]["group_size"].get<std::uint64_t>() > 0) {
+            fallback = group["weights"]["group_size"].get<std::uint64_t>();
+            break;
+          }
+    }
+    auto gs = q.positive_integer_or("group_size", fallback);
     if (!gs) return gs.error();
     g.group_size = *gs;
-  } else if (*algo == "FP8") {
+  } else if (algo == "FP8") {
     g.name = g.format = "modelopt-fp8";
     g.kind = QuantFormat::modelopt_fp8;
     g.num_bits = 8;
     g.type = "float";
   } else {
-    return q.error("quant_algo", fmt::format("ModelOpt algorithm {} is not supported yet (NVFP4 and FP8 are)", echo(*algo)));
+    return q.error("quant_algo", fmt::format("ModelOpt algorithm {} is not supported yet (NVFP4 and FP8 are)", echo(*algo_text)));
   }
   scheme.groups.push_back(std::move(g));
-  if (q.has("exclude_modules")) {
-    auto list = q.string_list("exclude_modules");
+  for (const char* key : {"exclude_modules", "ignore"}) {
+    if (!q.has(key)) continue;
+    auto list = q.string_list(key);
     if (!list) return list.error();
     for (std::size_t i = 0; i < list->size(); ++i) {
       // fnmatch: '*' any run, '?' one character, the rest literal, the whole name.
@@ -767,14 +841,29 @@ Result<QuantizationScheme> parse_modelopt(const JsonFields& q, QuantizationSchem
         else re += std::string("\\") + c;
       }
       re += "$";
-      auto p = compile_ct_pattern(re, scheme.origin, fmt::format("{}/{}", q.pointer_to("exclude_modules"), i));
+      auto p = compile_ct_pattern(re, scheme.origin, fmt::format("{}/{}", q.pointer_to(key), i));
       if (!p) return p.error();
       scheme.ignore.push_back(std::move(p).value());
     }
   }
   auto kv = q.string_or("kv_cache_quant_algo", "");
   if (!kv) return kv.error();
-  scheme.kv_scales_on_projections = *kv == "FP8";
+  bool fp8_kv = false;
+  if (!kv->empty()) {
+    std::string upper = *kv;
+    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    fp8_kv = upper == "FP8";
+    if (fp8_kv) scheme.declared_kv_source = q.pointer_to("kv_cache_quant_algo");
+  } else if (q.has("kv_cache_scheme") && !q.node()["kv_cache_scheme"].is_null()) {
+    auto scheme_kv = q.object("kv_cache_scheme");
+    if (!scheme_kv) return scheme_kv.error();
+    auto fp8 = declares_fp8_kv(*scheme_kv);
+    if (!fp8) return fp8.error();
+    fp8_kv = *fp8;
+    if (fp8_kv) scheme.declared_kv_source = q.pointer_to("kv_cache_scheme");
+  }
+  scheme.kv_scales_on_projections = fp8_kv;
+  if (fp8_kv) scheme.declared_kv_dtype = "fp8";
   return scheme;
 }
 
@@ -863,7 +952,7 @@ class Decider {
       // A class name in `ignore` ("Linear") would ignore everything; names and regexes only.
       if (!(p.kind == NamePattern::Kind::exact && p.text == "Linear") && test(p, here, module)) return nullptr;
     }
-    if (s_.method == "mlx") {  // a module-path override, else the model-wide setting (the last group)
+    if (s_.method == "mlx" || s_.method == "gptq") {  // a module override, else the model-wide setting (the last group)
       for (const auto& g : s_.groups) {
         for (const auto& p : g.targets) {
           const std::size_t here = slot++;

@@ -48,6 +48,8 @@
 //       quantize_config with model_file_base_name and no `meta`, which GPTQModel
 //       writes) builds every QuantLinear with bias=True: a module without a bias
 //       still stores `bias` F16 [out] (Qwen-7B-Chat-Int4: c_proj, w1, w2).
+//       GPTQModel's `dynamic` {"-:<re>": {}, "+:<re>": {bits, group_size}} leaves
+//       matching modules unquantized or re-sizes them (re.match on the module name).
 //   mlx (mlx-lm `quantize_model`; the config's `quantization` / `quantization_config`
 //       holds bits, group_size and mode "affine", no quant_method): every nn.Linear
 //       and nn.Embedding whose input dimension group_size divides, the LM head
@@ -63,11 +65,14 @@
 //       `weight.quant_state.bitsandbytes__<type>` U8 [the packed JSON's length].
 //       8-bit: `weight` I8 [out, in], `SCB` F32 [out], `weight_format` U8 [].
 //   modelopt (NVIDIA TensorRT Model Optimizer's Hugging Face export; quant_algo
-//       NVFP4 or FP8, exclude_modules as shell-style wildcards): every nn.Linear not
-//       excluded. NVFP4: `weight` U8 [out, in/2] + `weight_scale` F8_E4M3
+//       NVFP4 or FP8; the unquantized modules as shell-style wildcards, listed as
+//       `exclude_modules` in hf_quant_config.json and as `ignore` in config.json's
+//       quantization_config, both read as vLLM's ModelOptQuantConfigBase.from_config
+//       reads them): every nn.Linear not excluded. NVFP4: `weight` U8 [out, in/2] + `weight_scale` F8_E4M3
 //       [out, in/group_size] + `weight_scale_2` F32 [] + `input_scale` F32 [].
 //       FP8: `weight` F8_E4M3 [out, in] + `weight_scale` F32 [] + `input_scale` F32 [].
-//       kv_cache_quant_algo FP8 adds `k_proj.k_scale` and `v_proj.v_scale` F32 [].
+//       kv_cache_quant_algo FP8 (or config.json's kv_cache_scheme {type float,
+//       num_bits 8}) adds `k_proj.k_scale` and `v_proj.v_scale` F32 [].
 //   For fp8, mxfp4, awq and gptq the LM head is never converted (transformers
 //   keeps the output embedding out of every quantizer), and awq/gptq convert only
 //   the language model's decoder layers (their producers walk those layers only).
@@ -199,6 +204,12 @@ struct QuantizationScheme {
   std::vector<NamePattern> ignore;   // ignore (compressed-tensors) or modules_to_not_convert
   bool kv_cache_scales = false;      // compressed-tensors kv_cache_scheme stores k_scale / v_scale
   bool kv_scales_on_projections = false;  // ModelOpt: k_proj.k_scale / v_proj.v_scale (F32 [])
+  // The KV cache the checkpoint was calibrated for: "fp8" when ModelOpt's
+  // kv_cache_quant_algo is FP8 or a kv_cache_scheme (ModelOpt or
+  // compressed-tensors) is 8-bit float; empty otherwise. Engines that read it
+  // serve the cache in it under --kv-cache-dtype auto (engine/checkpoint_kv_dtype.h).
+  std::string declared_kv_dtype;
+  std::string declared_kv_source;    // the JSON pointer that declares it, for the report
   std::string origin;                // file the scheme came from
   std::string pointer;               // JSON pointer of quantization_config
   std::vector<std::string> notes;    // what the reader assumed (for ModelSpec::notes)

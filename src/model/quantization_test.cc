@@ -4,6 +4,7 @@
 // DeepSeek-V3 and Kimi-K2 checkpoints' exact totals.
 #include "model/quantization.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -412,6 +413,80 @@ TEST(QuantFormats, InventoryBucketsNameTheEncoding) {
 
 // ---------------------------------------------------------------------------
 
+// Each declaration a checkpoint makes, in the form its producer writes it, read
+// tensor by tensor (looked up by name; the bytes are the producers' layouts above).
+struct DeclaredCase {
+  const char* label;
+  std::string config;
+  std::vector<LogicalTensor> logical;
+  std::vector<Want> want;  // a subset of the stored tensors, by name
+  std::string kv_dtype;    // the declared KV-cache dtype ("" when none)
+};
+
+TEST(QuantDeclarations, EveryFormTheProducersWriteIsRead) {
+  const std::vector<DeclaredCase> cases = {
+      // ModelOpt's config.json form (nvidia/*-NVFP4 exports since ModelOpt 0.3x): `ignore`,
+      // the group size in config_groups, kv_cache_scheme instead of kv_cache_quant_algo.
+      {"modelopt config.json form",
+       R"({"quant_method": "modelopt", "quant_algo": "nvfp4", "ignore": ["lm_head", "model.layers.*.self_attn*"],
+           "config_groups": {"group_0": {"weights": {"num_bits": 4, "type": "float", "group_size": 16}, "targets": ["Linear"]}},
+           "kv_cache_scheme": {"num_bits": 8, "type": "float", "dynamic": false}})",
+       {tensor(kL0 + "self_attn.k_proj.weight", {1024, 4096}),
+        tensor(kL0 + "mlp.gate_proj.weight", {11008, 4096}, Dtype::BF16, true, MC::dense_mlp)},
+       {{kL0 + "self_attn.k_proj.weight", "[1024, 4096]", "BF16", 8'388'608, 4'194'304},
+        {kL0 + "self_attn.k_proj.k_scale", "[]", "F32", 4, 0},
+        {kL0 + "mlp.gate_proj.weight", "[11008, 2048]", "U8", 22'544'384, 45'088'768},
+        {kL0 + "mlp.gate_proj.weight_scale", "[11008, 256]", "F8_E4M3", 2'818'048, 0}},
+       "fp8"},
+      // GPTQModel `dynamic`: "-:" keeps o_proj in F16, "+:" stores down_proj at 8 bits, group 32.
+      {"gptq dynamic",
+       R"({"quant_method": "gptq", "bits": 4, "group_size": 128, "meta": {"quantizer": ["gptqmodel:2.0"]},
+           "dynamic": {"-:.*self_attn\\.o_proj": {}, "+:.*down_proj": {"bits": 8, "group_size": 32}}})",
+       {tensor(kL0 + "self_attn.q_proj.weight", {4096, 4096}, Dtype::F16),
+        tensor(kL0 + "self_attn.o_proj.weight", {4096, 4096}, Dtype::F16, true, MC::gqa_attention, PR::row),
+        tensor(kL0 + "mlp.down_proj.weight", {4096, 11008}, Dtype::F16, true, MC::dense_mlp, PR::row)},
+       {{kL0 + "self_attn.q_proj.qweight", "[512, 4096]", "I32", 8'388'608, 16'777'216},
+        {kL0 + "self_attn.o_proj.weight", "[4096, 4096]", "F16", 33'554'432, 16'777'216},
+        {kL0 + "mlp.down_proj.qweight", "[2752, 4096]", "I32", 45'088'768, 45'088'768},
+        {kL0 + "mlp.down_proj.qzeros", "[344, 1024]", "I32", 1'409'024, 0},
+        {kL0 + "mlp.down_proj.scales", "[344, 4096]", "F16", 2'818'048, 0}},
+       ""},
+      // compressed-tensors: an 8-bit float kv_cache_scheme declares the FP8 cache.
+      {"compressed-tensors kv_cache_scheme",
+       R"({"quant_method": "compressed-tensors", "format": "float-quantized", "ignore": ["lm_head"],
+           "kv_cache_scheme": {"num_bits": 8, "type": "float", "strategy": "tensor", "dynamic": false, "symmetric": true},
+           "config_groups": {"group_0": {"targets": ["Linear"], "weights": {"num_bits": 8, "type": "float",
+               "strategy": "channel", "dynamic": false, "symmetric": true}}}})",
+       {tensor(kL0 + "self_attn.k_proj.weight", {1024, 4096})},
+       {{kL0 + "self_attn.k_proj.weight", "[1024, 4096]", "F8_E4M3", 4'194'304, 4'194'304}},
+       "fp8"},
+      // An INT8 KV scheme is not an FP8 cache: nothing declared for the engines' auto.
+      {"compressed-tensors int8 kv_cache_scheme",
+       R"({"quant_method": "compressed-tensors", "format": "float-quantized",
+           "kv_cache_scheme": {"num_bits": 8, "type": "int", "strategy": "tensor", "dynamic": false, "symmetric": true},
+           "config_groups": {"group_0": {"targets": ["Linear"], "weights": {"num_bits": 8, "type": "float",
+               "strategy": "channel", "dynamic": false, "symmetric": true}}}})",
+       {tensor(kL0 + "self_attn.k_proj.weight", {1024, 4096})},
+       {{kL0 + "self_attn.k_proj.weight", "[1024, 4096]", "F8_E4M3", 4'194'304, 4'194'304}},
+       ""},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.label);
+    const auto scheme = parse(c.config);
+    ASSERT_TRUE(scheme.ok()) << scheme.error().to_string();
+    EXPECT_EQ(scheme->declared_kv_dtype, c.kv_dtype);
+    const auto m = quantize(c.config, c.logical);
+    for (const auto& want : c.want) {
+      const auto it = std::find_if(m.tensors.begin(), m.tensors.end(), [&](const auto& t) { return t.name == want.name; });
+      ASSERT_NE(it, m.tensors.end()) << want.name;
+      EXPECT_EQ(shape_text(it->shape), want.shape) << want.name;
+      EXPECT_EQ(dtype_name(it->dtype), want.dtype) << want.name;
+      EXPECT_EQ(it->bytes_each, want.bytes_each) << want.name;
+      EXPECT_EQ(it->logical_params_each, want.params_each) << want.name;
+    }
+  }
+}
+
 TEST(QuantPatterns, ModulesToNotConvertMatchLikeTheProducers) {
   const auto s = parse(R"({"quant_method": "mxfp4", "modules_to_not_convert": ["model.layers.*.self_attn",
                           "model.layers.*.mlp.router", "lm_head", "gate", "model\\.layers\\.[0-3]\\.mlp"]})")
@@ -766,8 +841,16 @@ TEST(QuantConfigErrors, EachBadFieldIsNamedOnOneLine) {
       {R"({"quant_method": "gptq", "bits": 4, "group_size": 128, "checkpoint_format": "marlin"})",
        "config.json: /quantization_config/checkpoint_format: GPTQ checkpoint format 'marlin' is not supported yet "
        "(expected gptq or gptq_v2)"},
-      {R"({"quant_method": "gptq", "bits": 4, "group_size": 128, "dynamic": {"-:.*lm_head": {}}})",
-       "config.json: /quantization_config/dynamic: per-module GPTQ overrides ('dynamic') are not supported yet"},
+      {R"({"quant_method": "gptq", "bits": 4, "group_size": 128, "dynamic": {"+:.*down_proj": {"bits": 5}}})",
+       "config.json: /quantization_config/dynamic/+:.*down_proj/bits: GPTQ stores 2, 3, 4 or 8-bit weights, got 5"},
+      {R"({"quant_method": "gptq", "bits": 4, "group_size": 128, "dynamic": {".*down_proj": 8}})",
+       "config.json: /quantization_config/dynamic/.*down_proj: expected an object, got 8"},
+      {R"({"quant_method": "gptq", "bits": 4, "group_size": 128, "dynamic": []})",
+       "config.json: /quantization_config/dynamic: expected an object, got []"},
+      {R"({"quant_method": "modelopt", "quant_algo": "NVFP4", "ignore": "lm_head"})",
+       "config.json: /quantization_config/ignore: expected a list of strings, got \"lm_head\""},
+      {R"({"quant_method": "modelopt", "quant_algo": "NVFP4", "kv_cache_scheme": {"num_bits": "8", "type": "float"}})",
+       "config.json: /quantization_config/kv_cache_scheme/num_bits: expected a positive integer, got \"8\""},
   };
   for (const auto& [config, error] : cases) {
     const auto s = parse(config);

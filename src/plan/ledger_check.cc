@@ -68,9 +68,17 @@ std::string kv_disagreement(const Plan& plan, const ModelSpec& model) {
   if (model.mla.index_head_dim > 0) return "";
   const auto kv_bytes = kv_dtype_bytes(plan.workload.kv_dtype);
   std::uint64_t per_token = 0;
-  for (const auto& row : token_cache_per_rank(model, kv_bytes, plan.layout.tp))
-    per_token = checked_add(per_token, row.bytes_per_token, "KV bytes per token");
   const auto& e = *plan.engine;
+  for (const auto& row : token_cache_per_rank(model, kv_bytes, plan.layout.tp)) {
+    if (row.kind == LayerKind::mla && e.mla_disabled) {
+      // Without MLA every head's K and V is cached, qk_nope + qk_rope wide.
+      const auto heads = std::max<std::uint64_t>(model.mla.heads / plan.layout.tp, 1);
+      per_token = checked_add(per_token, row.layers * heads * 2 * (model.mla.qk_nope_head_dim + model.mla.qk_rope_head_dim) * kv_bytes,
+                              "KV bytes per token");
+      continue;
+    }
+    per_token = checked_add(per_token, row.bytes_per_token, "KV bytes per token");
+  }
   const auto block = std::max<std::uint64_t>(e.block_size, 1);
   const auto per_request = [&](std::uint64_t tokens) {
     return checked_mul(checked_mul(ceil_div(tokens, block), block, "KV tokens"), per_token, "KV bytes");

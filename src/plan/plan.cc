@@ -12,6 +12,7 @@
 #include "workload/kv_offload.h"
 #include "placement/placement.h"
 #include "plan/plan_steps.h"
+#include "engine/checkpoint_kv_dtype.h"
 #include "engine/size_engine.h"
 #include "perf/roofline.h"
 #include "perf/step_shape.h"
@@ -141,7 +142,11 @@ Result<Plan> build_plan(const PlanContext& context, const Accelerator& gpu, cons
     plan.draft_tp = share->first;
     plan.draft_weights_per_rank = share->second;
   }
-  plan.workload = resolved_workload(request.workload, model.max_context, dtype_bits(model.dtype));
+  const auto declared_kv = checkpoint_kv_dtype(model, request.engine);
+  plan.workload = resolved_workload(request.workload, model.max_context, dtype_bits(model.dtype),
+                                    declared_kv ? std::optional<KvDtype>(declared_kv->dtype) : std::nullopt);
+  if (full && declared_kv && request.workload.kv_dtype == KvDtype::automatic)
+    plan.assumptions.push_back(fmt::format("KV cache {}: {}", declared_kv->dtype, declared_kv->why));
   plan.engine_options = request.engine;
   const bool with_engine = request.engine.kind != EngineKind::generic;
   plan.second_pass = request.workload.requested || with_engine;

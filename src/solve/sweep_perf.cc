@@ -1,5 +1,6 @@
 #include "solve/sweep_perf.h"
 
+#include "engine/checkpoint_kv_dtype.h"
 #include "core/parallel_for.h"
 #include "perf/cost.h"
 #include "perf/roofline.h"
@@ -33,7 +34,9 @@ std::optional<SweepCellPerf> green_perf(const PlanContext& context, const Accele
 
 void add_sweep_perf(Sweep& sweep, const PlanContext& context, const PlanRequest& request, unsigned threads) {
   const auto& model = *context.model;
-  const auto w = resolved_workload(request.workload, model.max_context, dtype_bits(model.dtype));
+  const auto declared_kv = checkpoint_kv_dtype(model, request.engine);
+  const auto w = resolved_workload(request.workload, model.max_context, dtype_bits(model.dtype),
+                                   declared_kv ? std::optional<KvDtype>(declared_kv->dtype) : std::nullopt);
   // Each family's row is independent; the context's format placement is built once (call_once).
   parallel_for(sweep.rows.size(), threads, [&](std::size_t i) {
     auto& row = sweep.rows[i];
@@ -44,7 +47,9 @@ void add_sweep_perf(Sweep& sweep, const PlanContext& context, const PlanRequest&
 
 void add_fit_perf(std::vector<FamilyFit>& fits, const PlanContext& context, const PlanRequest& request) {
   const auto& model = *context.model;
-  const auto w = resolved_workload(request.workload, model.max_context, dtype_bits(model.dtype));
+  const auto declared_kv = checkpoint_kv_dtype(model, request.engine);
+  const auto w = resolved_workload(request.workload, model.max_context, dtype_bits(model.dtype),
+                                   declared_kv ? std::optional<KvDtype>(declared_kv->dtype) : std::nullopt);
   for (auto& f : fits)
     if (f.fits) f.perf = green_perf(context, f.gpu, f.best.layout, request, w);
 }

@@ -6,9 +6,11 @@
 
 namespace preflight {
 
-WorkloadOptions resolved_workload(WorkloadOptions w, std::uint64_t max_context, std::uint64_t model_dtype_bits) {
+WorkloadOptions resolved_workload(WorkloadOptions w, std::uint64_t max_context, std::uint64_t model_dtype_bits,
+                                  std::optional<KvDtype> declared_kv) {
   if (!w.mix.empty()) w.context_tokens = longest(w.mix);
   if (w.context_tokens == 0) w.context_tokens = max_context;
+  if (w.kv_dtype == KvDtype::automatic && declared_kv) w.kv_dtype = *declared_kv;
   w.kv_dtype = resolve_kv_dtype(w.kv_dtype, model_dtype_bits);
   return w;
 }

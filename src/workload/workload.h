@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "core/units.h"
@@ -49,7 +50,9 @@ std::uint64_t typical_length(const WorkloadOptions& w);
 
 
 // The options as a plan uses them: context 0 -> the model's window, kv_dtype
-// auto -> the model dtype.
-WorkloadOptions resolved_workload(WorkloadOptions w, std::uint64_t max_context, std::uint64_t model_dtype_bits);
+// auto -> `declared_kv` when the checkpoint declares a cache dtype the engine
+// reads (engine/checkpoint_kv_dtype.h), else the model dtype.
+WorkloadOptions resolved_workload(WorkloadOptions w, std::uint64_t max_context, std::uint64_t model_dtype_bits,
+                                  std::optional<KvDtype> declared_kv = std::nullopt);
 
 }  // namespace preflight
