@@ -141,6 +141,8 @@ Result<VllmProfile> read_vllm(const Reader& r) {
   if (auto err = assign(p.mla_block_size, d.count("mla_block_size", 64))) return *err;
   if (d.find("rocm_v1_mla_from"))
     if (auto err = assign(p.rocm_v1_mla_from, d.version("rocm_v1_mla_from"))) return *err;
+  if (d.find("hybrid_seqs_check_from"))
+    if (auto err = assign(p.hybrid_seqs_check_from, d.version("hybrid_seqs_check_from"))) return *err;
   read_sources(d, p.sources);
   const auto* eras = r.find("eras");
   if (!eras || !eras->is_array() || eras->empty()) return r.missing("eras", "a non-empty array");

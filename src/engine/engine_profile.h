@@ -64,6 +64,7 @@ struct VllmProfile {
   std::uint64_t max_num_batched_tokens_small_gpu = 2048, max_num_seqs_small_gpu = 256;
   std::uint64_t mla_block_size = 64;
   EngineVersion rocm_v1_mla_from{0, 9, 0};  // the first V1 release with an MLA backend on ROCm
+  EngineVersion hybrid_seqs_check_from{0, 20, 0};  // refuses max_num_seqs above a hybrid model's state blocks
   std::vector<VllmEra> eras;  // ascending by `from`
   std::uint64_t hidden_buffers_during_sampling = 2;
   std::uint64_t mlp_intermediate_copies = 3;

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,23 @@ struct EngineWorker {
   // SGLang's pools are split at start-up; vLLM shares one pool (both 0).
   std::uint64_t kv_pool_bytes = 0;
   std::uint64_t state_pool_bytes = 0;
+};
+
+// What the engine logs at each release preflight models, when the release is
+// not given (engine/engine_version_range.h): the spread an unknown version spans.
+struct EngineVersionPoint {
+  std::string version;
+  std::uint64_t kv_cache_tokens = 0;
+  double max_concurrency = 0;
+  std::string failure;  // the release would refuse to start ("" when it starts)
+};
+
+struct EngineVersionRange {
+  std::vector<EngineVersionPoint> points;  // ascending by release
+  std::uint64_t kv_cache_tokens_min = 0, kv_cache_tokens_max = 0;
+  std::string kv_min_version, kv_max_version;
+  double max_concurrency_min = 0, max_concurrency_max = 0;
+  std::string concurrency_min_version, concurrency_max_version;
 };
 
 struct EngineSizing {
@@ -65,6 +83,7 @@ struct EngineSizing {
   std::vector<Figure> figures;              // every figure above with evidence and formula
   std::vector<std::string> rules;           // the engine rules applied (from its code)
   std::vector<std::string> estimates;       // which inputs are planning estimates
+  std::optional<EngineVersionRange> range;  // without --engine-version: every modelled release's figures
 };
 
 }  // namespace preflight

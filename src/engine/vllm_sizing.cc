@@ -353,6 +353,19 @@ Result<EngineSizing> size_vllm(const EngineInputs& in) {
                             "'To serve at least one request with the model's max seq len ... is needed'); lower "
                             "--context or add memory",
                             with_commas(s.max_model_len));
+  // Capturing FULL CUDA graphs for decode needs one state block per sequence
+  // (CompilationConfig.resolve_cudagraph_mode_and_sizes). MLA models get FULL
+  // graphs from FlashMLA / CUTLASS MLA (Hopper, Blackwell); elsewhere their
+  // backend downgrades to PIECEWISE and the check does not run.
+  const bool full_graphs = !o.enforce_eager && (m.count_layers(LayerKind::mla) == 0 ||
+                                                in.gpu->architecture == "hopper" || in.gpu->architecture == "blackwell");
+  if (s.failure.empty() && limiting_shape.state_groups > 0 && full_graphs &&
+      applied_version >= prof.hybrid_seqs_check_from && s.max_num_seqs > s.num_blocks)
+    s.failure = fmt::format("max_num_seqs ({}) exceeds available Mamba cache blocks ({}): vLLM {} refuses to start a "
+                            "hybrid model whose running sequences cannot each hold a state block while capturing CUDA "
+                            "graphs; lower --max-num-seqs to at most {}, raise --gpu-memory-utilization, or use "
+                            "--enforce-eager (vllm/config/compilation.py resolve_cudagraph_mode_and_sizes, from {})",
+                            s.max_num_seqs, s.num_blocks, s.version, s.num_blocks, prof.hybrid_seqs_check_from.str());
 
   s.rules.push_back(fmt::format("vLLM {} ({} engine): budget = device total x gpu_memory_utilization {} - weights - "
                                 "profile-run activation peak - non-torch memory{} ({})",

@@ -17,6 +17,7 @@
 #include "model/model_catalogue.h"
 #include "plan/plan.h"
 #include "reference_files.h"
+#include "engine/engine_version_range.h"
 #include "support/fixtures.h"
 #include "support/model_configs.h"
 
@@ -38,6 +39,7 @@ struct VllmRun {
   std::string kv_dtype = "auto";
   std::uint64_t concurrency = 1;
   bool enforce_eager = false;
+  std::uint64_t max_num_seqs = 0;  // 0: the engine's default
 };
 
 // "" : no --engine-version (the profile's default).
@@ -58,6 +60,7 @@ PlanRequest request(const VllmRun& r) {
   req.engine.gpu_memory_utilization = r.util;
   req.engine.version = version_of(r.version);
   req.engine.enforce_eager = r.enforce_eager;
+  req.engine.max_num_seqs = r.max_num_seqs;
   return req;
 }
 
@@ -462,6 +465,58 @@ TEST(VllmSizing, TheMainModelSkipsMtpLayersUnlessTheyDraft) {
   EXPECT_GT(mtp, 100'000'000u);
   EXPECT_EQ(rank0_row(plain, "weights.mtp"), 0u);
   EXPECT_EQ(drafting.engine->workers.front().weights_bytes - plain.engine->workers.front().weights_bytes, mtp);
+}
+
+// vLLM's FULL CUDA-graph capture needs a state block per running sequence
+// (resolve_cudagraph_mode_and_sizes, from 0.20): more --max-num-seqs than state
+// blocks is a start-up error, not a plan that fits (vllm#49064).
+TEST(VllmSizing, HybridSequencesBeyondTheStateBlocksAreRefusedFrom020) {
+  VllmRun r{.model = "kimi-linear-48b", .gpu = "H200", .util = 0.9, .context = 1'048'576, .max_num_seqs = 4096};
+  r.version = "0.20";
+  const auto refused = plan(r);
+  EXPECT_NE(refused.engine->failure.find("max_num_seqs (4096) exceeds available Mamba cache blocks ("), std::string::npos)
+      << refused.engine->failure;
+  EXPECT_LT(refused.engine->num_blocks, 4096u);
+  EXPECT_FALSE(refused.verdict.fits);
+  r.version = "0.19";
+  EXPECT_EQ(plan(r).engine->failure, "");
+  r.version = "0.20";
+  r.enforce_eager = true;  // no CUDA graphs, no check
+  EXPECT_EQ(plan(r).engine->failure, "");
+}
+
+// V1 on ROCm before 0.9.0 has no MLA backend: DeepSeek-V3 caches every head's
+// K and V (16 heads per rank at TP 8, 192 wide, V padded): 61 x 16 x 2 x 192 x 2 B.
+TEST(VllmSizing, RocmBeforeItsMlaBackendCachesEveryHead) {
+  VllmRun r{.model = "deepseek-v3", .gpu = "mi308x", .gpus = 8, .util = 0.9, .context = 32768};
+  r.version = "0.8.3";
+  const auto off = plan(r);
+  EXPECT_TRUE(off.engine->mla_disabled);
+  EXPECT_EQ(off.engine->kv_bytes_per_token, 61u * 16 * 2 * 192 * 2);
+  r.version = "0.9.0";
+  const auto on = plan(r);
+  EXPECT_FALSE(on.engine->mla_disabled);
+  EXPECT_EQ(on.engine->kv_bytes_per_token, 61u * (512 + 64) * 2);
+  r.gpu = "H100";  // CUDA had MLA on V1 all along
+  r.version = "0.8.3";
+  EXPECT_FALSE(plan(r).engine->mla_disabled);
+}
+
+// Without --engine-version the plan sizes every release whose rules differ;
+// the default release's figures are one of its points.
+TEST(VllmSizing, AnUnknownReleaseGivesTheRangeItSpans) {
+  VllmRun r;
+  r.version = "";
+  const auto p = plan(r);
+  ASSERT_TRUE(p.engine->range.has_value());
+  const auto& range = *p.engine->range;
+  EXPECT_EQ(range.points.size(), modelled_releases(EngineKind::vllm).size());
+  EXPECT_EQ(range.points.back().kv_cache_tokens, p.engine->kv_cache_tokens);
+  EXPECT_LE(range.kv_cache_tokens_min, p.engine->kv_cache_tokens);
+  EXPECT_GE(range.kv_cache_tokens_max, p.engine->kv_cache_tokens);
+  EXPECT_LT(range.kv_cache_tokens_min, range.kv_cache_tokens_max);  // the eras' non-torch and sampler rules differ
+  r.version = "0.19.0";
+  EXPECT_FALSE(plan(r).engine->range.has_value());  // a release given: no range
 }
 
 }  // namespace

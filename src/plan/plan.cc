@@ -13,6 +13,7 @@
 #include "placement/placement.h"
 #include "plan/plan_steps.h"
 #include "engine/checkpoint_kv_dtype.h"
+#include "engine/engine_version_range.h"
 #include "engine/size_engine.h"
 #include "perf/roofline.h"
 #include "perf/step_shape.h"
@@ -22,6 +23,33 @@ namespace preflight {
 using namespace plan_steps;
 
 namespace {
+
+// Without --engine-version: the engine sized at every release whose rules
+// differ (engine/engine_version_range.h). The workload is resolved per release
+// (the checkpoint's KV-cache dtype applies from a release on).
+EngineVersionRange version_range(EngineInputs in, const ModelSpec& model, const WorkloadOptions& requested) {
+  std::vector<EngineVersionPoint> points;
+  in.with_figures = false;
+  for (const auto& v : modelled_releases(in.options.kind)) {
+    in.options.version = v;
+    const auto declared = checkpoint_kv_dtype(model, in.options);
+    const auto w = resolved_workload(requested, model.max_context, dtype_bits(model.dtype),
+                                     declared ? std::optional<KvDtype>(declared->dtype) : std::nullopt);
+    in.workload = &w;
+    EngineVersionPoint p;
+    p.version = v.str();
+    auto sized = size_engine(in);
+    if (!sized) {
+      p.failure = sized.error().message;
+    } else {
+      p.kv_cache_tokens = sized->kv_cache_tokens;
+      p.max_concurrency = sized->max_concurrency;
+      p.failure = sized->failure;
+    }
+    points.push_back(std::move(p));
+  }
+  return summarize_range(std::move(points));
+}
 
 // Where a --draft model sits: on every rank, at the largest TP dividing the
 // target's TP that its heads accept (vLLM runs a draft at the target's TP or
@@ -192,6 +220,7 @@ Result<Plan> build_plan(const PlanContext& context, const Accelerator& gpu, cons
     auto sized = size_engine(in);
     if (!sized) return sized.error();
     plan.engine = std::move(sized).value();
+    if (full && !request.engine.version) plan.engine->range = version_range(in, model, request.workload);
     for (const auto& rw : placed) {
       // The worker of the same rank, else of the same stage.
       std::size_t k = 0;

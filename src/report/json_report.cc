@@ -72,6 +72,26 @@ nlohmann::json engine_json(const EngineSizing& e) {
   } else {
     j["gpu_memory_utilization"] = e.memory_fraction;
   }
+  if (e.range) {
+    const auto& r = *e.range;
+    nlohmann::json points = nlohmann::json::array();
+    for (const auto& p : r.points) {
+      nlohmann::json q = {{"version", p.version}, {"kv_cache_tokens", p.kv_cache_tokens}, {"max_concurrency", p.max_concurrency}};
+      if (!p.failure.empty()) q["failure"] = p.failure;
+      points.push_back(std::move(q));
+    }
+    j["range"] = {{"evidence", "estimate"},
+                  {"why", "no --engine-version: the engine sized at every release whose rules differ"},
+                  {"kv_cache_tokens_min", r.kv_cache_tokens_min},
+                  {"kv_cache_tokens_min_version", r.kv_min_version},
+                  {"kv_cache_tokens_max", r.kv_cache_tokens_max},
+                  {"kv_cache_tokens_max_version", r.kv_max_version},
+                  {"max_concurrency_min", r.max_concurrency_min},
+                  {"max_concurrency_min_version", r.concurrency_min_version},
+                  {"max_concurrency_max", r.max_concurrency_max},
+                  {"max_concurrency_max_version", r.concurrency_max_version},
+                  {"versions", std::move(points)}};
+  }
   return j;
 }
 

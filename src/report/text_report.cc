@@ -314,6 +314,17 @@ std::string render_plan_lines(const Plan& plan, TextStyle style) {
     if (!e.version_note.empty()) out += fmt::format("  warning: {}\n", e.version_note);
     figure_lines(out, plan.figures, "engine.", style, false);
     if (!e.failure.empty()) out += fmt::format("  the engine would refuse to start: {}\n", e.failure);
+    if (e.range && e.range->points.size() > 1) {
+      const auto& r = *e.range;
+      out += fmt::format("  release unknown (no --engine-version): across {} {} to {} ({} releases whose rules differ) "
+                         "KV tokens {} ({}) to {} ({}); max concurrency {:.2f}x ({}) to {:.2f}x ({}) [planning estimate]\n",
+                         e.name, r.points.front().version, r.points.back().version, r.points.size(),
+                         with_commas(r.kv_cache_tokens_min), r.kv_min_version, with_commas(r.kv_cache_tokens_max),
+                         r.kv_max_version, r.max_concurrency_min, r.concurrency_min_version, r.max_concurrency_max,
+                         r.concurrency_max_version);
+      for (const auto& p : r.points)
+        if (!p.failure.empty()) out += fmt::format("    {} {} would refuse to start: {}\n", e.name, p.version, p.failure);
+    }
   } else if (plan.second_pass) {
     out += heading(style, 2, "Request state");
     figure_lines(out, plan.figures, "state.", style, false);
