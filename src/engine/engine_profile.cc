@@ -155,6 +155,8 @@ Result<VllmProfile> read_vllm(const Reader& r) {
     if (auto err = assign(era.non_torch_gib_tp, e.number("non_torch_gib_tp", 0, true))) return *err;
     if (auto err = assign(era.non_torch_gib_pp_only, e.number("non_torch_gib_pp_only", era.non_torch_gib_tp1))) return *err;
     if (auto err = assign(era.non_torch_gib_per_tp_rank, e.number("non_torch_gib_per_tp_rank", 0))) return *err;
+    if (auto err = assign(era.non_torch_gib_tp_without_nvls, e.number("non_torch_gib_tp_without_nvls", era.non_torch_gib_tp)))
+      return *err;
     if (auto err = assign(era.cuda_graph_subtracted, e.flag("cuda_graph_subtracted", false))) return *err;
     if (auto err = assign(era.chunked_prefill_default, e.flag("chunked_prefill_default", true))) return *err;
     if (auto err = assign(era.sampler_bytes_per_logit, e.number("sampler_bytes_per_logit", 14))) return *err;

@@ -22,6 +22,9 @@ struct VllmEra {
   double non_torch_gib_tp = 0;
   double non_torch_gib_pp_only = 0;
   double non_torch_gib_per_tp_rank = 0;
+  // TP >= 2 on GPUs without an NVLink SHARP switch (nvls_domain 0): no
+  // symmetric-memory all-reduce buffers; < 0: the same as non_torch_gib_tp.
+  double non_torch_gib_tp_without_nvls = -1;
   bool cuda_graph_subtracted = false;
   bool chunked_prefill_default = true;
   double sampler_bytes_per_logit = 14;      // profile run's dummy sampler, per (sequence x vocab) logit

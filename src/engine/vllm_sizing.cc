@@ -12,6 +12,7 @@
 #include <cmath>
 
 #include "core/bytes.h"
+#include "hardware/gpu_links.h"
 #include "engine/engine_common.h"
 #include "engine/engine_profile.h"
 #include "engine/size_engine.h"
@@ -248,8 +249,18 @@ Result<EngineSizing> size_vllm(const EngineInputs& in) {
           format_gib(forward, 2), format_gib(sampler, 2));
     // Non-torch memory: NCCL / custom all-reduce buffers at TP > 1.
     double nt = era.non_torch_gib_tp1;
-    if (layout.tp > 1) nt = era.non_torch_gib_tp + era.non_torch_gib_per_tp_rank * static_cast<double>(layout.tp);
-    else if (layout.pp > 1) nt = era.non_torch_gib_pp_only;
+    if (layout.tp > 1) {
+      // The all-reduce buffers follow the links (custom_all_reduce.py, symm_mem.py): more than two
+      // GPUs without all-pairs NVLink get no custom all-reduce and no symmetric memory, leaving
+      // what TP 1 holds; GPUs without an NVLink SHARP switch get no symmetric-memory buffers.
+      const auto links = gpu_links(*in.gpu);
+      double tp_gib = era.non_torch_gib_tp;
+      if (links == GpuLinks::pcie && layout.tp > 2) tp_gib = era.non_torch_gib_tp1;
+      else if (links != GpuLinks::nvls) tp_gib = era.non_torch_gib_tp_without_nvls;
+      nt = tp_gib + era.non_torch_gib_per_tp_rank * static_cast<double>(layout.tp);
+    } else if (layout.pp > 1) {
+      nt = era.non_torch_gib_pp_only;
+    }
     ew.non_torch_bytes = gib_bytes(nt);
     if (era.cuda_graph_subtracted && !o.enforce_eager) ew.cuda_graph_bytes = gib_bytes(prof.cuda_graph_gib);
     ew.requested_bytes = requested;
@@ -413,7 +424,8 @@ Result<EngineSizing> size_vllm(const EngineInputs& in) {
     f.push_back(bytes_figure("engine.activation_peak_bytes", "profile-run activation peak", tight.activation_peak_bytes,
                              Evidence::estimate, activation_formula, prof.sources.count("mlp_intermediate_copies") ? prof.sources.at("mlp_intermediate_copies") : code));
     f.push_back(bytes_figure("engine.non_torch_bytes", "non-torch memory (NCCL, all-reduce buffers)", tight.non_torch_bytes,
-                             Evidence::estimate, fmt::format("TP {}, PP {}: era constant", layout.tp, layout.pp), era.source));
+                             Evidence::estimate, fmt::format("TP {}, PP {}, {} links: era constant", layout.tp, layout.pp,
+                                                             gpu_links_name(gpu_links(*in.gpu))), era.source));
     if (tight.cuda_graph_bytes)
       f.push_back(bytes_figure("engine.cuda_graph_bytes", "CUDA graph memory (subtracted from 0.21)", tight.cuda_graph_bytes,
                                Evidence::estimate, fmt::format("{} GiB planning figure", prof.cuda_graph_gib), era.source));

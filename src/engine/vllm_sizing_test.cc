@@ -519,5 +519,30 @@ TEST(VllmSizing, AnUnknownReleaseGivesTheRangeItSpans) {
   EXPECT_FALSE(plan(r).engine->range.has_value());  // a release given: no range
 }
 
+// Non-torch memory at TP >= 2 follows the links (custom_all_reduce.py, symm_mem.py):
+// NVLS switches hold the symmetric-memory buffers, all-pairs NVLink the custom
+// all-reduce only, more than two PCIe GPUs neither (the TP 1 figure).
+TEST(VllmSizing, NonTorchMemoryFollowsTheLinks) {
+  const auto gib = [](double g) { return static_cast<std::uint64_t>(std::llround(g * 1073741824.0)); };
+  struct Case {
+    const char* gpu;
+    std::uint64_t tp;
+    double non_torch_gib;  // era 0.17: tp 2.0 (NVLS) | 0.55 (no NVLS) | tp1 0.25; + 0.03 per TP rank
+  };
+  const Case cases[] = {
+      {"H100", 4, 2.0 + 0.12},
+      {"a100-80gb", 4, 0.55 + 0.12},
+      {"L40S", 4, 0.25 + 0.12},
+      {"L40S", 2, 0.55 + 0.06},  // two PCIe GPUs keep custom all-reduce
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(std::string(c.gpu) + " TP " + std::to_string(c.tp));
+    VllmRun r{.model = "qwen3-14b", .gpu = c.gpu, .gpus = c.tp, .util = 0.9, .context = 8192};
+    r.layout.tp = c.tp;
+    const auto p = plan(r);
+    EXPECT_EQ(p.engine->workers.at(0).non_torch_bytes, gib(c.non_torch_gib));
+  }
+}
+
 }  // namespace
 }  // namespace preflight
