@@ -85,6 +85,8 @@ EngineWeightAdjustment vllm_weight_adjustment(const ModelSpec& m, const Layout& 
                               w.layers.count_kind(m, LayerKind::chunked_attention) + w.layers.count_kind(m, LayerKind::mla)) > 0;
   if (has_attention && m.rotary_dim > 0)
     a.rope_cache = checked_mul(checked_mul(m.rope_cache_positions, m.rotary_dim), rope_dtype_bytes);
+  if (m.local_rope_cache_positions > 0 && m.rotary_dim > 0 && w.layers.count_kind(m, LayerKind::sliding_attention) > 0)
+    a.rope_cache = checked_add(a.rope_cache, checked_mul(checked_mul(m.local_rope_cache_positions, m.rotary_dim), rope_dtype_bytes));
   // MLA: W_UK_T / W_UV are views of a BF16 kv_b_proj, new BF16 tensors when it is quantized.
   const auto mla_layers = w.layers.count_kind(m, LayerKind::mla);
   if (mla_layers > 0) {
@@ -271,8 +273,10 @@ Result<EngineSizing> size_vllm(const EngineInputs& in) {
       weights_formula = fmt::format("{} B placed{}{}{}{}{}", with_commas(w.placed_weights),
                                     adj.tied_head_skipped ? fmt::format(" - {} B tied LM head (not loaded)", with_commas(adj.tied_head_skipped)) : "",
                                     adj.mtp_skipped ? fmt::format(" - {} B MTP layers (loaded only to draft with them)", with_commas(adj.mtp_skipped)) : "",
-                                    adj.rope_cache ? fmt::format(" + {} B RoPE cache ({} positions x {} x {} B)", with_commas(adj.rope_cache),
-                                                                 m.rope_cache_positions, m.rotary_dim, prof.rope_cache_dtype_bytes) : "",
+                                    adj.rope_cache ? fmt::format(" + {} B RoPE cache ({}{} positions x {} x {} B)", with_commas(adj.rope_cache),
+                                                                 m.rope_cache_positions,
+                                                                 m.local_rope_cache_positions ? fmt::format(" + {} local", m.local_rope_cache_positions) : "",
+                                                                 m.rotary_dim, prof.rope_cache_dtype_bytes) : "",
                                     adj.mla_absorbed ? fmt::format(" + {} B MLA W_UK/W_UV (BF16 copies of the quantized kv_b_proj)", with_commas(adj.mla_absorbed)) : "",
                                     mxfp4_extra_model ? fmt::format(" + MXFP4 MoE padding of the {} kernel ({} B in the model)", pad->backend, with_commas(mxfp4_extra_model)) : "");
 

@@ -74,7 +74,12 @@ void read_engine_details(ModelSpec& m, const JsonFields& text, const JsonFields&
     // (vLLM YaRNScalingRotaryEmbedding / DeepseekScalingRotaryEmbedding).
     if ((type == "yarn" || type == "deepseek_yarn") && original > 0)
       m.rope_cache_positions = static_cast<std::uint64_t>(original * factor);
+    // Linear and dynamic NTK scaling cache max_position_embeddings x factor positions
+    // (vLLM LinearScalingRotaryEmbedding, DynamicNTKScalingRotaryEmbedding).
+    if ((type == "linear" || type == "dynamic") && factor > 1)
+      m.rope_cache_positions = static_cast<std::uint64_t>(static_cast<double>(m.max_context) * factor);
   }
+
 }
 
 }  // namespace

@@ -161,6 +161,9 @@ struct ModelSpec {
   // Engine-facing details read from the config (finish_model):
   bool tied_embeddings = false;           // tie_word_embeddings: the LM head reuses the embedding
   std::uint64_t rope_cache_positions = 0; // positions engines precompute RoPE for (YaRN: original x factor)
+  // A second RoPE of other base for the sliding-window layers (Gemma 3's
+  // rope_local_base_freq): its own cache of this many positions; 0: none.
+  std::uint64_t local_rope_cache_positions = 0;
   std::uint64_t rotary_dim = 0;           // rotated dimensions per head (MLA: qk_rope_head_dim)
   QuantizationScheme quantization;
   TensorManifest manifest;

@@ -396,6 +396,7 @@ class Builder {
         {"kda.conv_kernel", &m.kda.conv_kernel}, {"attn_res_block_size", &m.attn_res_block_size},
         {"mm.encoder_hidden", &m.mm.encoder_hidden}, {"mm.encoder_intermediate", &m.mm.encoder_intermediate},
         {"mm.patches_per_item", &m.mm.patches_per_item}, {"mm.tokens_per_item", &m.mm.tokens_per_item},
+        {"local_rope_cache_positions", &m.local_rope_cache_positions},
     };
     for (const auto& [key, expr] : d_.spec) {
       if (key == "layers" || key == "layer_kind" || key == "moe_layer") continue;

@@ -177,6 +177,19 @@ TEST(GemmaLayers, Gemma3HasOneGlobalLayerInSix) {
   EXPECT_EQ(build(doc.dump()).count_layers(LayerKind::full_attention), 2u);
 }
 
+// vLLM keeps one cos/sin cache per distinct RoPE: Gemma 3's global layers scale
+// linearly (factor 8: 131,072 x 8 positions), its sliding layers rotate with
+// rope_local_base_freq unscaled (131,072 positions), a second cache.
+TEST(GemmaLayers, Gemma3HasTwoRopeCaches) {
+  const auto m = build(kGemma3_27b);
+  EXPECT_EQ(m.rope_cache_positions, 1'048'576u);
+  EXPECT_EQ(m.local_rope_cache_positions, 131'072u);
+  EXPECT_EQ(m.rotary_dim, 128u);
+  const auto one = build(kGemma3_1b);  // rope_scaling null: no factor
+  EXPECT_EQ(one.rope_cache_positions, 32'768u);
+  EXPECT_EQ(one.local_rope_cache_positions, 32'768u);
+}
+
 TEST(GemmaLayers, DefaultsFillAnOmittedAttentionShape) {
   // With heads, KV heads and head_dim left out, Gemma3TextConfig's defaults
   // (8, 4, 256) are the 4B's own values: the same total, and the notes say so.
