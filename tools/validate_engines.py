@@ -651,7 +651,13 @@ def engine_figures(doc: Dict[str, Any]) -> Optional[Dict[str, Any]]:
         "workers": workers,
         "failure": eng.get("failure") or None,
         "version": eng.get("version"),
+        "range": None,
     }
+    rng = eng.get("range")
+    if isinstance(rng, dict):
+        lo, hi = _number(rng.get("kv_cache_tokens_min")), _number(rng.get("kv_cache_tokens_max"))
+        if lo is not None and hi is not None:
+            out["range"] = (lo, hi)
     if all(out[k] is None for k in ("weights_bytes_per_rank", "kv_cache_tokens", "max_concurrency",
                                     "max_running_requests")):
         return None
@@ -698,6 +704,8 @@ def evaluate(plan: RowPlan, timeout: float) -> Dict[str, Any]:
                       "max_running_requests": None},
         "error_pct": {"weights_gib": None, "kv_tokens": None, "concurrency": None},
         "reproduced": False, "why": None,
+        # Without a version: the printed engine.range of KV tokens and whether the log falls in it.
+        "kv_range": None, "kv_in_range": None,
     }
     if plan.why:
         result["why"] = "; ".join(plan.why)
@@ -728,6 +736,10 @@ def evaluate(plan: RowPlan, timeout: float) -> Dict[str, Any]:
     if eng["weights_bytes_per_rank"] is not None:
         pred["weights_gib"] = eng["weights_bytes_per_rank"] / GIB
     pred["kv_tokens"] = eng["kv_cache_tokens"]
+    if eng["range"] is not None:
+        result["kv_range"] = list(eng["range"])
+        if logged["kv_tokens"] is not None:
+            result["kv_in_range"] = eng["range"][0] <= logged["kv_tokens"] <= eng["range"][1]
     pred["max_running_requests"] = eng["max_running_requests"]
     # The concurrency column: vLLM's "Maximum concurrency"; SGLang logs max_running_requests.
     if engine == "sglang" and eng["max_running_requests"] is not None:
@@ -760,6 +772,8 @@ def summarize(results: List[Dict[str, Any]], group: str) -> Dict[str, Any]:
     rows = [r for r in results if r["group"] == group]
     reproduced = [r for r in rows if r["reproduced"]]
     out: Dict[str, Any] = {"rows": len(rows), "reproduced": len(reproduced)}
+    ranged = [r for r in reproduced if r.get("kv_in_range") is not None]
+    out["kv_in_range"] = {"n": len(ranged), "inside": sum(1 for r in ranged if r["kv_in_range"])}
     for key in ("weights_gib", "kv_tokens", "concurrency"):
         errs = [abs(r["error_pct"][key]) for r in reproduced if r["error_pct"][key] is not None]
         worst = max(reproduced, key=lambda r: abs(r["error_pct"][key] or 0), default=None) if errs else None
@@ -872,6 +886,10 @@ def summary_lines(summary: Dict[str, Any], markdown: bool) -> List[str]:
                     label, k["mae_pct"], k["n"], k["worst_row"], k["worst_pct"]))
             else:
                 parts.append("%s: none compared" % label)
+        r = s.get("kv_in_range") or {"n": 0}
+        if r["n"]:
+            parts.append("logged KV tokens inside the printed engine.range (no version given) in %d of %d" % (
+                r["inside"], r["n"]))
         out.append(("- **%s**: " if markdown else "%s: ") % title + "; ".join(parts))
     return out
 

@@ -38,6 +38,9 @@ Result<ModelSpec> build_model_from_config(std::string_view config_json, std::str
   std::string architecture;
   if (auto it = doc.find("architectures"); it != doc.end() && it->is_array() && !it->empty() && (*it)[0].is_string())
     architecture = (*it)[0].get<std::string>();
+  // An embedding, reranker or classifier head on a decoder trunk (Qwen3ForSequenceClassification,
+  // NVEmbedModel): no LM head and a pooled output, which the decoder readings would miscount.
+  if (auto why = pooling_reason(architecture)) return Error{std::string(origin), "/architectures/0", *why};
   // The architecture's description (data/architectures/), parsed on first use.
   const auto& table = arch::ArchitectureTable::embedded();
   if (const auto* d = table.for_config(model_type, architecture); d && !d->component)

@@ -26,9 +26,21 @@ constexpr std::string_view kWhat = "preflight sizes decoder LLMs and vision-lang
 
 }  // namespace
 
+std::optional<std::string> pooling_reason(std::string_view architecture) {
+  const auto& t = table();
+  const auto it = t.find("pooling architectures");
+  if (it == t.end() || !it->is_array() || architecture.empty()) return std::nullopt;
+  for (const auto& suffix : *it)
+    if (suffix.is_string() && architecture.ends_with(suffix.get<std::string>()))
+      return fmt::format("architecture {} is a pooling model (an embedding, reranker or classifier head, no LM head): "
+                         "{}; its trunk's memory is not planned yet",
+                         echo(architecture), kWhat);
+  return std::nullopt;
+}
+
 std::optional<std::string> out_of_scope_reason(const nlohmann::json& config, std::string_view model_type) {
   for (const auto& [kind, types] : table().items()) {
-    if (!types.is_array()) continue;
+    if (!types.is_array() || kind == "pooling architectures") continue;
     for (const auto& t : types)
       if (t.is_string() && t.get<std::string>() == model_type)
         return fmt::format("model_type {} is {} {} model: {}", echo(model_type),

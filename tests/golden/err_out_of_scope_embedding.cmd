@@ -1,0 +1,1 @@
+plan data/nv-embed-config.json --gpus 1xH100
