@@ -88,9 +88,18 @@ KvCacheShape vllm_kv_cache_shape(const KvCacheInputs& in) {
     out.groups += groups;
     out.padding_layers += groups * out.group_size - n;
     const KvLayerSpec* sample = nullptr;
+    std::uint64_t kind_bytes = 0;
     for (const auto& l : in.layers)
-      if (l.kind == kind) sample = &l;
-    const auto blocks = blocks_for_request(*sample, in, out.block_size);
+      if (l.kind == kind) {
+        sample = &l;
+        kind_bytes = std::max(kind_bytes, l.bytes_per_token);
+      }
+    // unify_kv_cache_spec_page_size: a kind with smaller pages gets blocks of
+    // (largest page / its page) x block_size tokens, so every page is equal.
+    const auto kind_block = is_token_kind(kind) && kind_bytes > 0 && kind_bytes < max_token_bytes
+                                ? out.block_size * (max_token_bytes / kind_bytes)
+                                : out.block_size;
+    const auto blocks = blocks_for_request(*sample, in, kind_block);
     out.blocks_per_request += groups * blocks;
     if (is_token_kind(kind)) out.token_groups += groups;
     else {

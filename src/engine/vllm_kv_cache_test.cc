@@ -134,6 +134,24 @@ TEST(VllmKvCacheShape, PagesGroupsAndAlignment) {
   }
 }
 
+// unify_kv_cache_spec_page_size: Gemma-4-31B's 50 sliding layers (16 x 256, K and V,
+// 16,384 B per token in BF16) and 10 global layers (4 x 512: 8,192 B) share one page
+// size; the global layers take 32-token blocks. Six groups of ten layers.
+TEST(VllmKvCacheShape, SmallerPagesTakeLargerBlocks) {
+  const auto in = inputs(concat(layers(KvSpecKind::sliding, 50, 16'384, 1024), layers(KvSpecKind::full, 10, 8'192)), 16,
+                         16, 32'768);
+  const auto s = vllm_kv_cache_shape(in);
+  EXPECT_FALSE(s.uniform);
+  EXPECT_EQ(s.page_bytes, 16'384u * 16);
+  EXPECT_EQ(s.group_size, 10u);
+  EXPECT_EQ(s.groups, 6u);
+  // Sliding: ceil((1023 + 8192) / 16) + 1 = 577 blocks each, five groups; global: 32,768 / 32 = 1,024.
+  EXPECT_EQ(s.blocks_per_request, 5u * 577 + 1024);
+  EXPECT_EQ(s.bytes_per_block, 16'384u * 16 * 10);
+  const auto r = vllm_kv_cache_report(s, 100ULL * s.bytes_per_block * 6, in, false);
+  EXPECT_EQ(r.kv_cache_tokens, 100u * 16);  // num_blocks // groups x the smallest block size
+}
+
 TEST(VllmKvCacheShape, StatePageIsRecordedUnpadded) {
   const auto s = vllm_kv_cache_shape(k3_tp8(2));
   EXPECT_EQ(s.state_page_unpadded, 814'080u);

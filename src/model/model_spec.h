@@ -52,6 +52,10 @@ struct GqaDims {
   std::uint64_t v_head_dim = 0;    // V head size (usually head_dim)
   std::uint64_t sliding_window = 0;
   std::uint64_t attention_chunk = 0;
+  // Full-attention layers shaped apart from the others (Gemma 4's global layers:
+  // num_global_key_value_heads x global_head_dim); 0: as above.
+  std::uint64_t full_kv_heads = 0;
+  std::uint64_t full_head_dim = 0;
 };
 
 // Gated DeltaNet (Qwen3-Next linear attention).

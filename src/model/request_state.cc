@@ -57,14 +57,18 @@ std::vector<TokenCacheRow> token_cache_per_rank(const ModelSpec& m, std::uint64_
     TokenCacheRow r;
     r.kind = kind;
     r.layers = n;
-    const auto heads = per_rank(g.kv_heads, tp);
-    r.replicated_over_tp = g.kv_heads < tp;
-    r.bytes_per_token = checked_mul(checked_mul(n, heads), checked_mul(g.head_dim + v_dim, kv), "KV cache per token");
+    const bool own_shape = kind == LayerKind::full_attention && g.full_kv_heads > 0;
+    const auto kv_heads = own_shape ? g.full_kv_heads : g.kv_heads;
+    const auto k_dim = own_shape && g.full_head_dim > 0 ? g.full_head_dim : g.head_dim;
+    const auto layer_v_dim = own_shape && g.full_head_dim > 0 ? g.full_head_dim : v_dim;
+    const auto heads = per_rank(kv_heads, tp);
+    r.replicated_over_tp = kv_heads < tp;
+    r.bytes_per_token = checked_mul(checked_mul(n, heads), checked_mul(k_dim + layer_v_dim, kv), "KV cache per token");
     r.token_cap = kind == LayerKind::sliding_attention ? g.sliding_window
                   : kind == LayerKind::chunked_attention ? g.attention_chunk
                                                          : 0;
     r.formula = fmt::format("{} {} layers x {} KV heads{} x ({} + {}) x {} B", n, layer_kind_key(kind), heads,
-                            r.replicated_over_tp ? " (replicated: fewer KV heads than TP)" : "", g.head_dim, v_dim, kv);
+                            r.replicated_over_tp ? " (replicated: fewer KV heads than TP)" : "", k_dim, layer_v_dim, kv);
     if (r.token_cap > 0) r.formula += fmt::format(", capped at {} tokens", r.token_cap);
     rows.push_back(r);
   }

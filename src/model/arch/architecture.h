@@ -63,6 +63,7 @@ struct TensorRule {
 struct PartRule {
   std::string use;                      // a description name, or "text" (text_config's model_type)
   std::string config;                   // the part's config object ("text_config", "vision_config", "" = root)
+  bool config_or_root = false;          // the config object may be absent: its fields written at the root (mlx-lm's flat re-saves)
   std::vector<std::pair<std::string, std::string>> rename;  // name prefix replacements
   std::string prefix;                   // prepended to every name after renaming
   std::optional<ModuleClass> module;    // forced module (vision_tower)

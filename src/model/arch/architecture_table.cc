@@ -204,6 +204,10 @@ class Reader {
         part.use = p.value("use", "");
         part.config = p.value("config", "");
         part.prefix = p.value("prefix", "");
+        if (p.contains("config_or_root")) {
+          if (!p["config_or_root"].is_boolean()) return error(where + "/config_or_root", "expected true or false");
+          part.config_or_root = p["config_or_root"].get<bool>();
+        }
         if (p.contains("text")) {
           if (!p["text"].is_boolean()) return error(where + "/text", "expected true or false");
           part.text = p["text"].get<bool>();

@@ -376,6 +376,7 @@ class Builder {
         {"gqa.heads", &m.gqa.heads},            {"gqa.kv_heads", &m.gqa.kv_heads},
         {"gqa.head_dim", &m.gqa.head_dim},      {"gqa.v_head_dim", &m.gqa.v_head_dim},
         {"gqa.sliding_window", &m.gqa.sliding_window}, {"gqa.attention_chunk", &m.gqa.attention_chunk},
+        {"gqa.full_kv_heads", &m.gqa.full_kv_heads}, {"gqa.full_head_dim", &m.gqa.full_head_dim},
         {"moe.routed_experts", &m.moe.routed_experts}, {"moe.experts_per_token", &m.moe.experts_per_token},
         {"moe.shared_experts", &m.moe.shared_experts}, {"moe.moe_intermediate", &m.moe.moe_intermediate},
         {"moe.first_dense_layers", &m.moe.first_dense_layers}, {"moe.dense_intermediate", &m.moe.dense_intermediate},
@@ -681,10 +682,12 @@ class Builder {
     std::string pointer;
     if (!part.config.empty()) {
       auto it = root_.find(part.config);
-      if (it == root_.end() || !it->is_object())
+      if (it != root_.end() && it->is_object()) {
+        node = &*it;
+        pointer = "/" + part.config;
+      } else if (!(part.config_or_root && it == root_.end())) {
         return Error{origin_, "/" + part.config, fmt::format("missing object (the {} of a {} model)", part.use, d_.name)};
-      node = &*it;
-      pointer = "/" + part.config;
+      }
     }
     // Class defaults fill what the part's config leaves out (a copy: the config is never changed).
     nlohmann::json with_defaults;
