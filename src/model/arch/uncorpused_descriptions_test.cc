@@ -161,6 +161,19 @@ const Card kCards[] = {
          "ffn_dim": 4096, "vocab_size": 50272, "max_position_embeddings": 2048, "word_embed_proj_dim": 512,
          "do_layer_norm_before": false, "torch_dtype": "float16"})",
      331e6, "opt"},
+    // Mistral Small 4 (mistralai/Mistral-Small-4-119B-2603): a mistral3 wrapper whose text_config is
+    // mistral4 (MLA + 128 fused routed experts), with Mistral4Config's default dimensions and a Pixtral
+    // tower (119,401,298,944 parameters here; the card's name says 119B).
+    {"mistralai/Mistral-Small-4-119B-2603 (119B)",
+     R"({"architectures": ["Mistral3ForConditionalGeneration"], "model_type": "mistral3", "torch_dtype": "bfloat16",
+         "text_config": {"model_type": "mistral4", "hidden_size": 4096, "num_hidden_layers": 36, "num_attention_heads": 32,
+           "num_key_value_heads": 32, "vocab_size": 131072, "intermediate_size": 12288, "q_lora_rank": 1024, "kv_lora_rank": 256,
+           "qk_nope_head_dim": 64, "qk_rope_head_dim": 64, "v_head_dim": 128, "n_routed_experts": 128, "num_experts_per_tok": 4,
+           "moe_intermediate_size": 2048, "n_shared_experts": 1, "first_k_dense_replace": 0, "max_position_embeddings": 1048576,
+           "tie_word_embeddings": false},
+         "vision_config": {"model_type": "pixtral", "hidden_size": 1024, "intermediate_size": 4096, "num_hidden_layers": 24,
+           "num_attention_heads": 16, "head_dim": 64, "image_size": 1540, "patch_size": 14, "num_channels": 3}})",
+     119e9, "mistral3"},
 };
 
 TEST(UncorpusedDescriptions, ParameterCountsNearTheModelCards) {
