@@ -243,6 +243,16 @@ Result<Plan> build_plan(const PlanContext& context, const Accelerator& gpu, cons
   }
   plan.verdict = judge(plan, full);
   apply_engine_verdict(plan);
+  // Speculative decoding with nothing to draft from the model itself: an EAGLE head or a
+  // draft model loads weights and adds KV layers (vLLM counts both) that only --draft describes.
+  if (plan.mtp_drafts() && model.mtp_layers == 0) {
+    if (!plan.verdict.summary.empty())
+      plan.verdict.summary += fmt::format(
+          "; planning estimate: --spec-tokens {} without --draft, and the model has no MTP layers: the draft's "
+          "weights and KV cache (an EAGLE head or a draft model) are not counted; name it with --draft",
+          plan.workload.spec_tokens);
+    if (plan.verdict.evidence == Evidence::derived) plan.verdict.evidence = Evidence::estimate;
+  }
   apply_latency(plan, context, gpu, request, full);
   if (!full) {
     if (!model.family_reader) mark_guessed_structure(plan);

@@ -1,0 +1,1 @@
+plan llama-3.1-8b-instruct --gpus 1xH100 --engine vllm --spec-tokens 3 --brief
