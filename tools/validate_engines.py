@@ -446,10 +446,10 @@ def resolve_model(hub_id: str, models_dir: Path, catalogue: List[Dict[str, Any]]
                   prefer_catalogue: bool = False) -> Tuple[Optional[ModelRef], str]:
     why = []
 
-    def from_folder() -> Optional[ModelRef]:
-        folder = find_model_folder(hub_id, models_dir)
+    def from_folder(where: Path = models_dir) -> Optional[ModelRef]:
+        folder = find_model_folder(hub_id, where)
         if folder is None:
-            why.append("no folder %s in %s" % (hub_id.replace("/", "__"), models_dir))
+            why.append("no folder %s in %s" % (hub_id.replace("/", "__"), where))
             return None
         path, reason = pick_config(folder)
         if path is None:
@@ -471,7 +471,10 @@ def resolve_model(hub_id: str, models_dir: Path, catalogue: List[Dict[str, Any]]
         return ModelRef(name, "catalogue:%s" % name,
                         None if config is None else config_has_quantization(config))
 
-    order = (from_catalogue, from_folder) if prefer_catalogue else (from_folder, from_catalogue)
+    order = [from_catalogue, from_folder] if prefer_catalogue else [from_folder, from_catalogue]
+    # Then the reference models (tests/data/reference/models), which serve every CSV.
+    if models_dir.resolve() != DEFAULT_MODELS.resolve() and DEFAULT_MODELS.is_dir():
+        order.append(lambda: from_folder(DEFAULT_MODELS))
     for resolver in order:
         ref = resolver()
         if ref is not None:
