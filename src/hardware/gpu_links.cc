@@ -1,15 +1,14 @@
 #include "hardware/gpu_links.h"
 
-#include <algorithm>
-#include <cctype>
 #include <string>
+
+#include "core/text.h"
 
 namespace preflight {
 
 GpuLinks gpu_links(const Accelerator& gpu) {
   if (gpu.nvls_domain > 0) return GpuLinks::nvls;
-  std::string text = gpu.interconnect;
-  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
+  const std::string text = to_lower(gpu.interconnect);
   for (const char* all_pairs : {"nvswitch", "nvlink switch", "fully connected", "all-to-all", "xgmi"})
     if (text.find(all_pairs) != std::string::npos) return GpuLinks::nvlink;
   return GpuLinks::pcie;

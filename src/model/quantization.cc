@@ -794,10 +794,9 @@ Result<QuantizationScheme> parse_modelopt(const JsonFields& q, QuantizationSchem
   g.pointer = scheme.pointer;
   auto algo_text = q.string("quant_algo");
   if (!algo_text) return algo_text.error();
-  // vLLM upper-cases quant_algo ("ModelOpt may emit lowercase").
-  std::string algo = *algo_text;
-  for (char& c : algo) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  if (algo == "NVFP4") {
+  // vLLM upper-cases quant_algo ("ModelOpt may emit lowercase"): compared without case.
+  const std::string algo = to_lower(*algo_text);
+  if (algo == "nvfp4") {
     g.name = g.format = "modelopt-nvfp4";
     g.kind = QuantFormat::modelopt_nvfp4;
     g.num_bits = 4;
@@ -818,7 +817,7 @@ Result<QuantizationScheme> parse_modelopt(const JsonFields& q, QuantizationSchem
     auto gs = q.positive_integer_or("group_size", fallback);
     if (!gs) return gs.error();
     g.group_size = *gs;
-  } else if (algo == "FP8") {
+  } else if (algo == "fp8") {
     g.name = g.format = "modelopt-fp8";
     g.kind = QuantFormat::modelopt_fp8;
     g.num_bits = 8;
@@ -850,9 +849,7 @@ Result<QuantizationScheme> parse_modelopt(const JsonFields& q, QuantizationSchem
   if (!kv) return kv.error();
   bool fp8_kv = false;
   if (!kv->empty()) {
-    std::string upper = *kv;
-    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    fp8_kv = upper == "FP8";
+    fp8_kv = to_lower(*kv) == "fp8";
     if (fp8_kv) scheme.declared_kv_source = q.pointer_to("kv_cache_quant_algo");
   } else if (q.has("kv_cache_scheme") && !q.node()["kv_cache_scheme"].is_null()) {
     auto scheme_kv = q.object("kv_cache_scheme");
