@@ -236,6 +236,10 @@ _OTHER_FLAGS: List[Tuple[str, str, bool]] = [
     (r"--mamba-full-memory-ratio[ =]([\d.]+)", "--mamba-full-memory-ratio", True),
     (r"--enforce-eager\b(?![ =]+(?:false|0)\b)", "--enforce-eager", False),
     (r"--mamba-ssm-dtype[ =](bfloat16|bf16|float32|fp32)\b", "--state-dtype", True),
+    # vLLM's "non-default args" dict, as the log prints it ("max_num_seqs: 64", "'max_num_seqs': 64").
+    (r"\bmax_num_batched_tokens'?[ =:]+(\d+)", "--max-num-batched-tokens", True),
+    (r"\bmax_num_seqs'?[ =:]+(\d+)", "--max-num-seqs", True),
+    (r"\benforce_eager'?[ =:]+True\b", "--enforce-eager", False),
 ]
 
 # SGLang's radix cache as the cell states it: "--disable-radix-cache" or "radix cache
