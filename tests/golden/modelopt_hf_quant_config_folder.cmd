@@ -1,0 +1,1 @@
+inspect data/modelopt-hf-quant-config
