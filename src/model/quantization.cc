@@ -802,17 +802,21 @@ Result<QuantizationScheme> parse_modelopt(const JsonFields& q, QuantizationSchem
     g.num_bits = 4;
     g.type = "float";
     std::uint64_t fallback = 16;
-    // config.json's form may give the group size only in its config group.
+    // config.json's form may give the group size only in its first config group's weights.
     if (!q.has("group_size") && q.has("config_groups")) {
-      const auto& groups = q.node()["config_groups"];
-      if (groups.is_object())
-        for (const auto& [key, group] : groups.items())
-          if (group.is_object() && group.contains("weights") && group["weights"].is_object() &&
-              group["weights"].contains("group_size") && group["weights"]["group_size"].is_number_unsigned() &&
-              group["weights"]["group_size"].get<std::uint64_t>() > 0) {
-            fallback = group["weights"]["group_size"].get<std::uint64_t>();
-            break;
-          }
+      auto groups = q.object("config_groups");
+      if (!groups) return groups.error();
+      for (const auto& [key, value] : groups->node().items()) {
+        auto group = groups->object(key);
+        if (!group) return group.error();
+        if (!group->has("weights")) continue;
+        auto weights = group->object("weights");
+        if (!weights) return weights.error();
+        auto size = weights->positive_integer_or("group_size", fallback);
+        if (!size) return size.error();
+        fallback = *size;
+        break;
+      }
     }
     auto gs = q.positive_integer_or("group_size", fallback);
     if (!gs) return gs.error();

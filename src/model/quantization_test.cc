@@ -847,6 +847,8 @@ TEST(QuantConfigErrors, EachBadFieldIsNamedOnOneLine) {
        "config.json: /quantization_config/dynamic/.*down_proj: expected an object, got 8"},
       {R"({"quant_method": "gptq", "bits": 4, "group_size": 128, "dynamic": []})",
        "config.json: /quantization_config/dynamic: expected an object, got []"},
+      {R"({"quant_method": "modelopt", "quant_algo": "NVFP4", "config_groups": {"group_0": {"weights": {"group_size": "16"}}}})",
+       "config.json: /quantization_config/config_groups/group_0/weights/group_size: expected a positive integer, got \"16\""},
       {R"({"quant_method": "modelopt", "quant_algo": "NVFP4", "ignore": "lm_head"})",
        "config.json: /quantization_config/ignore: expected a list of strings, got \"lm_head\""},
       {R"({"quant_method": "modelopt", "quant_algo": "NVFP4", "kv_cache_scheme": {"num_bits": "8", "type": "float"}})",
