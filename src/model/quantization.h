@@ -65,7 +65,8 @@
 //       `weight.quant_state.bitsandbytes__<type>` U8 [the packed JSON's length].
 //       8-bit: `weight` I8 [out, in], `SCB` F32 [out], `weight_format` U8 [].
 //   modelopt (NVIDIA TensorRT Model Optimizer's Hugging Face export; quant_algo
-//       NVFP4 or FP8; the unquantized modules as shell-style wildcards, listed as
+//       NVFP4, W4A16_NVFP4 (no input_scale), FP8, or MIXED_PRECISION with each
+//       quantized module's algorithm in quantized_layers; the unquantized modules as shell-style wildcards, listed as
 //       `exclude_modules` in hf_quant_config.json and as `ignore` in config.json's
 //       quantization_config, both read as vLLM's ModelOptQuantConfigBase.from_config
 //       reads them): every nn.Linear not excluded. NVFP4: `weight` U8 [out, in/2] + `weight_scale` F8_E4M3
@@ -100,6 +101,7 @@
 // recover the stored view (one tensor of shape [E] + slice shape).
 #pragma once
 
+#include <map>
 #include <optional>
 #include <regex>
 #include <string>
@@ -202,6 +204,9 @@ struct QuantizationScheme {
   std::string format;                // top-level format (compressed-tensors)
   std::vector<QuantGroup> groups;
   std::vector<NamePattern> ignore;   // ignore (compressed-tensors) or modules_to_not_convert
+  // ModelOpt MIXED_PRECISION: module path -> index of its group in `groups`; a module
+  // takes the entry of the longest listed path that is it or contains it.
+  std::map<std::string, std::size_t, std::less<>> layer_groups;
   bool kv_cache_scales = false;      // compressed-tensors kv_cache_scheme stores k_scale / v_scale
   bool kv_scales_on_projections = false;  // ModelOpt: k_proj.k_scale / v_proj.v_scale (F32 [])
   // The KV cache the checkpoint was calibrated for: "fp8" when ModelOpt's

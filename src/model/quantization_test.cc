@@ -421,6 +421,7 @@ struct DeclaredCase {
   std::vector<LogicalTensor> logical;
   std::vector<Want> want;  // a subset of the stored tensors, by name
   std::string kv_dtype;    // the declared KV-cache dtype ("" when none)
+  std::vector<std::string> absent = {};  // stored tensors the producer does not write
 };
 
 TEST(QuantDeclarations, EveryFormTheProducersWriteIsRead) {
@@ -460,6 +461,23 @@ TEST(QuantDeclarations, EveryFormTheProducersWriteIsRead) {
        {tensor(kL0 + "self_attn.k_proj.weight", {1024, 4096})},
        {{kL0 + "self_attn.k_proj.weight", "[1024, 4096]", "F8_E4M3", 4'194'304, 4'194'304}},
        "fp8"},
+      // ModelOpt MIXED_PRECISION (nvidia/Qwen3.6-35B-A3B-NVFP4): quantized_layers names each
+      // quantized module or a module holding them; W4A16_NVFP4 stores no input scale; an
+      // unlisted module stays in the model dtype.
+      {"modelopt MIXED_PRECISION",
+       R"({"quant_method": "modelopt", "quant_algo": "MIXED_PRECISION", "ignore": ["mtp*"],
+           "quantized_layers": {"model.layers.0.self_attn.q_proj": {"quant_algo": "FP8"},
+                                "model.layers.0.mlp.experts": {"quant_algo": "W4A16_NVFP4", "group_size": 16}}})",
+       {tensor(kL0 + "self_attn.q_proj.weight", {4096, 4096}),
+        tensor(kL0 + "self_attn.k_proj.weight", {1024, 4096}),
+        tensor(kL0 + "mlp.experts.3.down_proj.weight", {2048, 1024}, Dtype::BF16, true, MC::routed_experts, PR::row)},
+       {{kL0 + "self_attn.q_proj.weight", "[4096, 4096]", "F8_E4M3", 16'777'216, 16'777'216},
+        {kL0 + "self_attn.q_proj.input_scale", "[]", "F32", 4, 0},
+        {kL0 + "self_attn.k_proj.weight", "[1024, 4096]", "BF16", 8'388'608, 4'194'304},
+        {kL0 + "mlp.experts.3.down_proj.weight", "[2048, 512]", "U8", 1'048'576, 2'097'152},
+        {kL0 + "mlp.experts.3.down_proj.weight_scale", "[2048, 64]", "F8_E4M3", 131'072, 0}},
+       "",
+       {kL0 + "mlp.experts.3.down_proj.input_scale"}},
       // An INT8 KV scheme is not an FP8 cache: nothing declared for the engines' auto.
       {"compressed-tensors int8 kv_cache_scheme",
        R"({"quant_method": "compressed-tensors", "format": "float-quantized",
@@ -484,6 +502,10 @@ TEST(QuantDeclarations, EveryFormTheProducersWriteIsRead) {
       EXPECT_EQ(it->bytes_each, want.bytes_each) << want.name;
       EXPECT_EQ(it->logical_params_each, want.params_each) << want.name;
     }
+    for (const auto& name : c.absent)
+      EXPECT_EQ(std::find_if(m.tensors.begin(), m.tensors.end(), [&](const auto& t) { return t.name == name; }),
+                m.tensors.end())
+          << name;
   }
 }
 
@@ -849,6 +871,11 @@ TEST(QuantConfigErrors, EachBadFieldIsNamedOnOneLine) {
        "config.json: /quantization_config/dynamic: expected an object, got []"},
       {R"({"quant_method": "modelopt", "quant_algo": "NVFP4", "config_groups": {"group_0": {"weights": {"group_size": "16"}}}})",
        "config.json: /quantization_config/config_groups/group_0/weights/group_size: expected a positive integer, got \"16\""},
+      {R"({"quant_method": "modelopt", "quant_algo": "MIXED_PRECISION", "quantized_layers": {"model.layers.0.mlp": {"quant_algo": "INT4_AWQ"}}})",
+       "config.json: /quantization_config/quantized_layers/model.layers.0.mlp/quant_algo: ModelOpt algorithm 'INT4_AWQ' is "
+       "not supported yet (NVFP4, W4A16_NVFP4, FP8 and MIXED_PRECISION of them are)"},
+      {R"({"quant_method": "modelopt", "quant_algo": "MIXED_PRECISION"})",
+       "config.json: /quantization_config/quantized_layers: missing object"},
       {R"({"quant_method": "modelopt", "quant_algo": "NVFP4", "ignore": "lm_head"})",
        "config.json: /quantization_config/ignore: expected a list of strings, got \"lm_head\""},
       {R"({"quant_method": "modelopt", "quant_algo": "NVFP4", "kv_cache_scheme": {"num_bits": "8", "type": "float"}})",
