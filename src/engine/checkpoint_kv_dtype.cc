@@ -26,4 +26,10 @@ std::optional<CheckpointKvDtype> checkpoint_kv_dtype(const ModelSpec& model, con
                                                      vllm ? "vLLM" : "SGLang", version.str(), rule.source)};
 }
 
+WorkloadOptions workload_for_engine(const WorkloadOptions& requested, const ModelSpec& model, const EngineOptions& engine) {
+  const auto declared = checkpoint_kv_dtype(model, engine);
+  return resolved_workload(requested, model.max_context, dtype_bits(model.dtype),
+                           declared ? std::optional<KvDtype>(declared->dtype) : std::nullopt);
+}
+
 }  // namespace preflight

@@ -12,6 +12,7 @@
 #include "engine/engine_options.h"
 #include "model/model_spec.h"
 #include "workload/cache_dtype.h"
+#include "workload/workload.h"
 
 namespace preflight {
 
@@ -24,5 +25,9 @@ struct CheckpointKvDtype {
 // release does not read the declaration). The generic planner follows what
 // current engines do.
 std::optional<CheckpointKvDtype> checkpoint_kv_dtype(const ModelSpec& model, const EngineOptions& engine);
+
+// The workload as this engine and release would run it: resolved_workload with
+// the checkpoint's KV-cache dtype where `auto` takes it.
+WorkloadOptions workload_for_engine(const WorkloadOptions& requested, const ModelSpec& model, const EngineOptions& engine);
 
 }  // namespace preflight

@@ -28,17 +28,27 @@ std::vector<EngineVersion> modelled_releases(EngineKind kind) {
 EngineVersionRange summarize_range(std::vector<EngineVersionPoint> points) {
   EngineVersionRange r;
   r.points = std::move(points);
-  bool first = true;
+  const EngineVersionPoint* kv_min = nullptr;
+  const EngineVersionPoint* kv_max = nullptr;
+  const EngineVersionPoint* conc_min = nullptr;
+  const EngineVersionPoint* conc_max = nullptr;
   for (const auto& p : r.points) {
     if (!p.failure.empty()) continue;
-    if (first || p.kv_cache_tokens < r.kv_cache_tokens_min) r.kv_cache_tokens_min = p.kv_cache_tokens, r.kv_min_version = p.version;
-    if (first || p.kv_cache_tokens > r.kv_cache_tokens_max) r.kv_cache_tokens_max = p.kv_cache_tokens, r.kv_max_version = p.version;
-    if (first || p.max_concurrency < r.max_concurrency_min)
-      r.max_concurrency_min = p.max_concurrency, r.concurrency_min_version = p.version;
-    if (first || p.max_concurrency > r.max_concurrency_max)
-      r.max_concurrency_max = p.max_concurrency, r.concurrency_max_version = p.version;
-    first = false;
+    // Strict comparisons: a tie keeps the earlier (older) release.
+    if (!kv_min || p.kv_cache_tokens < kv_min->kv_cache_tokens) kv_min = &p;
+    if (!kv_max || p.kv_cache_tokens > kv_max->kv_cache_tokens) kv_max = &p;
+    if (!conc_min || p.max_concurrency < conc_min->max_concurrency) conc_min = &p;
+    if (!conc_max || p.max_concurrency > conc_max->max_concurrency) conc_max = &p;
   }
+  if (!kv_min) return r;  // every release would refuse to start
+  r.kv_cache_tokens_min = kv_min->kv_cache_tokens;
+  r.kv_min_version = kv_min->version;
+  r.kv_cache_tokens_max = kv_max->kv_cache_tokens;
+  r.kv_max_version = kv_max->version;
+  r.max_concurrency_min = conc_min->max_concurrency;
+  r.concurrency_min_version = conc_min->version;
+  r.max_concurrency_max = conc_max->max_concurrency;
+  r.concurrency_max_version = conc_max->version;
   return r;
 }
 

@@ -41,6 +41,11 @@ TEST(EngineVersionRange, EndsAreTheFirstReleasesGivingThem) {
   EXPECT_EQ(r.concurrency_min_version, "0.12");
   EXPECT_DOUBLE_EQ(r.max_concurrency_max, 3.0);
   EXPECT_EQ(r.points.size(), 5u);  // the refusing release is kept, not counted in the ends
+  // Every release refusing: no ends, the points kept.
+  const auto none = summarize_range({{"0.8", 0, 0, "no memory left"}, {"0.21", 0, 0, "no memory left"}});
+  EXPECT_TRUE(none.kv_min_version.empty());
+  EXPECT_EQ(none.kv_cache_tokens_max, 0u);
+  EXPECT_EQ(none.points.size(), 2u);
 }
 
 }  // namespace

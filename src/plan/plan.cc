@@ -32,9 +32,7 @@ EngineVersionRange version_range(EngineInputs in, const ModelSpec& model, const 
   in.with_figures = false;
   for (const auto& v : modelled_releases(in.options.kind)) {
     in.options.version = v;
-    const auto declared = checkpoint_kv_dtype(model, in.options);
-    const auto w = resolved_workload(requested, model.max_context, dtype_bits(model.dtype),
-                                     declared ? std::optional<KvDtype>(declared->dtype) : std::nullopt);
+    const auto w = workload_for_engine(requested, model, in.options);
     in.workload = &w;
     EngineVersionPoint p;
     p.version = v.str();
@@ -170,10 +168,9 @@ Result<Plan> build_plan(const PlanContext& context, const Accelerator& gpu, cons
     plan.draft_tp = share->first;
     plan.draft_weights_per_rank = share->second;
   }
-  const auto declared_kv = checkpoint_kv_dtype(model, request.engine);
-  plan.workload = resolved_workload(request.workload, model.max_context, dtype_bits(model.dtype),
-                                    declared_kv ? std::optional<KvDtype>(declared_kv->dtype) : std::nullopt);
-  if (full && declared_kv && request.workload.kv_dtype == KvDtype::automatic)
+  plan.workload = workload_for_engine(request.workload, model, request.engine);
+  if (const auto declared_kv = checkpoint_kv_dtype(model, request.engine);
+      full && declared_kv && request.workload.kv_dtype == KvDtype::automatic)
     plan.assumptions.push_back(fmt::format("KV cache {}: {}", declared_kv->dtype, declared_kv->why));
   plan.engine_options = request.engine;
   const bool with_engine = request.engine.kind != EngineKind::generic;

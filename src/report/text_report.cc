@@ -316,7 +316,8 @@ std::string render_plan_lines(const Plan& plan, TextStyle style) {
     if (!e.failure.empty()) out += fmt::format("  the engine would refuse to start: {}\n", e.failure);
     if (e.range && e.range->points.size() > 1) {
       const auto& r = *e.range;
-      out += fmt::format("  release unknown (no --engine-version): across {} {} to {} ({} releases whose rules differ) "
+      if (!r.kv_min_version.empty())  // some release starts
+        out += fmt::format("  release unknown (no --engine-version): across {} {} to {} ({} releases whose rules differ) "
                          "KV tokens {} ({}) to {} ({}); max concurrency {:.2f}x ({}) to {:.2f}x ({}) [planning estimate]\n",
                          e.name, r.points.front().version, r.points.back().version, r.points.size(),
                          with_commas(r.kv_cache_tokens_min), r.kv_min_version, with_commas(r.kv_cache_tokens_max),

@@ -34,9 +34,7 @@ std::optional<SweepCellPerf> green_perf(const PlanContext& context, const Accele
 
 void add_sweep_perf(Sweep& sweep, const PlanContext& context, const PlanRequest& request, unsigned threads) {
   const auto& model = *context.model;
-  const auto declared_kv = checkpoint_kv_dtype(model, request.engine);
-  const auto w = resolved_workload(request.workload, model.max_context, dtype_bits(model.dtype),
-                                   declared_kv ? std::optional<KvDtype>(declared_kv->dtype) : std::nullopt);
+  const auto w = workload_for_engine(request.workload, model, request.engine);
   // Each family's row is independent; the context's format placement is built once (call_once).
   parallel_for(sweep.rows.size(), threads, [&](std::size_t i) {
     auto& row = sweep.rows[i];
@@ -47,9 +45,7 @@ void add_sweep_perf(Sweep& sweep, const PlanContext& context, const PlanRequest&
 
 void add_fit_perf(std::vector<FamilyFit>& fits, const PlanContext& context, const PlanRequest& request) {
   const auto& model = *context.model;
-  const auto declared_kv = checkpoint_kv_dtype(model, request.engine);
-  const auto w = resolved_workload(request.workload, model.max_context, dtype_bits(model.dtype),
-                                   declared_kv ? std::optional<KvDtype>(declared_kv->dtype) : std::nullopt);
+  const auto w = workload_for_engine(request.workload, model, request.engine);
   for (auto& f : fits)
     if (f.fits) f.perf = green_perf(context, f.gpu, f.best.layout, request, w);
 }
