@@ -959,8 +959,8 @@ bool eligible(const QuantizationScheme& s, const LogicalTensor& t) {
   // nn.Linear and nn.Embedding with to_quantized, if group_size divides the input;
   // mlx-vlm leaves the vision tower and projector in the model dtype.
   if (s.method == "mlx")
-    return t.text && (t.linear_weight || t.module == ModuleClass::embedding) && t.shape.size() == 2 && !s.groups.empty() &&
-           t.shape[1] % s.groups.back().group_size == 0;
+    return t.text && (t.linear_weight || t.module == ModuleClass::embedding) && t.shape.size() == 2 &&
+           s.model_wide_group() != nullptr && t.shape[1] % s.model_wide_group()->group_size == 0;
   if (!t.linear_weight) return false;
   if (s.method == "mxfp4") return t.module == ModuleClass::routed_experts;  // only GptOssExperts are replaced
   if (s.method == "mlx") return true;  // Linear and Embedding, the head included (decided with the group size)
@@ -1010,9 +1010,9 @@ class Decider {
           if (test(p, here, module)) return &g;
         }
       }
-      return &s_.groups.back();
+      return s_.model_wide_group();
     }
-    if (!is_ct(s_)) return s_.groups.empty() ? nullptr : &s_.groups.front();
+    if (!is_ct(s_)) return s_.model_wide_group();
     // compressed-tensors: the most specific target wins (exact name, then regex, then class).
     const QuantGroup* best = nullptr;
     int best_level = 0;
@@ -1386,6 +1386,11 @@ bool pattern_is_index_sensitive(const std::string& regex_text) {
     }
   }
   return false;
+}
+
+const QuantGroup* QuantizationScheme::model_wide_group() const {
+  if (groups.empty() || format == "mixed_precision") return nullptr;
+  return method == "mlx" || method == "gptq" ? &groups.back() : &groups.front();
 }
 
 Result<QuantizationScheme> parse_quantization(const JsonFields& container) {

@@ -218,6 +218,11 @@ struct QuantizationScheme {
   std::string origin;                // file the scheme came from
   std::string pointer;               // JSON pointer of quantization_config
   std::vector<std::string> notes;    // what the reader assumed (for ModelSpec::notes)
+
+  // The group every weight not named elsewhere takes: the last for MLX and GPTQ
+  // (per-module overrides come first), else the first; none for ModelOpt
+  // MIXED_PRECISION (each module names its own) or without quantization.
+  const QuantGroup* model_wide_group() const;
 };
 
 // `container` is the object that holds `quantization_config` (for K3: text_config).

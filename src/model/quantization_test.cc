@@ -509,6 +509,30 @@ TEST(QuantDeclarations, EveryFormTheProducersWriteIsRead) {
   }
 }
 
+// The precision a weight takes when nothing names it: after GPTQModel's and MLX's
+// per-module overrides, the model-wide group; none for ModelOpt MIXED_PRECISION.
+TEST(QuantDeclarations, TheModelWideGroup) {
+  const auto gptq = parse(R"({"quant_method": "gptq", "bits": 4, "group_size": 128,
+                              "dynamic": {"+:.*down_proj": {"bits": 8, "group_size": 32}}})");
+  ASSERT_TRUE(gptq.ok());
+  ASSERT_EQ(gptq->groups.size(), 2u);
+  ASSERT_NE(gptq->model_wide_group(), nullptr);
+  EXPECT_EQ(gptq->model_wide_group()->num_bits, 4u);
+  EXPECT_EQ(gptq->model_wide_group()->group_size, 128u);
+  const auto mlx = parse(R"({"bits": 4, "group_size": 64, "model.layers.0.mlp.down_proj": {"bits": 8, "group_size": 64}})");
+  ASSERT_TRUE(mlx.ok());
+  ASSERT_NE(mlx->model_wide_group(), nullptr);
+  EXPECT_EQ(mlx->model_wide_group()->num_bits, 4u);
+  const auto mixed = parse(R"({"quant_method": "modelopt", "quant_algo": "MIXED_PRECISION",
+                               "quantized_layers": {"model.layers.0.mlp": {"quant_algo": "FP8"}}})");
+  ASSERT_TRUE(mixed.ok());
+  EXPECT_EQ(mixed->model_wide_group(), nullptr);
+  const auto fp8 = parse(R"({"quant_method": "fp8", "weight_block_size": [128, 128]})");
+  ASSERT_TRUE(fp8.ok());
+  ASSERT_NE(fp8->model_wide_group(), nullptr);
+  EXPECT_EQ(fp8->model_wide_group()->num_bits, 8u);
+}
+
 TEST(QuantPatterns, ModulesToNotConvertMatchLikeTheProducers) {
   const auto s = parse(R"({"quant_method": "mxfp4", "modules_to_not_convert": ["model.layers.*.self_attn",
                           "model.layers.*.mlp.router", "lm_head", "gate", "model\\.layers\\.[0-3]\\.mlp"]})")

@@ -16,11 +16,12 @@ std::vector<Figure> two_precision_reconstruction(const ModelSpec& model, const I
   const Evidence structure = model.family_reader ? Evidence::derived : Evidence::estimate;
   const Evidence bytes = model.manifest_source != ManifestSource::config && !cast ? Evidence::official : structure;
   std::uint64_t group_size = 0, bits = 0, scale_bits = 0;
-  if (!model.quantization.groups.empty()) {
-    const auto& g = model.quantization.groups.front();
-    group_size = g.group_size;
-    bits = g.num_bits;
-    scale_bits = dtype_bits(g.scale_dtype);
+  // One precision for the whole model, when there is one (a mixed-precision
+  // checkpoint has none, and gets no effective-bits figure).
+  if (const auto* g = model.quantization.model_wide_group()) {
+    group_size = g->group_size;
+    bits = g->num_bits;
+    scale_bits = dtype_bits(g->scale_dtype);
   }
   if (inv.quantized_params > 0 && group_size > 0) {
     const double effective = static_cast<double>(bits) + static_cast<double>(scale_bits) / static_cast<double>(group_size);
@@ -37,6 +38,14 @@ std::vector<Figure> two_precision_reconstruction(const ModelSpec& model, const I
                     with_commas(inv.quantized_params * bits / 8),
                     with_commas(inv.quantized_bytes - inv.quantized_params * bits / 8)),
         src));
+  } else if (inv.quantized_params > 0) {  // several precisions (ModelOpt MIXED_PRECISION): the stored bytes, no single rate
+    out.push_back(bytes_figure("reconstruction.quantized_bytes",
+                               fmt::format("{} quantized parameters, each module at its own precision",
+                                           with_commas(inv.quantized_params)),
+                               inv.quantized_bytes, bytes,
+                               "codes and scales as stored, summed over the quantized tensors (quantization_config "
+                               "names each module's algorithm)",
+                               src));
   }
   out.push_back(bytes_figure("reconstruction.unquantized_bytes",
                              fmt::format("{} parameters kept at 16/32 bits", with_commas(inv.unquantized_params)),
