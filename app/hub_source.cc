@@ -517,14 +517,8 @@ Result<LoadedModel> load_hub_model(const HubReference& ref, const HubFetchOption
     if (f.path != "hf_quant_config.json") continue;
     auto hf = file(c, "hf_quant_config.json");
     if (!hf) return hf.error();
-    const auto hf_origin = fmt::format("{}@{} hf_quant_config.json", ref.repo_id, hub.sha.substr(0, 12));
-    auto merged = merge_hf_quant_config(files.config, files.config_origin, *hf, hf_origin);
-    if (!merged) return merged.error();
-    if (merged->merged) {
-      files.config = std::move(merged->config);
-      files.config_origin += " with hf_quant_config.json";
-    }
-    if (!merged->note.empty()) files.notes.push_back(merged->note);
+    if (auto e = take_hf_quant_config(files, *hf, fmt::format("{}@{} hf_quant_config.json", ref.repo_id, hub.sha.substr(0, 12))))
+      return *e;
   }
   auto loaded = generated_model(files, overrides);
   if (!loaded) return loaded.error();

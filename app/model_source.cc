@@ -79,14 +79,7 @@ Result<ModelFiles> folder_files(const fs::path& dir, const std::optional<fs::pat
   if (const auto hf_path = dir / "hf_quant_config.json"; fs::exists(hf_path)) {
     auto hf = read_file(hf_path.string());
     if (!hf) return hf.error();
-    auto merged = merge_hf_quant_config(files.config, files.config_origin, *hf, hf_path.string());
-    if (!merged) return merged.error();
-    if (merged->merged) {
-      files.config = std::move(merged->config);
-      files.config_origin += " with " + hf_path.filename().string();
-      files.source += " + " + hf_path.filename().string();
-    }
-    if (!merged->note.empty()) files.notes.push_back(merged->note);
+    if (auto e = take_hf_quant_config(files, *hf, hf_path.string())) return *e;
   }
 
   // The index (when there is one) says which .safetensors files are the checkpoint.

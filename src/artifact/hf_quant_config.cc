@@ -49,4 +49,16 @@ Result<MergedConfig> merge_hf_quant_config(const std::string& config_text, const
   return out;
 }
 
+std::optional<Error> take_hf_quant_config(ModelFiles& files, const std::string& hf_text, const std::string& hf_origin) {
+  auto merged = merge_hf_quant_config(files.config, files.config_origin, hf_text, hf_origin);
+  if (!merged) return merged.error();
+  if (merged->merged) {
+    files.config = std::move(merged->config);
+    files.config_origin += " with hf_quant_config.json";
+    files.source += " + hf_quant_config.json";
+  }
+  if (!merged->note.empty()) files.notes.push_back(std::move(merged->note));
+  return std::nullopt;
+}
+
 }  // namespace preflight

@@ -8,8 +8,10 @@
 // = ["hf_quant_config.json"]); SGLang does the same (ModelConfig._parse_quant_hf_config).
 #pragma once
 
+#include <optional>
 #include <string>
 
+#include "artifact/model_files.h"
 #include "core/result.h"
 
 namespace preflight {
@@ -26,5 +28,10 @@ struct MergedConfig {
 // and the value.
 Result<MergedConfig> merge_hf_quant_config(const std::string& config_text, const std::string& config_origin,
                                            const std::string& hf_text, const std::string& hf_origin);
+
+// The same on a model's files as read (a folder's, a hub repo's): the config
+// takes the file's quantization when it counts, its origin and source say so,
+// and the note joins files.notes.
+std::optional<Error> take_hf_quant_config(ModelFiles& files, const std::string& hf_text, const std::string& hf_origin);
 
 }  // namespace preflight
