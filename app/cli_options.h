@@ -77,6 +77,7 @@ struct Options {
   // Model overrides (what the engine loads differs from the files).
   std::string quantize;              // fp8 | fp8-dynamic | w8a8 | w4a16 | none
   std::string dtype;                 // auto | bfloat16 | float16 | float32
+  std::string runner;                // auto | generate | pooling (model/pooling_runner.h)
   // Throughput, cost, cold start and speculative decoding.
   std::string prompt_tokens;         // TTFT prompt (default min(context, 8192))
   std::string price;                 // USD per GPU-hour

@@ -82,6 +82,8 @@ Result<ModelFiles> folder_files(const fs::path& dir, const std::optional<fs::pat
     if (auto e = take_hf_quant_config(files, *hf, hf_path.string())) return *e;
   }
 
+  files.sentence_transformers_config = fs::exists(dir / "modules.json");
+
   // The index (when there is one) says which .safetensors files are the checkpoint.
   const auto index_path = index_file.value_or(dir / "model.safetensors.index.json");
   if (fs::exists(index_path)) {
@@ -172,9 +174,10 @@ Result<LoadedModel> load_catalogue_or_hub(const std::string& arg, const ModelOve
   // A commit never changes: keep what it gave (bounded), so a page's many
   // requests for one model cost one fetch. Branches and tags are resolved each time.
   static std::mutex mutex;
-  static std::map<std::tuple<std::string, std::string, std::string, int>, LoadedModel> cache;
+  static std::map<std::tuple<std::string, std::string, std::string, std::string, int>, LoadedModel> cache;
   const bool pinned = is_commit_id(what->hub->revision);
-  const auto key = std::make_tuple(arg, overrides.quantize, overrides.dtype, static_cast<int>(hub.shard_headers));
+  const auto key =
+      std::make_tuple(arg, overrides.quantize, overrides.dtype, overrides.runner, static_cast<int>(hub.shard_headers));
   if (pinned && !hub.refresh) {
     std::lock_guard<std::mutex> lock(mutex);
     if (auto it = cache.find(key); it != cache.end()) return it->second;
@@ -224,8 +227,9 @@ Result<LoadedModel> load_catalogue_only(const std::string& arg, const ModelOverr
   // a manifest (quantization rules matched by name) costs more than the plan,
   // and a catalogue model with given overrides never changes, so keep it.
   static std::mutex mutex;
-  static std::map<std::tuple<std::string, std::string, std::string>, LoadedModel> cache;
-  const auto key = std::make_tuple(arg.empty() ? std::string(kDefaultModel) : arg, overrides.quantize, overrides.dtype);
+  static std::map<std::tuple<std::string, std::string, std::string, std::string>, LoadedModel> cache;
+  const auto key =
+      std::make_tuple(arg.empty() ? std::string(kDefaultModel) : arg, overrides.quantize, overrides.dtype, overrides.runner);
   {
     std::lock_guard<std::mutex> lock(mutex);
     if (auto it = cache.find(key); it != cache.end()) return it->second;

@@ -154,6 +154,9 @@ std::vector<OptionSpec> make_table() {
        "a quantized variant: fp8 (online), fp8-dynamic, w8a8, w4a16 (compressed-tensors, lm_head kept)");
   text("--dtype", &Options::dtype, kWithWorkload | kInspect, kOverride,
        "weight dtype the engine loads unquantized tensors in: auto, bfloat16, float16, float32");
+  text("--runner", &Options::runner, kWithWorkload | kInspect, kOverride,
+       "auto (default: pooling when the repo has a Sentence Transformers modules.json), generate, or pooling (an "
+       "embedding service: no LM head, no sampler)");
 
   text("--prompt-tokens", &Options::prompt_tokens, kWithWorkload, kPerf,
        "prompt for the time-to-first-token bound (default min(context, 8192))");

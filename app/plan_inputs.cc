@@ -329,8 +329,9 @@ Error overflow_error(const std::string& workload_flags, const Error& arithmetic)
 }
 
 Result<LoadedModel> load_model_for(const Options& o) {
-  if (o.upload) return load_uploaded_model(o.upload->name, o.upload->config, o.upload->index, o.upload->listing, {o.quantize, o.dtype});
-  return load_named_model(o, o.model, {o.quantize, o.dtype});
+  if (o.upload) return load_uploaded_model(o.upload->name, o.upload->config, o.upload->index, o.upload->listing,
+                                         {o.quantize, o.dtype, o.runner});
+  return load_named_model(o, o.model, {o.quantize, o.dtype, o.runner});
 }
 
 namespace {
@@ -355,7 +356,7 @@ std::optional<Error> prepare_engine_inputs(LoadedModel& loaded, const Options& o
   if (!o.dtype.empty() && o.dtype != "auto") return std::nullopt;  // the user's --dtype wins
   const auto served = engine_auto_dtype(loaded.model, e);
   if (!served) return std::nullopt;
-  auto cast = apply_model_overrides(std::move(loaded.model), "", "", ModelOverrides{"", served->dtype});
+  auto cast = apply_model_overrides(std::move(loaded.model), "", "", ModelOverrides{"", served->dtype, ""});
   if (!cast) return cast.error();
   loaded.model = std::move(cast).value();
   loaded.model.notes.insert(loaded.model.notes.begin(), served->why);

@@ -463,8 +463,10 @@ def resolve_model(hub_id: str, models_dir: Path, catalogue: List[Dict[str, Any]]
         if not isinstance(config, dict):
             why.append("%s is not a JSON object" % path)
             return None
-        return ModelRef(str(path), "folder:%s/%s" % (folder.name, path.name),
-                        config_has_quantization(config))
+        # A folder with config.json is given as the folder, as a user would give a snapshot: its
+        # hf_quant_config.json, modules.json and index are read beside the config.
+        return ModelRef(str(folder) if path.name == "config.json" else str(path),
+                        "folder:%s/%s" % (folder.name, path.name), config_has_quantization(config))
 
     def from_catalogue() -> Optional[ModelRef]:
         name = find_catalogue_model(hub_id, catalogue)
@@ -675,7 +677,7 @@ def run_plan(plan: RowPlan, timeout: float) -> Tuple[int, str, str]:
     rc, out, err = run_binary(plan.command, timeout)
     # A config file not named config.json the binary refuses: retry with a copy so named.
     if rc == 2 and plan.model and plan.model.source.startswith("folder:") \
-            and not plan.model.arg.endswith("config.json"):
+            and not plan.model.arg.endswith("config.json") and not os.path.isdir(plan.model.arg):
         with tempfile.TemporaryDirectory(prefix="validate-engines-") as tmp:
             shutil.copyfile(plan.model.arg, os.path.join(tmp, "config.json"))
             cmd = list(plan.command)

@@ -9,6 +9,7 @@
 #include "embedded_files.h"
 #include "model/artifact_facts.h"
 #include "model/model_catalogue.h"
+#include "model/pooling_runner.h"
 
 namespace preflight {
 
@@ -157,18 +158,30 @@ std::optional<Error> finish_loading(LoadedModel& loaded, const ModelFiles& files
     // Neither headers nor an index: the listing's counts by dtype are the files' total.
     if (files.headers.empty() && !files.index) use_listing_totals(model, *files.listing);
   }
-  if (!overrides_requested(overrides)) {
-    make_printable(model);
-    return std::nullopt;
+  if (overrides_requested(overrides)) {
+    const std::string files_name = model.name;
+    auto overridden = apply_model_overrides(std::move(model), files.config, files.config_origin, overrides);
+    if (!overridden) return overridden.error();
+    model = std::move(overridden).value();
+    if (loaded.reconciliation && model.name != files_name)
+      model.notes.push_back("the reconciliation checks the files' own manifest (before --quantize / --dtype) against them");
   }
-  const std::string files_name = model.name;
-  auto overridden = apply_model_overrides(std::move(model), files.config, files.config_origin, overrides);
-  if (!overridden) return overridden.error();
-  model = std::move(overridden).value();
-  if (loaded.reconciliation && model.name != files_name)
-    model.notes.push_back("the reconciliation checks the files' own manifest (before --quantize / --dtype) against them");
+  auto asked = parse_runner(overrides.runner);
+  if (!asked) return asked.error();
+  const bool sentence_transformers = has_sentence_transformers_config(files);
+  if (resolve_runner(*asked, sentence_transformers) == Runner::pooling)
+    serve_as_pooling(model, *asked == Runner::pooling ? "--runner pooling"
+                                                      : "the repo has modules.json, a Sentence Transformers config; "
+                                                        "--runner generate plans it as a generating model");
   make_printable(model);
   return std::nullopt;
+}
+
+bool has_sentence_transformers_config(const ModelFiles& files) {
+  if (files.sentence_transformers_config) return true;
+  if (!files.listing) return false;
+  return std::any_of(files.listing->siblings.begin(), files.listing->siblings.end(),
+                     [](const auto& s) { return s.path == "modules.json"; });
 }
 
 Result<LoadedModel> load_model_files(ModelFiles files, const ModelOverrides& given) {

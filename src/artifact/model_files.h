@@ -62,6 +62,10 @@ struct ModelFiles {
   // The catalogue's scheme for a quantized repo whose config is its base's
   // (CatalogueModel::quantize): the --quantize applied when none is given.
   std::string default_quantize;
+  // The folder holds modules.json (a Sentence Transformers config): vLLM then
+  // serves a *ForCausalLM as a pooling model (model/pooling_runner.h). A hub
+  // listing that names the file says the same (has_sentence_transformers_config).
+  bool sentence_transformers_config = false;
 };
 
 // The whole stage. Errors name the file, the field and the value; a bad
@@ -77,6 +81,9 @@ Result<LoadedModel> generated_model(const ModelFiles& files, const ModelOverride
 // the headers of the shards it asked for are in files.headers. Null otherwise.
 std::optional<Error> finish_loading(LoadedModel& loaded, const ModelFiles& files, const ModelOverrides& overrides,
                                     ShardSizeCheck* check = nullptr);
+
+// Whether the files carry a Sentence Transformers config (the folder flag, or modules.json in the listing).
+bool has_sentence_transformers_config(const ModelFiles& files);
 
 // A catalogue entry's embedded files: its config, official facts and index
 // (unknown names: the did-you-mean error, naming MODEL).

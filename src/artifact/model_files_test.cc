@@ -55,16 +55,52 @@ TEST(ModelFiles, OneStageForEveryWayIn) {
 
   auto broken = files;
   broken.config = "{";
-  const auto bad_override = load_model_files(broken, ModelOverrides{"fp4", ""});
+  const auto bad_override = load_model_files(broken, ModelOverrides{"fp4", "", ""});
   ASSERT_FALSE(bad_override.ok());
   EXPECT_NE(bad_override.error().to_string().find("--quantize: unknown scheme 'fp4'"), std::string::npos);
 
-  const auto quantized = load_model_files(files, ModelOverrides{"fp8", ""}).value_or_throw();
+  const auto quantized = load_model_files(files, ModelOverrides{"fp8", "", ""}).value_or_throw();
   EXPECT_LT(quantized.model.manifest.payload_bytes(), direct.manifest.payload_bytes());
 
   const auto unknown = catalogue_files("kimi-k4");
   ASSERT_FALSE(unknown.ok());
   EXPECT_NE(unknown.error().to_string().find("did you mean 'kimi-k3'"), std::string::npos);
+}
+
+// A pooling runner (an embedding service) holds no LM head: Llama 3.1 8B's is
+// vocab 128,256 x hidden 4,096 x 2 B (BF16), left out exactly. The runner is
+// asked for, or follows a Sentence Transformers modules.json in the folder or
+// the hub listing; --runner generate keeps the head either way.
+TEST(ModelFiles, PoolingRunnerLeavesOutTheLmHead) {
+  const auto base = catalogue_files("llama-3.1-8b").value_or_throw();
+  const std::uint64_t full = load_model_files(base).value_or_throw().model.manifest.payload_bytes();
+  const std::uint64_t lm_head = 128256ULL * 4096 * 2;
+  struct Case {
+    const char* runner;
+    bool folder_modules_json;
+    bool listing_modules_json;
+    bool pooling;
+  };
+  for (const auto& c : std::vector<Case>{
+           {"", false, false, false},
+           {"auto", true, false, true},
+           {"", false, true, true},
+           {"pooling", false, false, true},
+           {"generate", true, true, false},
+       }) {
+    auto files = base;
+    files.sentence_transformers_config = c.folder_modules_json;
+    if (c.listing_modules_json) {
+      files.listing = HubListing{};
+      files.listing->siblings.push_back(HubFile{"modules.json", 349, true, ""});
+    }
+    const auto loaded = load_model_files(files, ModelOverrides{"", "", c.runner}).value_or_throw();
+    EXPECT_EQ(loaded.model.pooling_runner, c.pooling) << c.runner;
+    EXPECT_EQ(loaded.model.manifest.payload_bytes(), c.pooling ? full - lm_head : full) << c.runner;
+  }
+  const auto bad = load_model_files(base, ModelOverrides{"", "", "embed"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().to_string(), "--runner: unknown runner 'embed' (expected auto, generate or pooling)");
 }
 
 }  // namespace

@@ -201,7 +201,8 @@ Result<EngineSizing> size_vllm(const EngineInputs& in) {
       }
     }
     std::uint64_t sampler = 0;
-    if (w.last_stage) {
+    // A pooling runner pools the hidden states instead of sampling (model/pooling_runner.h).
+    if (w.last_stage && !m.pooling_runner) {
       sampler = static_cast<std::uint64_t>(static_cast<double>(seqs_in_profile) * static_cast<double>(m.vocab_size) *
                                            era.sampler_bytes_per_logit) +
                 checked_mul(checked_mul(T, H), dt * prof.hidden_buffers_during_sampling);
@@ -249,6 +250,8 @@ Result<EngineSizing> size_vllm(const EngineInputs& in) {
           T, T, dt, prof.mlp_intermediate_copies, prof.hidden_buffers_in_layer, H, m.moe.experts_per_token,
           seqs_in_profile, m.vocab_size, era.sampler_bytes_per_logit, prof.hidden_buffers_during_sampling, T, H, dt,
           format_gib(forward, 2), format_gib(sampler, 2));
+    if (m.pooling_runner && activation_formula.find("pooling runner") == std::string::npos)
+      activation_formula += "; pooling runner: no sampler run (its term is 0)";
     // Non-torch memory: NCCL / custom all-reduce buffers at TP > 1.
     double nt = era.non_torch_gib_tp1;
     if (layout.tp > 1) {

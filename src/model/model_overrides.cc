@@ -1,4 +1,5 @@
 #include "model/model_overrides.h"
+#include "model/pooling_runner.h"
 
 #include <fmt/format.h>
 
@@ -170,6 +171,7 @@ std::optional<Error> validate_model_overrides(const ModelOverrides& o) {
   if (!o.dtype.empty() && o.dtype != "auto" && find_dtype(o.dtype) == nullptr)
     return Error{"--dtype", "",
                  fmt::format("unknown dtype '{}' (expected auto, bfloat16, float16 or float32)", o.dtype)};
+  if (auto r = parse_runner(o.runner); !r) return r.error();
   return std::nullopt;
 }
 
@@ -180,7 +182,7 @@ bool overrides_requested(const ModelOverrides& o) {
 Result<nlohmann::json> quantization_config_for(std::string_view scheme) {
   if (!quantize_requested(scheme)) return nlohmann::json();
   const auto* s = find_scheme(scheme);
-  if (s == nullptr) return *validate_model_overrides({std::string(scheme), ""});
+  if (s == nullptr) return *validate_model_overrides({std::string(scheme), "", ""});
   return s->config();
 }
 

@@ -65,6 +65,7 @@ namespace preflight {
 struct ModelOverrides {
   std::string quantize;  // --quantize: "" or none | fp8 | fp8-dynamic | w8a8 | w4a16
   std::string dtype;     // --dtype: "" or auto | bfloat16 | float16 | float32 (half, float)
+  std::string runner = {};  // --runner: "" or auto | generate | pooling (model/pooling_runner.h)
 };
 
 // Checks both values before any model is read; the error names the flag and the value.

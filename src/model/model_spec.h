@@ -164,6 +164,7 @@ struct ModelSpec {
   std::uint64_t attn_res_block_size = 0;  // 0 when the model has no Attention Residuals
   // Engine-facing details read from the config (finish_model):
   bool tied_embeddings = false;           // tie_word_embeddings: the LM head reuses the embedding
+  bool pooling_runner = false;            // served as an embedding / pooling model (model/pooling_runner.h): no LM head, no sampler
   std::uint64_t rope_cache_positions = 0; // positions engines precompute RoPE for (YaRN: original x factor)
   // A second RoPE of other base for the sliding-window layers (Gemma 3's
   // rope_local_base_freq): its own cache of this many positions; 0: none.

@@ -265,6 +265,10 @@ Result<Plan> build_plan(const PlanContext& context, const Accelerator& gpu, cons
         "attention and the embedding are whole in each of the {} attention groups",
         plan.layout.stage_ranks(), plan.layout.dp));
   plan.assumptions.push_back("capacity per GPU is what the device reports to CUDA/HIP, not the vendor headline");
+  if (model.pooling_runner)
+    plan.assumptions.push_back(
+        "pooling runner (an embedding service): no LM head is held and the engine's profile run has no sampler "
+        "(--runner generate plans it as a generating model)");
   if (plan.mtp_drafts())
     plan.assumptions.push_back(fmt::format(
         "speculative decoding: {} draft tokens per step; their state slots and lookahead cache are counted, a "
