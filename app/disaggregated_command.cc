@@ -148,7 +148,7 @@ int run_disaggregated_plan(const Options& o, Io& io) {
     } else {
       std::string out = fmt::format("preflight plan: {}, disaggregated: prefill on {} x {}, decode on {} x {}\n\n",
                                     model.name, prefill->gpu_count, prefill->gpu.id, decode->gpu_count, decode->gpu.id);
-      out += fmt::format("Verdict: {} [{}]\n  {}\n  first boundary: {}\n", verdict.fits ? "GREEN" : "RED",
+      out += fmt::format("Verdict: {} [{}]\n  {}\n  first boundary: {}\n", verdict_word(verdict),
                          evidence_label(verdict.evidence), verdict.summary, resource_key(verdict.first_boundary));
       out += fmt::format("\nKV transfer (prefill -> decode, {} GB/s per GPU)\n", link);
       for (const auto& f : transfer.figures) out += figure_line(f);

@@ -14,11 +14,16 @@ std::optional<Error> validate_perf_inputs(const PerfInputs& in) {
   if (in.batch_per_group == 0) return Error{"perf", "batch_per_group", "the batch must be at least 1 request"};
   if (in.kv_dtype_bytes == 0) return Error{"perf", "kv_dtype_bytes", "the KV element must be at least 1 byte"};
   if (in.state_dtype_bytes == 0) return Error{"perf", "state_dtype_bytes", "the state element must be at least 1 byte"};
-  if (in.gpu->memory_bandwidth_tb_s <= 0)
-    return Error{"perf", "gpu", fmt::format("{} has no memory bandwidth in the catalogue", in.gpu->id)};
-  if (in.gpu->bf16_dense_tflops <= 0)
-    return Error{"perf", "gpu", fmt::format("{} has no BF16 dense rate in the catalogue", in.gpu->id)};
+  if (auto missing = missing_latency_figure(*in.gpu)) return Error{"perf", "gpu", *missing};
   if (in.scale_out_gb_s < 0) return Error{"perf", "scale_out_gb_s", "must not be negative"};
+  return std::nullopt;
+}
+
+std::optional<std::string> missing_latency_figure(const Accelerator& gpu) {
+  if (gpu.memory_bandwidth_tb_s <= 0)
+    return fmt::format("no memory bandwidth figure for {} in the catalogue", gpu.id);
+  if (gpu.bf16_dense_tflops <= 0)
+    return fmt::format("no BF16 dense throughput figure for {} in the catalogue", gpu.id);
   return std::nullopt;
 }
 

@@ -39,6 +39,13 @@ struct PerfInputs {
 // Null pointers, a zero batch, a zero dtype width: an Error naming the field.
 std::optional<Error> validate_perf_inputs(const PerfInputs& in);
 
+// The figure a GPU's catalogue row lacks for the latency and throughput
+// bounds ("no memory bandwidth figure for apple-m3-ultra in the catalogue"),
+// or nullopt when it has both (memory bandwidth and the BF16 dense rate). A
+// bound from a missing figure is no bound: a plan with latency targets on such
+// a GPU is `latency_unchecked`, never green.
+std::optional<std::string> missing_latency_figure(const Accelerator& gpu);
+
 // Activation element width on the wire (act_dtype_bytes, else the model dtype).
 std::uint64_t activation_bytes(const PerfInputs& in);
 

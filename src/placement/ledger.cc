@@ -29,6 +29,7 @@ std::string_view resource_key(Resource r) {
     case Resource::kv_cache: return "kv_cache";
     case Resource::ttft: return "ttft";
     case Resource::tpot: return "tpot";
+    case Resource::latency_unchecked: return "latency_unchecked";
   }
   return "none";
 }

@@ -18,7 +18,10 @@ namespace preflight {
 
 // Memory in allocation order, then the latency targets, which only
 // a plan whose memory fits can miss.
-enum class Resource { none, weights, reserve, activations, recurrent_state, kv_cache, ttft, tpot };
+// latency_unchecked: memory fits, latency targets were given, but the GPU's
+// catalogue row lacks a figure the bounds need (memory bandwidth, BF16 rate):
+// neither met nor missed, so never green (perf/perf_inputs.h missing_latency_figure).
+enum class Resource { none, weights, reserve, activations, recurrent_state, kv_cache, ttft, tpot, latency_unchecked };
 
 std::string_view resource_key(Resource r);  // "weights", "kv_cache", ... "none"
 

@@ -107,6 +107,11 @@ PerfReport plan_perf(const Plan& plan, const PlanContext& context, const PlanReq
 
 }  // namespace
 
+std::string_view verdict_word(const Verdict& v) {
+  if (v.fits) return "GREEN";
+  return v.first_boundary == Resource::latency_unchecked ? "UNCHECKED" : "RED";
+}
+
 Result<Plan> build_plan(const ModelSpec& model, const Accelerator& gpu, const PlanRequest& request) {
   const PlanContext context(model);
   return build_plan(context, gpu, request, PlanDetail::full);

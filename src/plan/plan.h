@@ -52,6 +52,10 @@ struct Verdict {
   std::vector<VerdictSuggestion> suggestions;  // red plans: the smallest changes that plan green (may be empty)
 };
 
+// The verdict's word: GREEN (fits; a hypothesis), RED (a boundary crossed) or
+// UNCHECKED (memory fits but a latency target could not be checked).
+std::string_view verdict_word(const Verdict& v);
+
 struct ChecklistItem {
   std::string step;    // "Pin the artifact"
   std::string status;  // "established" | "open" | "failed"

@@ -88,8 +88,27 @@ void apply_latency(Plan& plan, const PlanContext& context, const Accelerator& gp
   const auto length = typical_length(w);
   if (targets.output_tokens == 0) targets.output_tokens = default_output_tokens(length);
   if (targets.input_tokens == 0) targets.input_tokens = default_input_tokens(length, targets.output_tokens);
+  auto& v = plan.verdict;
+  // A target checked against a missing figure would pass on nothing: the plan
+  // says so and is not green, whatever memory says (issue: no latency verdict
+  // from missing data).
+  if (auto missing = missing_latency_figure(gpu)) {
+    const auto why = fmt::format("latency not checked: {}", *missing);
+    if (full) plan.assumptions.push_back(why + "; the latency targets are neither met nor missed");
+    if (!v.fits) return;  // memory first
+    v.fits = false;
+    v.first_boundary = Resource::latency_unchecked;
+    v.evidence = Evidence::estimate;
+    v.summary = fmt::format("memory fits, but {}: the latency targets can be neither met nor missed", why);
+    return;
+  }
   // The catalogue's GPU: a verdict-only plan copies only its capacity.
-  const auto in = workload_perf_inputs(model, gpu, plan.layout, w, request.perf.scale_out_gb_s);
+  auto in = workload_perf_inputs(model, gpu, plan.layout, w, request.perf.scale_out_gb_s);
+  // Each decode step reads every running request's cache at its own length:
+  // over a request's decode it grows from the input to input + output, so the
+  // mean step reads input + output / 2 (the average of a bound linear in the
+  // length is the bound at the average), never the model's window.
+  in.context = checked_add(targets.input_tokens, targets.output_tokens / 2);
   if (auto e = validate_perf_inputs(in)) {
     if (full) plan.assumptions.push_back(fmt::format("latency targets not checked: {}", e->message));
     return;
@@ -111,7 +130,6 @@ void apply_latency(Plan& plan, const PlanContext& context, const Accelerator& gp
     for (const auto& f : check.figures) plan.figures.push_back(f);
     for (const auto& a : check.assumptions) plan.assumptions.push_back(a);
   }
-  auto& v = plan.verdict;
   if (!v.fits || check.binding.empty()) return;  // memory first: it is what a plan must have at all
   v.fits = false;
   v.first_boundary = check.binding == "ttft" ? Resource::ttft : Resource::tpot;

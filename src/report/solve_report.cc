@@ -52,6 +52,7 @@ char resource_letter(Resource r) {
     case Resource::kv_cache: return 'K';
     case Resource::ttft: return 'F';  // first token
     case Resource::tpot: return 'T';
+    case Resource::latency_unchecked: return 'U';
     case Resource::none: return ' ';
   }
   return '?';
@@ -133,7 +134,7 @@ std::uint64_t nodes_for(std::uint64_t gpus, std::uint64_t node) {
 // Why a red probe is red, in brackets: the shortfall of memory, or the
 // latency sentence when a target was missed (memory then fits).
 std::string red_reason(const Verdict& v, Resource binding) {
-  if (binding == Resource::ttft || binding == Resource::tpot) {
+  if (binding == Resource::ttft || binding == Resource::tpot || binding == Resource::latency_unchecked) {
     const auto cut = v.summary.find("; ");
     return fmt::format(" ({})", cut == std::string::npos ? v.summary : v.summary.substr(cut + 2));
   }
@@ -142,6 +143,7 @@ std::string red_reason(const Verdict& v, Resource binding) {
 
 // fit: the binding column / sentence for one family.
 std::string fit_binding_text(const FamilyFit& f, std::uint64_t max_gpus) {
+  if (f.binding == Resource::latency_unchecked) return f.note;
   if (f.fits)
     return f.binding_at > 0 ? fmt::format("{} ran out at {} GPU{}", resource_key(f.binding), f.binding_at,
                                           f.binding_at == 1 ? "" : "s")
@@ -293,7 +295,8 @@ std::string render_max(const ModelSpec& model, const Accelerator& gpu, const Pla
   const auto bullet = style == TextStyle::markdown ? "- " : "  ";
   if (!r.found) {
     // A latency boundary has no bytes short: its own sentence says what was missed.
-    const bool latency = r.at_value.binding == Resource::ttft || r.at_value.binding == Resource::tpot;
+    const bool latency = r.at_value.binding == Resource::ttft || r.at_value.binding == Resource::tpot ||
+                         r.at_value.binding == Resource::latency_unchecked;
     const auto shortfall = latency ? red_reason(r.at_value.verdict, r.at_value.binding)
                                    : fmt::format(" ({} short on the worst rank", amount(magnitude(r.at_value.verdict.headroom_bytes)));
     out += fmt::format("{}does not fit even at {}: first boundary crossed: {}{}{} best layout, {})\n", bullet,

@@ -20,7 +20,8 @@ char resource_glyph(Resource r) {
     case Resource::recurrent_state: return 's';
     case Resource::kv_cache: return 'k';
     case Resource::ttft:
-    case Resource::tpot: return '?';  // not a ledger row: never drawn
+    case Resource::tpot:
+    case Resource::latency_unchecked: return '?';  // not a ledger row: never drawn
     case Resource::none: return '.';
   }
   return '?';
@@ -115,7 +116,7 @@ void checklist_lines(std::string& out, const Plan& plan, TextStyle style) {
 
 void verdict_block(std::string& out, const Plan& plan, TextStyle style) {
   const auto& v = plan.verdict;
-  const std::string word = v.fits ? "GREEN" : "RED";
+  const std::string word(verdict_word(v));
   if (style == TextStyle::markdown)
     out += fmt::format("**Verdict: {}** ({}): {}\n\nfirst boundary: `{}`; headroom on the tightest rank: {} B\n", word,
                        evidence_label(v.evidence), v.summary, resource_key(v.first_boundary), v.headroom_bytes);
@@ -361,7 +362,7 @@ std::string render_brief(const Plan& plan) {
   const auto fig = [&](std::string_view id) { return find_figure(plan.figures, id); };
   std::string out = fmt::format("{} on {} x {}: {}\n", plan.model_name, plan.gpu_count,
                                 plan.gpu.id, layout_summary(plan.layout));
-  out += fmt::format("Verdict: {} [{}]\n", v.fits ? "GREEN" : "RED", evidence_label(v.evidence));
+  out += fmt::format("Verdict: {} [{}]\n", verdict_word(v), evidence_label(v.evidence));
   out += wrapped(v.summary, 100, "  ");
   const auto headroom = v.headroom_bytes >= 0 ? static_cast<std::uint64_t>(v.headroom_bytes)
                                               : static_cast<std::uint64_t>(-(v.headroom_bytes + 1)) + 1;

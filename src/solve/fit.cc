@@ -6,6 +6,7 @@
 
 #include "core/bytes.h"
 #include "model/inventory.h"
+#include "perf/perf_inputs.h"
 #include "solve/gpu_counts.h"
 
 namespace preflight {
@@ -29,6 +30,27 @@ bool below_weight_floor(const Accelerator& gpu, std::uint64_t count, std::uint64
 
 FamilyFit fit_one(const ModelSpec& model, const PlanEvaluator& evaluate, const Accelerator& gpu,
                   const PlanRequest& request, const FitOptions& options, std::uint64_t payload) {
+  // Latency targets on a GPU whose row lacks a figure the bounds need: never
+  // counted as meeting them. The memory-only search says what memory alone
+  // would need, so the row is still useful.
+  if (request.latency.any())
+    if (auto missing = missing_latency_figure(gpu)) {
+      PlanRequest memory_only = request;
+      memory_only.latency = LatencyTargets{};
+      auto unchecked = fit_one(model, evaluate, gpu, memory_only, options, payload);
+      unchecked.note = unchecked.fits ? fmt::format("latency not checked: {}; memory alone fits from {} GPUs ({})",
+                                                    *missing, unchecked.min_gpus, layout_summary(unchecked.best.layout))
+                                      : fmt::format("latency not checked: {}; memory alone does not fit within {} GPUs",
+                                                    *missing, options.max_gpus);
+      unchecked.fits = false;
+      unchecked.min_gpus = 0;
+      unchecked.perf.reset();
+      unchecked.binding = Resource::latency_unchecked;
+      unchecked.binding_at = 0;
+      unchecked.limit_gpus = 0;
+      unchecked.limit_planned = false;
+      return unchecked;
+    }
   FamilyFit fit;
   fit.gpu = gpu;
   fit.gpus_per_node = node_size(gpu, request.layout);

@@ -268,6 +268,42 @@ TEST(SolveFit, LatencyTargetsBindTheFit) {
   EXPECT_EQ(loose->min_gpus, memory_only->min_gpus);
 }
 
+// No latency verdict from missing data: `fit deepseek-v3 --context 32K --ttft 2s
+// --tpot 50ms --rate 4` over every catalogue family. A family whose row has no
+// memory bandwidth or no BF16 dense rate (read here from the row itself) is
+// never listed as fitting: its binding is latency_unchecked and its note says
+// which figure is missing. The others are searched as before.
+TEST(SolveFit, NoFamilyMeetsLatencyTargetsWithoutTheFigures) {
+  const PlanContext context(deepseek_v3());
+  const auto evaluate = verdict_plan_evaluator(context);
+  PlanRequest r = k3_latency_request(2.0, 0.050);
+  r.workload.context_tokens = 32768;
+  r.workload.concurrency = 213;  // what --rate 4 gives by Little's law at these targets
+  r.latency.rate_per_s = 4;
+  r.concurrency_from_rate = true;
+  std::size_t without = 0, with = 0;
+  for (const auto& g : GpuCatalogue::embedded().all()) {
+    SCOPED_TRACE(g.id);
+    const bool lacks = g.memory_bandwidth_tb_s <= 0 || g.bf16_dense_tflops <= 0;
+    auto f = fit_family(deepseek_v3(), evaluate, g, r, FitOptions{});
+    ASSERT_TRUE(f.ok());
+    if (lacks) {
+      ++without;
+      EXPECT_FALSE(f->fits);
+      EXPECT_EQ(f->binding, Resource::latency_unchecked);
+      EXPECT_NE(f->note.find(g.memory_bandwidth_tb_s <= 0 ? "no memory bandwidth figure for " + g.id
+                                                         : "no BF16 dense throughput figure for " + g.id),
+                std::string::npos)
+          << f->note;
+    } else {
+      ++with;
+      EXPECT_NE(f->binding, Resource::latency_unchecked);
+    }
+  }
+  EXPECT_GE(without, 3u) << "the catalogue must exercise a missing figure (A10G, Apple, T4, V100)";
+  EXPECT_GE(with, 20u);
+}
+
 // The solvers' fast path checks the targets as the full plan does: the same
 // bounds from the representative ranks, the same verdict, on every practical layout.
 TEST(SolveFit, LatencyVerdictOfTheFastPathIsTheFullPlans) {
