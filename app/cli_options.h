@@ -46,7 +46,10 @@ struct Options {
   // Latency targets (plan and fit): checked against the roofline bounds.
   std::string ttft;              // "2s", "500ms"
   std::string tpot;              // "50ms"
-  std::string rate;              // requests per second; sets the concurrency by Little's law
+  std::string rate;              // requests per second; sets the concurrency by Little's law; "inf": a burst
+  std::string requests;          // simulated requests for the latency estimate
+  std::string seed;              // seed of the simulated arrivals
+  std::string latency_efficiency;  // a latency_efficiency.json to use instead of the embedded one
   std::string input_tokens;
   std::string output_tokens;
   // Parallelism.

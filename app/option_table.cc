@@ -108,7 +108,13 @@ std::vector<OptionSpec> make_table() {
   text("--tpot", &Options::tpot, kWithWorkload, kLatency, "time-per-output-token target, e.g. 50ms");
   text("--rate", &Options::rate, kWithWorkload, kLatency,
        "requests per second: the running requests follow by Little's law (needs --tpot; instead of --concurrency), and "
-       "prefill and decode share the GPUs");
+       "prefill and decode share the GPUs; `inf`: --requests sent at once");
+  text("--requests", &Options::requests, kWithWorkload, kLatency,
+       "requests the latency estimate simulates (default 1000; with --rate inf, sent at once)");
+  text("--seed", &Options::seed, kWithWorkload, kLatency, "seed of the simulated Poisson arrivals (default 1)");
+  text("--latency-efficiency", &Options::latency_efficiency, kWithWorkload, kLatency,
+       "a JSON of step efficiencies in data/latency_efficiency.json's form, to calibrate the estimate on your own "
+       "measurements (tools/fit_latency.py writes one)");
   text("--input-tokens", &Options::input_tokens, kWithWorkload, kLatency,
        "prompt tokens per request (default: the length less the output)");
   text("--output-tokens", &Options::output_tokens, kWithWorkload, kLatency,

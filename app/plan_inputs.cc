@@ -221,7 +221,9 @@ Result<PlanRequest> plan_request(const Options& o) {
     if (!v) return v.error();
     out = *v;
   }
-  if (any(o.rate)) {
+  if (o.rate == "inf") {
+    t.burst = true;  // every request at once: the estimate simulates a burst; memory plans the burst's size
+  } else if (any(o.rate)) {
     auto v = parse_number(o.rate, flag_of(&Options::rate), kMaxRate);
     if (!v) return v.error();
     if (!(*v > 0)) return Error{flag_of(&Options::rate), "", fmt::format("expected requests per second above 0, got {}", echo(o.rate))};
@@ -231,9 +233,25 @@ Result<PlanRequest> plan_request(const Options& o) {
     if (auto e = set_positive(o.input_tokens, flag_of(&Options::input_tokens), kMaxTokens, "tokens", t.input_tokens)) return *e;
   if (any(o.output_tokens))
     if (auto e = set_positive(o.output_tokens, flag_of(&Options::output_tokens), kMaxTokens, "tokens", t.output_tokens)) return *e;
-  if ((t.input_tokens > 0 || t.output_tokens > 0) && !t.any())
-    return Error{t.input_tokens > 0 ? flag_of(&Options::input_tokens) : flag_of(&Options::output_tokens), "",
-                 "sizes the latency check: give --ttft, --tpot or --rate with it"};
+  if (any(o.requests))
+    if (auto e = set_positive(o.requests, flag_of(&Options::requests), kMaxRequests, "requests", t.requests)) return *e;
+  if (any(o.seed)) {
+    std::uint64_t seed = 0;
+    if (auto e = set_positive(o.seed, flag_of(&Options::seed), UINT64_MAX / 2, "", seed)) return *e;
+    t.seed = seed;
+  }
+  if (any(o.latency_efficiency)) {
+    auto text = read_file(o.latency_efficiency);
+    if (!text) return text.error();
+    auto table = LatencyEfficiencyTable::parse(*text, o.latency_efficiency);
+    if (!table) return table.error();
+    t.efficiency = std::make_shared<const LatencyEfficiencyTable>(std::move(table).value());
+  }
+  if (t.burst) {
+    if (!o.concurrency.empty())
+      return Error{flag_of(&Options::rate), "", "--rate inf sends --requests at once: give it or --concurrency, not both"};
+    w.concurrency = t.requests > 0 ? t.requests : 1000;
+  }
   t.phase = o.latency_phase;
   if (t.rate_per_s > 0 && o.latency_phase != LatencyPhase::prefill) {  // a prefill pool's prompts in flight are set for it
     if (!o.concurrency.empty())

@@ -7,6 +7,7 @@
 #include "hardware/gpu_catalogue.h"
 #include "model/model_catalogue.h"
 #include "perf/roofline.h"
+#include "perf/serving_simulation.h"
 #include "plan/plan.h"
 #include "solve/sweep.h"
 #include "solve/sweep_perf.h"
@@ -67,6 +68,34 @@ void sweep_with_workload(benchmark::State& state, bool with_perf) {
 }
 void BM_SweepK3Workload(benchmark::State& state) { sweep_with_workload(state, false); }
 void BM_SweepK3WorkloadWithPerf(benchmark::State& state) { sweep_with_workload(state, true); }
+
+// The latency estimate's scheduler simulation (issue 42: 10,000 requests well
+// under a second): Poisson arrivals near saturation and a closed loop of 256
+// clients, 1,000-token prompts and outputs, step times of an 8B-class model.
+void BM_SimulateServing10kRequests(benchmark::State& state) {
+  SimulationInputs in;
+  in.model.weights_s_1 = in.model.weights_s_64 = 0.0045;
+  in.model.kv_s_per_context_token = 4e-8;
+  in.model.decode_compute_s_per_seq = 1.5e-5;
+  in.model.prefill_compute_s_per_token = 1.4e-5;
+  in.model.layers = 32;
+  in.efficiency.per_layer_s = 8e-5;
+  in.efficiency.per_step_s = 1.4e-3;
+  in.efficiency.per_seq_s = 2.7e-5;
+  in.requests = 10000;
+  in.input_tokens = 1000;
+  in.output_tokens = 1000;
+  in.kv_capacity_tokens = 400000;
+  if (state.range(0) == 0) {
+    in.arrivals = ArrivalKind::poisson;
+    in.rate_per_s = 10;
+  } else {
+    in.arrivals = ArrivalKind::closed_loop;
+    in.concurrency = 256;
+  }
+  for (auto _ : state) benchmark::DoNotOptimize(simulate_serving(in).value_or_throw().steps);
+}
+BENCHMARK(BM_SimulateServing10kRequests)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 BENCHMARK(BM_PlanWithPerfK3On32H100)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_DecodeRooflineK3On32H100)->Unit(benchmark::kMillisecond);

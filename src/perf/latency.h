@@ -23,11 +23,15 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/figure.h"
 #include "core/result.h"
+#include "perf/latency_efficiency.h"
+#include "perf/step_time_model.h"
 
 namespace preflight {
 
@@ -43,7 +47,30 @@ struct LatencyTargets {
   std::uint64_t output_tokens = 0;  // --output-tokens; 0: min(1,024, half the request length)
   LatencyPhase phase = LatencyPhase::both;
   double kv_transfer_s = 0;         // prefill pool: added to the TTFT (the prompt's KV sent to the decode pool)
-  bool any() const { return ttft_s > 0 || tpot_s > 0 || rate_per_s > 0; }
+  std::uint64_t requests = 0;       // --requests: simulated requests (0: 1,000); with burst, sent at once
+  std::uint64_t seed = 1;           // --seed of the simulated arrivals
+  bool burst = false;               // --rate inf: every request at time 0
+  // --latency-efficiency FILE: the step efficiencies in place of the embedded table (null: embedded).
+  std::shared_ptr<const LatencyEfficiencyTable> efficiency;
+  bool any() const {
+    return ttft_s > 0 || tpot_s > 0 || rate_per_s > 0 || burst || input_tokens > 0 || output_tokens > 0;
+  }
+};
+
+// The planning estimate beside the bounds (perf/serving_simulation.h): the
+// engine's scheduler simulated with step times from the roofline's terms and
+// the GPU's fitted efficiencies (perf/latency_efficiency.h).
+struct LatencyEstimate {
+  double ttft_mean_s = 0, ttft_p50_s = 0, ttft_p90_s = 0, ttft_p99_s = 0;
+  double tpot_mean_s = 0, tpot_p50_s = 0, tpot_p90_s = 0, tpot_p99_s = 0;
+  double output_tokens_per_s = 0;   // the whole cluster
+  double band = 0;                  // relative error band (held-out residuals)
+  std::string arrivals;             // "closed loop of 8 clients per DP group", "Poisson at 2 requests/s", ...
+  std::uint64_t requests = 0;       // simulated per DP group
+  std::uint64_t preemptions = 0;
+  std::uint64_t kv_capacity_tokens = 0;  // per DP group (0: not limiting)
+  std::string efficiency;           // which fit, with its figures
+  StepTimeModel step_model;         // the roofline's terms the simulation priced its steps with
 };
 
 // Little's law: requests running when R arrive per second and each runs
@@ -78,6 +105,7 @@ struct LatencyCheck {
   std::string why;                    // one sentence when a target is missed
   std::vector<Figure> figures;        // latency.*, every one labelled
   std::vector<std::string> assumptions;
+  std::optional<LatencyEstimate> estimate;  // full plans
 };
 
 // Pure: the targets against the bounds.

@@ -4,9 +4,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
+#include <tuple>
 
 #include "core/bytes.h"
+#include "perf/latency_efficiency.h"
 #include "perf/roofline.h"
+#include "perf/serving_simulation.h"
+#include "perf/step_time_model.h"
 #include "perf/step_shape.h"
 
 namespace preflight::plan_steps {
@@ -76,6 +81,77 @@ Verdict judge(const Plan& plan, bool with_summary) {
   return v;
 }
 
+namespace {
+
+// The planning estimate beside the bounds: one DP group's scheduler simulated
+// (perf/serving_simulation.h) with step times from the roofline's terms and
+// the GPU's fitted efficiencies. Arrivals: --rate as a Poisson stream (split
+// evenly over the DP groups), --rate inf as a burst, else a closed loop of the
+// plan's running requests. The cache holds what the plan computed: the
+// engine's logged KV tokens, or the generic ledger's pool and free memory.
+Result<LatencyEstimate> estimate_latency(const Plan& plan, const PerfInputs& in, const FormatPlacement& placement,
+                                         const std::vector<RankFormatWeights>& weights, const LatencyTargets& targets,
+                                         const PlanRequest& request) {
+  const auto& table = targets.efficiency ? *targets.efficiency : LatencyEfficiencyTable::embedded();
+  const auto& eff = table.find(plan.gpu.id);
+  const auto groups = std::max<std::uint64_t>(plan.layout.dp, 1);
+  SimulationInputs sim;
+  sim.efficiency = eff.step;
+  sim.max_num_batched_tokens = request.engine.max_num_batched_tokens > 0 ? request.engine.max_num_batched_tokens : 8192;
+  sim.max_num_seqs = request.engine.max_num_seqs > 0 ? request.engine.max_num_seqs : 256;
+  sim.model = build_step_time_model(in, placement, weights, std::min(targets.input_tokens, sim.max_num_batched_tokens));
+  sim.input_tokens = targets.input_tokens;
+  sim.output_tokens = targets.output_tokens;
+  sim.seed = targets.seed;
+  const auto total = targets.requests > 0 ? targets.requests : 1000;
+  sim.requests = std::max<std::uint64_t>(ceil_div(total, groups), 1);
+  if (plan.engine && plan.engine->kv_cache_tokens > 0) {
+    sim.kv_capacity_tokens = plan.engine->kv_cache_tokens;
+  } else if (const auto* per_token = find_figure(plan.figures, "kv.per_token_per_rank");
+             per_token != nullptr && per_token->value > 0) {
+    const auto* pool = find_figure(plan.figures, "kv.pool_per_rank");
+    const double free = static_cast<double>(std::max<std::int64_t>(plan.verdict.headroom_bytes, 0));
+    sim.kv_capacity_tokens = static_cast<std::uint64_t>(((pool ? pool->value : 0) + free) / per_token->value);
+  }
+  LatencyEstimate e;
+  if (targets.burst) {
+    sim.arrivals = ArrivalKind::burst;
+    e.arrivals = fmt::format("a burst of {} requests at once per DP group", sim.requests);
+  } else if (targets.rate_per_s > 0) {
+    sim.arrivals = ArrivalKind::poisson;
+    sim.rate_per_s = targets.rate_per_s / static_cast<double>(groups);
+    e.arrivals = fmt::format("Poisson arrivals at {:.4g} requests/s per DP group (seed {})", sim.rate_per_s, sim.seed);
+  } else {
+    sim.arrivals = ArrivalKind::closed_loop;
+    sim.concurrency = std::max<std::uint64_t>(ceil_div(std::max<std::uint64_t>(plan.workload.concurrency, 1), groups), 1);
+    e.arrivals = fmt::format("a closed loop of {} client(s) per DP group", sim.concurrency);
+  }
+  auto r = simulate_serving(sim);
+  if (!r) return r.error();
+  e.ttft_mean_s = r->ttft_s.mean + targets.kv_transfer_s;
+  e.ttft_p50_s = r->ttft_s.p50 + targets.kv_transfer_s;
+  e.ttft_p90_s = r->ttft_s.p90 + targets.kv_transfer_s;
+  e.ttft_p99_s = r->ttft_s.p99 + targets.kv_transfer_s;
+  e.tpot_mean_s = r->tpot_s.mean;
+  e.tpot_p50_s = r->tpot_s.p50;
+  e.tpot_p90_s = r->tpot_s.p90;
+  e.tpot_p99_s = r->tpot_s.p99;
+  e.output_tokens_per_s = r->output_tokens_per_s * static_cast<double>(groups);
+  e.band = eff.band;
+  e.requests = sim.requests;
+  e.preemptions = r->preemptions;
+  e.kv_capacity_tokens = sim.kv_capacity_tokens;
+  e.step_model = sim.model;
+  e.efficiency = fmt::format("{}: memory {:.2f}, compute {:.2f} of peak, {:.3g} us per layer, {:.3g} us per collective, serving "
+                             "{:.3g} us per step + {:.3g} us per sequence ({})",
+                             eff.fitted_on, eff.step.memory, eff.step.compute, eff.step.per_layer_s * 1e6,
+                             eff.step.per_collective_s * 1e6, eff.step.per_step_s * 1e6, eff.step.per_seq_s * 1e6,
+                             eff.source);
+  return e;
+}
+
+}  // namespace
+
 // The latency targets against the roofline bounds at this plan's layout and
 // batch (perf/latency.h), from the representative ranks as the solvers' fast
 // path computes them. A plan whose memory fits but whose bounds miss a target
@@ -125,6 +201,31 @@ void apply_latency(Plan& plan, const PlanContext& context, const Accelerator& gp
   b.decode_tokens_per_s = static_cast<double>(decode.tokens_per_step) / decode.slowest_stage_seconds;
   b.dp_groups = plan.layout.dp;
   plan.latency = check_latency(targets, w.concurrency, request.concurrency_from_rate, b);
+  if (full) {
+    auto estimate = estimate_latency(plan, in, placement, weights, targets, request);
+    if (estimate) {
+      const auto& e = *estimate;
+      const auto how = fmt::format("simulated scheduler ({}; {} requests; chunked prefill, max_num_seqs, the plan's KV "
+                                   "cache{}), step = layers x per-layer cost + collectives x "
+                                   "latency + memory / efficiency + compute / efficiency + communication; band +-{:.0f}% (held-out rows)",
+                                   e.arrivals, e.requests,
+                                   e.kv_capacity_tokens > 0 ? fmt::format(" of {} tokens", with_commas(e.kv_capacity_tokens))
+                                                            : " not limiting",
+                                   e.band * 100);
+      for (const auto& [id, label, value] : std::initializer_list<std::tuple<const char*, const char*, double>>{
+               {"latency.estimate.ttft_p50_s", "estimated time to first token, p50", e.ttft_p50_s},
+               {"latency.estimate.ttft_p90_s", "estimated time to first token, p90", e.ttft_p90_s},
+               {"latency.estimate.ttft_p99_s", "estimated time to first token, p99", e.ttft_p99_s},
+               {"latency.estimate.tpot_p50_s", "estimated time per output token, p50", e.tpot_p50_s},
+               {"latency.estimate.tpot_p90_s", "estimated time per output token, p90", e.tpot_p90_s},
+               {"latency.estimate.tpot_p99_s", "estimated time per output token, p99", e.tpot_p99_s}})
+        plan.figures.push_back(real_figure(id, label, value, "s", Evidence::estimate, how, e.efficiency));
+      plan.figures.push_back(real_figure("latency.estimate.output_tokens_per_s", "estimated output tokens/s, whole cluster",
+                                         e.output_tokens_per_s, "tokens/s", Evidence::estimate, how, e.efficiency));
+      plan.latency->estimate = std::move(estimate).value();
+    }
+    else plan.latency->assumptions.push_back(fmt::format("latency estimate not made: {}", estimate.error().message));
+  }
   const auto& check = *plan.latency;
   if (full) {
     for (const auto& f : check.figures) plan.figures.push_back(f);

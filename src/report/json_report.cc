@@ -235,7 +235,37 @@ nlohmann::json plan_json(const Plan& plan) {
                     {"tpot_s", c.tpot_s},
                     {"binding", c.binding.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.binding)},
                     {"why", c.why},
-                    {"evidence", evidence_key(c.binding.empty() ? Evidence::hypothesis : Evidence::derived)}};
+                    {"evidence", evidence_key(c.binding.empty() ? Evidence::hypothesis : Evidence::derived)},
+                    {"bound", {{"ttft_s", c.bounds.prefill_s + t.kv_transfer_s}, {"tpot_s", c.bounds.decode_step_s},
+                               {"evidence", evidence_key(Evidence::derived)}}}};
+    if (c.estimate) {
+      const auto& e = *c.estimate;
+      j["latency"]["estimate"] = {
+          {"ttft_s", {{"mean", e.ttft_mean_s}, {"p50", e.ttft_p50_s}, {"p90", e.ttft_p90_s}, {"p99", e.ttft_p99_s}}},
+          {"tpot_s", {{"mean", e.tpot_mean_s}, {"p50", e.tpot_p50_s}, {"p90", e.tpot_p90_s}, {"p99", e.tpot_p99_s}}},
+          {"output_tokens_per_s", e.output_tokens_per_s},
+          {"band", e.band},
+          {"arrivals", e.arrivals},
+          {"requests_per_dp_group", e.requests},
+          {"seed", t.seed},
+          {"preemptions", e.preemptions},
+          {"kv_capacity_tokens", e.kv_capacity_tokens},
+          {"efficiency", e.efficiency},
+          {"step_model",
+           {{"weights_s_1", e.step_model.weights_s_1},
+            {"weights_s_64", e.step_model.weights_s_64},
+            {"kv_s_per_context_token", e.step_model.kv_s_per_context_token},
+            {"decode_compute_s_per_seq", e.step_model.decode_compute_s_per_seq},
+            {"attention_compute_s_per_context_token", e.step_model.attention_compute_s_per_context_token},
+            {"prefill_compute_s_per_token", e.step_model.prefill_compute_s_per_token},
+            {"decode_comm_s_per_seq", e.step_model.decode_comm_s_per_seq},
+            {"prefill_comm_s_per_token", e.step_model.prefill_comm_s_per_token},
+            {"layers", e.step_model.layers},
+            {"collectives", e.step_model.collectives}}},
+          {"evidence", evidence_key(Evidence::estimate)}};
+    } else {
+      j["latency"]["estimate"] = nullptr;
+    }
   }
   j["ranks"] = nlohmann::json::array();
   for (const auto& r : plan.ranks) {

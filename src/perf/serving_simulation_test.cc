@@ -1,0 +1,112 @@
+#include "perf/serving_simulation.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace preflight {
+namespace {
+
+// A step model with round numbers: 10 ms of weights, 1 us per context token
+// read, 0.1 ms per decoded sequence and 0.05 ms per prompt token of compute.
+StepTimeModel round_model() {
+  StepTimeModel m;
+  m.weights_s_1 = 0.010;
+  m.weights_s_64 = 0.010;
+  m.kv_s_per_context_token = 1e-6;
+  m.decode_compute_s_per_seq = 1e-4;
+  m.prefill_compute_s_per_token = 5e-5;
+  return m;
+}
+
+SimulationInputs base() {
+  SimulationInputs in;
+  in.model = round_model();
+  in.max_num_seqs = 64;
+  in.max_num_batched_tokens = 2048;
+  in.input_tokens = 500;
+  in.output_tokens = 100;
+  in.requests = 200;
+  return in;
+}
+
+// One client: every request runs alone. TTFT is one prefill step of 500
+// tokens: 10 ms + 500 x 0.05 ms = 35 ms. Decode step g (g = 1..99 tokens
+// already generated) reads 500 + g context tokens: 10 ms + 0.1 ms + (500 + g) us;
+// TPOT is their mean: 10.1 ms + 550 us = 10.65 ms.
+TEST(ServingSimulation, OneClientMatchesTheStepModelByHand) {
+  auto in = base();
+  in.arrivals = ArrivalKind::closed_loop;
+  in.concurrency = 1;
+  const auto r = simulate_serving(in).value_or_throw();
+  EXPECT_EQ(r.completed, 200u);
+  EXPECT_NEAR(r.ttft_s.mean, 0.035, 1e-9);
+  EXPECT_NEAR(r.ttft_s.p99, 0.035, 1e-9);
+  EXPECT_NEAR(r.tpot_s.mean, 0.01065, 1e-9);
+  EXPECT_NEAR(r.e2e_s.mean, 0.035 + 99 * 0.01065, 1e-9);
+  EXPECT_NEAR(r.output_tokens_per_s, 100 / (0.035 + 99 * 0.01065), 1e-6);
+}
+
+// Little's law on a steady Poisson run: the time-averaged number of requests
+// in the system equals the completion rate times the mean time in the system.
+TEST(ServingSimulation, LittlesLawHoldsOnASteadyRun) {
+  auto in = base();
+  in.arrivals = ArrivalKind::poisson;
+  in.rate_per_s = 20;
+  in.requests = 10000;
+  const auto r = simulate_serving(in).value_or_throw();
+  const double little = r.requests_per_s * r.e2e_s.mean;
+  EXPECT_NEAR(r.mean_running / little, 1.0, 0.02) << r.mean_running << " vs " << little;
+  EXPECT_LE(r.ttft_s.p50, r.ttft_s.p90);
+  EXPECT_LE(r.ttft_s.p90, r.ttft_s.p99);
+}
+
+TEST(ServingSimulation, SameSeedSameRunOtherSeedOtherRun) {
+  auto in = base();
+  in.arrivals = ArrivalKind::poisson;
+  in.rate_per_s = 30;
+  const auto a = simulate_serving(in).value_or_throw();
+  const auto b = simulate_serving(in).value_or_throw();
+  EXPECT_EQ(a.ttft_s.p99, b.ttft_s.p99);
+  EXPECT_EQ(a.tpot_s.mean, b.tpot_s.mean);
+  EXPECT_EQ(a.steps, b.steps);
+  in.seed = 2;
+  const auto c = simulate_serving(in).value_or_throw();
+  EXPECT_NE(a.ttft_s.p99, c.ttft_s.p99);
+}
+
+// A burst of 64 requests with a 2,048-token budget: prompts are chunked four
+// per step, so the last first token comes after the 16th prefill step, and the
+// batch decodes together. A cache of 20,000 tokens holds 33 requests of 600:
+// the rest wait or are preempted, and every request still completes.
+TEST(ServingSimulation, BurstChunksPromptsAndTheCacheLimitsTheBatch) {
+  auto in = base();
+  in.arrivals = ArrivalKind::burst;
+  in.requests = 64;
+  const auto open = simulate_serving(in).value_or_throw();
+  EXPECT_EQ(open.completed, 64u);
+  EXPECT_GT(open.ttft_s.p99, 10 * open.ttft_s.p50 / 16);  // the last prompts wait for the first ones
+  EXPECT_EQ(open.preemptions, 0u);
+  in.kv_capacity_tokens = 20000;
+  const auto tight = simulate_serving(in).value_or_throw();
+  EXPECT_EQ(tight.completed, 64u);
+  EXPECT_GT(tight.e2e_s.p99, open.e2e_s.p99);
+}
+
+TEST(ServingSimulation, RefusesWhatCannotRun) {
+  auto in = base();
+  in.kv_capacity_tokens = 100;
+  const auto r = simulate_serving(in);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().to_string().find("does not fit the 100-token KV cache"), std::string::npos);
+  in = base();
+  in.requests = 0;
+  EXPECT_FALSE(simulate_serving(in).ok());
+  in = base();
+  in.arrivals = ArrivalKind::poisson;
+  in.rate_per_s = INFINITY;
+  EXPECT_FALSE(simulate_serving(in).ok());
+}
+
+}  // namespace
+}  // namespace preflight
