@@ -110,7 +110,8 @@ std::vector<OptionSpec> make_table() {
        "requests per second: the running requests follow by Little's law (needs --tpot; instead of --concurrency), and "
        "prefill and decode share the GPUs; `inf`: --requests sent at once");
   text("--requests", &Options::requests, kWithWorkload, kLatency,
-       "requests the latency estimate simulates (default 1000; with --rate inf, sent at once)");
+       "requests the latency estimate simulates over the cluster (default 1000 per DP group; with --rate inf, sent at "
+       "once)");
   text("--seed", &Options::seed, kWithWorkload, kLatency, "seed of the simulated Poisson arrivals (default 1)");
   text("--latency-efficiency", &Options::latency_efficiency, kWithWorkload, kLatency,
        "a JSON of step efficiencies in data/latency_efficiency.json's form, to calibrate the estimate on your own "

@@ -47,7 +47,7 @@ struct LatencyTargets {
   std::uint64_t output_tokens = 0;  // --output-tokens; 0: min(1,024, half the request length)
   LatencyPhase phase = LatencyPhase::both;
   double kv_transfer_s = 0;         // prefill pool: added to the TTFT (the prompt's KV sent to the decode pool)
-  std::uint64_t requests = 0;       // --requests: simulated requests (0: 1,000); with burst, sent at once
+  std::uint64_t requests = 0;       // --requests: simulated requests, all DP groups (0: 1,000 per group); burst: at once
   std::uint64_t seed = 1;           // --seed of the simulated arrivals
   bool burst = false;               // --rate inf: every request at time 0
   // --latency-efficiency FILE: the step efficiencies in place of the embedded table (null: embedded).

@@ -103,8 +103,9 @@ Result<LatencyEstimate> estimate_latency(const Plan& plan, const PerfInputs& in,
   sim.input_tokens = targets.input_tokens;
   sim.output_tokens = targets.output_tokens;
   sim.seed = targets.seed;
-  const auto total = targets.requests > 0 ? targets.requests : 1000;
-  sim.requests = std::max<std::uint64_t>(ceil_div(total, groups), 1);
+  // --requests is the cluster's; by default 1,000 per DP group, so a wide
+  // deployment's percentiles rest on as many requests as a narrow one's.
+  sim.requests = targets.requests > 0 ? std::max<std::uint64_t>(ceil_div(targets.requests, groups), 1) : 1000;
   if (plan.engine && plan.engine->kv_cache_tokens > 0) {
     sim.kv_capacity_tokens = plan.engine->kv_cache_tokens;
   } else if (const auto* per_token = find_figure(plan.figures, "kv.per_token_per_rank");
