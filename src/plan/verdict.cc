@@ -202,7 +202,8 @@ void apply_latency(Plan& plan, const PlanContext& context, const Accelerator& gp
   b.decode_tokens_per_s = static_cast<double>(decode.tokens_per_step) / decode.slowest_stage_seconds;
   b.dp_groups = plan.layout.dp;
   plan.latency = check_latency(targets, w.concurrency, request.concurrency_from_rate, b);
-  if (full) {
+  // A disaggregated pool runs one phase; the simulation is of an engine running both.
+  if (full && targets.phase == LatencyPhase::both) {
     auto estimate = estimate_latency(plan, in, placement, weights, targets, request);
     if (estimate) {
       const auto& e = *estimate;
