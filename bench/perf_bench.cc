@@ -69,9 +69,9 @@ void sweep_with_workload(benchmark::State& state, bool with_perf) {
 void BM_SweepK3Workload(benchmark::State& state) { sweep_with_workload(state, false); }
 void BM_SweepK3WorkloadWithPerf(benchmark::State& state) { sweep_with_workload(state, true); }
 
-// The latency estimate's scheduler simulation (issue 42: 10,000 requests well
-// under a second): Poisson arrivals near saturation and a closed loop of 256
-// clients, 1,000-token prompts and outputs, step times of an 8B-class model.
+// The latency estimate's scheduler simulation, 10,000 requests: Poisson
+// arrivals near saturation and a closed loop of 256 clients, 1,000-token
+// prompts and outputs, step times of an 8B-class model.
 void BM_SimulateServing10kRequests(benchmark::State& state) {
   SimulationInputs in;
   in.model.weights_s_1 = in.model.weights_s_64 = 0.0045;

@@ -151,6 +151,27 @@ Result<LatencyEstimate> estimate_latency(const Plan& plan, const PerfInputs& in,
   return e;
 }
 
+// The estimate's figures, each with the simulation and step formula it came from.
+void add_estimate_figures(Plan& plan, const LatencyEstimate& e) {
+  const auto how = fmt::format(
+      "simulated scheduler ({}; {} requests; chunked prefill, max_num_seqs, the plan's KV cache{}); step = serving "
+      "cost per step and per sequence + layers x per-layer cost + collectives x latency + memory / efficiency + "
+      "compute / efficiency + communication; band +-{:.0f}% (80% of the fitted rows; held-out rows check it)",
+      e.arrivals, e.requests,
+      e.kv_capacity_tokens > 0 ? fmt::format(" of {} tokens", with_commas(e.kv_capacity_tokens)) : " not limiting",
+      e.band * 100);
+  for (const auto& [id, label, value] : std::initializer_list<std::tuple<const char*, const char*, double>>{
+           {"latency.estimate.ttft_p50_s", "estimated time to first token, p50", e.ttft_p50_s},
+           {"latency.estimate.ttft_p90_s", "estimated time to first token, p90", e.ttft_p90_s},
+           {"latency.estimate.ttft_p99_s", "estimated time to first token, p99", e.ttft_p99_s},
+           {"latency.estimate.tpot_p50_s", "estimated time per output token, p50", e.tpot_p50_s},
+           {"latency.estimate.tpot_p90_s", "estimated time per output token, p90", e.tpot_p90_s},
+           {"latency.estimate.tpot_p99_s", "estimated time per output token, p99", e.tpot_p99_s}})
+    plan.figures.push_back(real_figure(id, label, value, "s", Evidence::estimate, how, e.efficiency));
+  plan.figures.push_back(real_figure("latency.estimate.output_tokens_per_s", "estimated output tokens/s, whole cluster",
+                                     e.output_tokens_per_s, "tokens/s", Evidence::estimate, how, e.efficiency));
+}
+
 }  // namespace
 
 // The latency targets against the roofline bounds at this plan's layout and
@@ -167,8 +188,7 @@ void apply_latency(Plan& plan, const PlanContext& context, const Accelerator& gp
   if (targets.input_tokens == 0) targets.input_tokens = default_input_tokens(length, targets.output_tokens);
   auto& v = plan.verdict;
   // A target checked against a missing figure would pass on nothing: the plan
-  // says so and is not green, whatever memory says (issue: no latency verdict
-  // from missing data).
+  // says so and is not green, whatever memory says.
   if (auto missing = missing_latency_figure(gpu)) {
     const auto why = fmt::format("latency not checked: {}", *missing);
     if (full) plan.assumptions.push_back(why + "; the latency targets are neither met nor missed");
@@ -206,27 +226,11 @@ void apply_latency(Plan& plan, const PlanContext& context, const Accelerator& gp
   if (full && targets.phase == LatencyPhase::both) {
     auto estimate = estimate_latency(plan, in, placement, weights, targets, request);
     if (estimate) {
-      const auto& e = *estimate;
-      const auto how = fmt::format("simulated scheduler ({}; {} requests; chunked prefill, max_num_seqs, the plan's KV "
-                                   "cache{}), step = layers x per-layer cost + collectives x "
-                                   "latency + memory / efficiency + compute / efficiency + communication; band +-{:.0f}% (held-out rows)",
-                                   e.arrivals, e.requests,
-                                   e.kv_capacity_tokens > 0 ? fmt::format(" of {} tokens", with_commas(e.kv_capacity_tokens))
-                                                            : " not limiting",
-                                   e.band * 100);
-      for (const auto& [id, label, value] : std::initializer_list<std::tuple<const char*, const char*, double>>{
-               {"latency.estimate.ttft_p50_s", "estimated time to first token, p50", e.ttft_p50_s},
-               {"latency.estimate.ttft_p90_s", "estimated time to first token, p90", e.ttft_p90_s},
-               {"latency.estimate.ttft_p99_s", "estimated time to first token, p99", e.ttft_p99_s},
-               {"latency.estimate.tpot_p50_s", "estimated time per output token, p50", e.tpot_p50_s},
-               {"latency.estimate.tpot_p90_s", "estimated time per output token, p90", e.tpot_p90_s},
-               {"latency.estimate.tpot_p99_s", "estimated time per output token, p99", e.tpot_p99_s}})
-        plan.figures.push_back(real_figure(id, label, value, "s", Evidence::estimate, how, e.efficiency));
-      plan.figures.push_back(real_figure("latency.estimate.output_tokens_per_s", "estimated output tokens/s, whole cluster",
-                                         e.output_tokens_per_s, "tokens/s", Evidence::estimate, how, e.efficiency));
+      add_estimate_figures(plan, *estimate);
       plan.latency->estimate = std::move(estimate).value();
+    } else {
+      plan.latency->assumptions.push_back(fmt::format("latency estimate not made: {}", estimate.error().message));
     }
-    else plan.latency->assumptions.push_back(fmt::format("latency estimate not made: {}", estimate.error().message));
   }
   const auto& check = *plan.latency;
   if (full) {
