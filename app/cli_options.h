@@ -50,6 +50,8 @@ struct Options {
   std::string requests;          // simulated requests for the latency estimate
   std::string seed;              // seed of the simulated arrivals
   std::string latency_efficiency;  // a latency_efficiency.json to use instead of the embedded one
+  std::string power_price;       // USD per kWh, for the energy cost
+  std::string pue;               // power usage effectiveness (default 1)
   std::string input_tokens;
   std::string output_tokens;
   // Parallelism.

@@ -113,6 +113,9 @@ std::vector<OptionSpec> make_table() {
        "requests the latency estimate simulates over the cluster (default 1000 per DP group; with --rate inf, sent at "
        "once)");
   text("--seed", &Options::seed, kWithWorkload, kLatency, "seed of the simulated Poisson arrivals (default 1)");
+  text("--power-price", &Options::power_price, kWithWorkload, kLatency,
+       "electricity in USD per kWh: the estimate's energy cost per million output tokens");
+  text("--pue", &Options::pue, kWithWorkload, kLatency, "power usage effectiveness of the facility (default 1.0)");
   text("--latency-efficiency", &Options::latency_efficiency, kWithWorkload, kLatency,
        "a JSON of step efficiencies in data/latency_efficiency.json's form, to calibrate the estimate on your own "
        "measurements (tools/fit_latency.py writes one)");

@@ -240,6 +240,18 @@ Result<PlanRequest> plan_request(const Options& o) {
     if (auto e = set_positive(o.seed, flag_of(&Options::seed), UINT64_MAX / 2, "", seed)) return *e;
     t.seed = seed;
   }
+  if (any(o.power_price)) {
+    auto v = parse_number(o.power_price, flag_of(&Options::power_price), kMaxPrice);
+    if (!v) return v.error();
+    if (!(*v > 0)) return Error{flag_of(&Options::power_price), "", fmt::format("expected USD per kWh above 0, got {}", echo(o.power_price))};
+    t.power_price_usd_per_kwh = *v;
+  }
+  if (any(o.pue)) {
+    auto v = parse_number(o.pue, flag_of(&Options::pue), 10);
+    if (!v) return v.error();
+    if (!(*v >= 1)) return Error{flag_of(&Options::pue), "", fmt::format("expected a PUE of 1 or more, got {}", echo(o.pue))};
+    t.pue = *v;
+  }
   if (any(o.latency_efficiency)) {
     auto text = read_file(o.latency_efficiency);
     if (!text) return text.error();

@@ -50,6 +50,8 @@ struct LatencyTargets {
   std::uint64_t requests = 0;       // --requests: simulated requests, all DP groups (0: 1,000 per group); burst: at once
   std::uint64_t seed = 1;           // --seed of the simulated arrivals
   bool burst = false;               // --rate inf: every request at time 0
+  double power_price_usd_per_kwh = 0;  // --power-price; 0: no energy cost
+  double pue = 1.0;                 // --pue: facility power over IT power
   // --latency-efficiency FILE: the step efficiencies in place of the embedded table (null: embedded).
   std::shared_ptr<const LatencyEfficiencyTable> efficiency;
   bool any() const {
@@ -71,6 +73,13 @@ struct LatencyEstimate {
   std::uint64_t kv_capacity_tokens = 0;  // per DP group (0: not limiting)
   std::string efficiency;           // which fit, with its figures
   StepTimeModel step_model;         // the roofline's terms the simulation priced its steps with
+  // Energy: every GPU at its board power while the simulated steps run
+  // (busy_share of the time), times the PUE; idle draw not counted. 0: no
+  // board power in the catalogue.
+  double busy_share = 0;
+  double joules_per_output_token = 0;
+  double kwh_per_million_output_tokens = 0;
+  double energy_usd_per_million_output_tokens = 0;  // 0 without --power-price
 };
 
 // Little's law: requests running when R arrive per second and each runs

@@ -81,6 +81,7 @@ class Simulator {
     r.tpot_s = distribution(tpot_);
     r.e2e_s = distribution(e2e_);
     r.duration_s = now_;
+    r.busy_s = busy_;
     r.completed = completed_;
     r.steps = steps_;
     r.preemptions = preemptions_;
@@ -114,6 +115,7 @@ class Simulator {
   void advance(double dt) {
     in_system_area_ += dt * static_cast<double>(running_.size() + waiting_.size());
     now_ += dt;
+    busy_ += dt;
   }
 
   void finish(std::size_t i) {
@@ -252,7 +254,7 @@ class Simulator {
   std::uint64_t issued_ = 0, next_ = 0, completed_ = 0, steps_ = 0, preemptions_ = 0;
   std::deque<std::uint64_t> waiting_;
   std::vector<Active> running_;
-  double now_ = 0, in_system_area_ = 0;
+  double now_ = 0, in_system_area_ = 0, busy_ = 0;
   std::vector<double> ttft_, tpot_, e2e_;
 };
 

@@ -55,6 +55,7 @@ struct SimulationResult {
   double requests_per_s = 0;       // completions over the run
   double mean_running = 0;         // time-averaged requests in the system (waiting or running)
   double duration_s = 0;
+  double busy_s = 0;               // time spent in steps (the rest the GPUs wait for arrivals)
   std::uint64_t completed = 0;
   std::uint64_t steps = 0;
   std::uint64_t preemptions = 0;

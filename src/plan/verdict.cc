@@ -138,6 +138,13 @@ Result<LatencyEstimate> estimate_latency(const Plan& plan, const PerfInputs& in,
   e.tpot_p90_s = r->tpot_s.p90;
   e.tpot_p99_s = r->tpot_s.p99;
   e.output_tokens_per_s = r->output_tokens_per_s * static_cast<double>(groups);
+  e.busy_share = r->duration_s > 0 ? r->busy_s / r->duration_s : 0;
+  if (plan.gpu.tdp_w > 0 && e.output_tokens_per_s > 0) {
+    const double watts = static_cast<double>(plan.gpu_count) * plan.gpu.tdp_w * e.busy_share * targets.pue;
+    e.joules_per_output_token = watts / e.output_tokens_per_s;
+    e.kwh_per_million_output_tokens = e.joules_per_output_token * 1e6 / 3.6e6;
+    e.energy_usd_per_million_output_tokens = e.kwh_per_million_output_tokens * targets.power_price_usd_per_kwh;
+  }
   e.band = eff.band;
   e.requests = sim.requests;
   e.preemptions = r->preemptions;
@@ -170,6 +177,21 @@ void add_estimate_figures(Plan& plan, const LatencyEstimate& e) {
     plan.figures.push_back(real_figure(id, label, value, "s", Evidence::estimate, how, e.efficiency));
   plan.figures.push_back(real_figure("latency.estimate.output_tokens_per_s", "estimated output tokens/s, whole cluster",
                                      e.output_tokens_per_s, "tokens/s", Evidence::estimate, how, e.efficiency));
+  if (e.joules_per_output_token <= 0) return;
+  const auto energy = fmt::format(
+      "{} GPUs x {} W board power x {:.2f} busy share (the simulated steps' time over the run) x PUE {:.2f} / {:.4g} "
+      "output tokens/s; idle draw not counted",
+      plan.gpu_count, plan.gpu.tdp_w, e.busy_share, plan.latency ? plan.latency->targets.pue : 1.0, e.output_tokens_per_s);
+  plan.figures.push_back(real_figure("latency.estimate.joules_per_output_token", "estimated energy per output token",
+                                     e.joules_per_output_token, "J", Evidence::estimate, energy, plan.gpu.sources));
+  plan.figures.push_back(real_figure("latency.estimate.kwh_per_million_output_tokens",
+                                     "estimated energy per million output tokens", e.kwh_per_million_output_tokens, "kWh",
+                                     Evidence::estimate, energy + "; x 10^6 / 3.6 x 10^6 J per kWh", plan.gpu.sources));
+  if (e.energy_usd_per_million_output_tokens > 0)
+    plan.figures.push_back(real_figure("latency.estimate.energy_usd_per_million_output_tokens",
+                                       "estimated energy cost per million output tokens",
+                                       e.energy_usd_per_million_output_tokens, "USD", Evidence::estimate,
+                                       "kWh per million output tokens x --power-price USD/kWh", "--power-price"));
 }
 
 }  // namespace
