@@ -52,6 +52,7 @@ struct Options {
   std::string latency_efficiency;  // a latency_efficiency.json to use instead of the embedded one
   std::string power_price;       // USD per kWh, for the energy cost
   std::string pue;               // power usage effectiveness (default 1)
+  std::string latency_percentile;  // 50 | 90 | 99: the estimate percentile fit sizes against
   std::string input_tokens;
   std::string output_tokens;
   // Parallelism.

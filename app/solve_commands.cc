@@ -10,6 +10,7 @@
 #include "option_table.h"
 #include "core/bytes.h"
 #include "core/parallel_for.h"
+#include "core/text.h"
 #include "core/units.h"
 #include "plan_inputs.h"
 #include "report/solve_report.h"
@@ -79,6 +80,17 @@ int run_fit(const Options& o, Io& io) {
   if (auto e = check_cells(o, cells)) return fail(io, *e);
   const auto& model = in->loaded.model;
   const PlanContext context(model);
+  unsigned percentile = 90;
+  if (!o.latency_percentile.empty()) {
+    if (o.latency_percentile != "50" && o.latency_percentile != "90" && o.latency_percentile != "99")
+      return fail(io, Error{flag_of(&Options::latency_percentile), "",
+                            fmt::format("expected 50, 90 or 99, got {}", echo(o.latency_percentile))});
+    percentile = static_cast<unsigned>(std::stoul(o.latency_percentile));
+  }
+  if (in->request.latency.ttft_s > 0 || in->request.latency.tpot_s > 0) {
+    options.estimate_check = latency_estimate_check(context, percentile);
+    options.estimate_percentile = percentile;
+  }
   auto fits = solve_fit(model, evaluator_for(*in, context), in->families, in->request, options);
   if (!fits) return fail(io, fits.error());
   add_fit_perf(fits.value(), context, in->request);

@@ -197,8 +197,13 @@ nlohmann::json layout_json(const Layout& l) {
 std::string render_fit(const ModelSpec& model, const PlanRequest& request, const FitOptions& options,
                        const std::vector<FamilyFit>& fits, TextStyle style) {
   std::string out = title(style, fmt::format("{}: minimum GPUs per family", model.name));
-  out += fmt::format("{}; counts 1..{}, whole nodes above one node; the best of the candidate layouts at each count\n\n",
-                     describe_workload(model, request), options.max_gpus);
+  out += fmt::format("{}; counts 1..{}, whole nodes above one node; the best of the candidate layouts at each count{}\n\n",
+                     describe_workload(model, request), options.max_gpus,
+                     options.estimate_check
+                         ? fmt::format("; latency targets met by the bounds and by the simulated p{} estimate (a planning "
+                                       "estimate, --latency-percentile)",
+                                       options.estimate_percentile)
+                         : "");
   std::vector<std::vector<std::string>> rows = {
       {"GPU", "per node", "min GPUs", "nodes", "layout", "headroom", "binding"}};
   std::uint64_t fitting = 0, evaluations = 0;

@@ -17,12 +17,17 @@
 #include "hardware/accelerator.h"
 #include "model/model_spec.h"
 #include "plan/plan.h"
+#include "solve/estimate_check.h"
 #include "solve/plan_probe.h"
 
 namespace preflight {
 
 struct FitOptions {
   std::uint64_t max_gpus = 256;  // largest count searched
+  // Latency targets: a count green on memory and the bounds is accepted only
+  // when this check (the simulated percentile) meets them too; empty: the bounds alone.
+  EstimateCheck estimate_check = {};
+  unsigned estimate_percentile = 0;  // the percentile estimate_check compares (for the report)
 };
 
 struct FamilyFit {

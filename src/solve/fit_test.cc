@@ -304,6 +304,27 @@ TEST(SolveFit, NoFamilyMeetsLatencyTargetsWithoutTheFigures) {
   EXPECT_GE(with, 20u);
 }
 
+// The estimate decides where the search stops: green on memory and the bounds
+// from 2 GPUs, the estimate's percentile meets the targets only from 5; the fit
+// is 5 and what ran out at 4 is the estimate's target.
+TEST(SolveFit, EstimateCheckMovesTheMinimumUp) {
+  FitOptions options;
+  options.max_gpus = 8;
+  options.estimate_check = [](const Accelerator&, const PlanRequest& r, const Layout&) -> std::optional<EstimateMiss> {
+    if (r.gpu_count >= 5) return std::nullopt;
+    return EstimateMiss{Resource::tpot, "estimated p90 time per output token 60 ms above the 50 ms target"};
+  };
+  PlanRequest r;
+  auto f = fit_family(deepseek_v3(), threshold(2), fake_gpu(1), r, options);
+  ASSERT_TRUE(f.ok());
+  EXPECT_TRUE(f->fits);
+  EXPECT_EQ(f->min_gpus, 5u);
+  EXPECT_EQ(f->binding, Resource::tpot);
+  EXPECT_EQ(f->binding_at, 4u);
+  options.estimate_check = nullptr;
+  EXPECT_EQ(fit_family(deepseek_v3(), threshold(2), fake_gpu(1), r, options)->min_gpus, 2u);
+}
+
 // The solvers' fast path checks the targets as the full plan does: the same
 // bounds from the representative ranks, the same verdict, on every practical layout.
 TEST(SolveFit, LatencyVerdictOfTheFastPathIsTheFullPlans) {
