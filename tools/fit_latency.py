@@ -3,25 +3,27 @@
 public measurements, and report its accuracy on rows it was not fitted on.
 
 The estimate prices an engine step as (perf/step_time_model.h)
-    t = overhead_s + memory / memory_eff + compute / compute_eff + communication
+    t = per_step_s + seqs x per_seq_s + layers x per_layer_s + collectives x per_collective_s
+        + memory / memory_eff + compute / compute_eff + communication
 where memory, compute and communication are the roofline's own terms, which the
-binary prints per plan (`latency.estimate.step_model`). This tool reads them for
-every measurement, fits overhead_s >= 0 and efficiencies <= 1 per GPU by
-non-negative least squares on relative error, and checks:
+binary prints per plan (`latency.estimate.step_model`). Fitted by non-negative
+least squares on relative error (efficiencies <= 1, costs >= 0), per GPU:
 
-  fit rows      TensorRT-LLM 0.9.0 static batches (tests/validation/latency):
+  kernel terms  memory_eff, compute_eff, per_layer_s, per_collective_s on
+                TensorRT-LLM 0.9.0 static batches (tests/validation/latency):
                 TPOT at batch N = one decode step of N sequences at the mean
-                context; TTFT = one prefill of N x ISL tokens. Every fourth
-                row (in file order) is held out and never fitted.
-  held-out      those rows, and every NIM closed-loop row (genai-perf, TensorRT-
-                LLM backend, concurrency 1-250): the binary's own simulation at
-                that concurrency against the measured mean TPOT, TTFT and
-                output tokens/s. Not one NIM row enters the fit.
+                context; TTFT = one prefill of N x ISL tokens.
+  serving terms per_step_s, per_seq_s on NIM genai-perf closed-loop rows
+                (TensorRT-LLM backend, concurrency 1-250): the TPOT the binary's
+                own simulation misses with the kernel terms alone.
 
-The band written for each GPU is the 80th percentile of the relative errors of
-its held-out rows (TPOT and output tokens/s), or the default's when it has
-fewer than 10. Usage:
-    python3 tools/fit_latency.py [--binary build/preflight] [--write] [--markdown]
+Every fourth row of each kind (in file order) is held out and never fitted; the
+report gives fitted and held-out rows apart. The band written for each GPU is the
+80th percentile of its fitted rows' relative errors (a GPU without serving rows
+takes the default's serving terms and band), so the held-out rows test it.
+Usage:
+    python3 tools/fit_latency.py [--binary build/preflight] [--write]
+        [--max-heldout-tpot-mdape PCT]
 """
 import argparse
 import csv
