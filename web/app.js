@@ -130,14 +130,17 @@ function drawRanks(plan) {
 function drawVerdict(plan) {
   const v = plan.verdict;
   const box = $("verdict");
-  box.className = "verdict " + (v.fits ? "fits" : "red");
+  const unchecked = v.first_boundary === "latency_unchecked";  // memory fits, a latency figure is missing
+  box.className = "verdict " + (v.fits ? "fits" : unchecked ? "unchecked" : "red");
   box.dataset.fits = v.fits;
   box.dataset.boundary = v.first_boundary;
   box.dataset.headroom = v.headroom_bytes;
   const latency = {ttft: "the time-to-first-token target", tpot: "the time-per-output-token target"}[v.first_boundary];
   $("verdict-title").textContent = v.fits
     ? `Fits: ${plan.model.name} on ${plan.cluster.count} x ${plan.cluster.gpu}`
-    : latency ? `Memory fits, but ${latency} is missed` : `Does not fit: ${v.first_boundary} runs out first`;
+    : latency ? `Memory fits, but ${latency} is missed`
+    : unchecked ? "Memory fits, but the latency targets are not checked"
+    : `Does not fit: ${v.first_boundary} runs out first`;
   $("verdict-summary").textContent = v.summary;
   // A red plan's suggestions: each change planned green by the server (verdict.suggestions).
   const list = $("verdict-suggestions");
