@@ -23,8 +23,10 @@ constexpr CommandRow kCommands[] = {
      "  preflight fit kimi-k3\n  preflight fit kimi-k3 --gpu H100 --gpu B300 --context 128K --engine vllm\n"
      "  preflight fit deepseek-v3 --context 32K --ttft 2s --tpot 50ms --rate 4",
      kFit, run_fit},
-    {"max", "the largest context (or number of concurrent requests) that fits, and what binds",
-     "  preflight max --gpus 8xB300 --solve context\n  preflight max --gpus 16xH200 --context 128K --solve concurrency",
+    {"max", "the largest context, number of concurrent requests or request rate that fits, and what binds",
+     "  preflight max --gpus 8xB300 --solve context\n  preflight max --gpus 16xH200 --context 128K --solve concurrency\n"
+     "  preflight max deepseek-v3 --gpus 16xH200 --engine vllm --solve rate --ttft 2s --tpot 50ms --context 4K "
+     "--input-tokens 3000 --output-tokens 1000",
      kMax, run_max},
     {"sweep", "a family x GPU-count grid of verdicts and headroom (the cheat sheet)",
      "  preflight sweep --gpu H100 --gpu H200 --gpu B300 --counts 8..64 --context 128K\n"

@@ -73,8 +73,9 @@ std::vector<OptionSpec> make_table() {
   text("--counts", &Options::counts, kSweep, "",
        "GPU counts: A..B (powers of two up to one node, then whole nodes) or a list 8,16,32 (default 1..256)");
   auto& solve = text("--solve", &Options::solve, kMax, "",
-                     "what to maximise: context or concurrency (--context / --concurrency of the same name set the ceiling)");
-  solve.choices = {"context", "concurrency"};
+                     "what to maximise: context, concurrency or rate (--context / --concurrency / --rate of the same name "
+                     "set the ceiling); rate: the highest requests/s whose estimate meets --ttft / --tpot");
+  solve.choices = {"context", "concurrency", "rate"};
   solve.required_for = kMax;
   auto& only = text("--only", &Options::only, kExplain, "",
                     "one section: weights, state (recurrent state, activations, reserve), kv, engine, perf or disk "
@@ -117,7 +118,8 @@ std::vector<OptionSpec> make_table() {
        "electricity in USD per kWh: the estimate's energy cost per million output tokens");
   text("--pue", &Options::pue, kWithWorkload, kLatency, "power usage effectiveness of the facility (default 1.0)");
   text("--latency-percentile", &Options::latency_percentile, kWithWorkload, kLatency,
-       "fit: the estimate percentile a count must meet --ttft / --tpot at, beside the bounds: 50, 90 (default) or 99");
+       "fit, max, sweep: the estimate percentile an answer must meet --ttft / --tpot at, beside the bounds: 50, 90 "
+       "(default) or 99");
   text("--latency-efficiency", &Options::latency_efficiency, kWithWorkload, kLatency,
        "a JSON of step efficiencies in data/latency_efficiency.json's form, to calibrate the estimate on your own "
        "measurements (tools/fit_latency.py writes one)");

@@ -16,6 +16,7 @@
 #include "report/solve_report.h"
 #include "solve/fit.h"
 #include "solve/gpu_counts.h"
+#include "solve/max_rate.h"
 #include "solve/max_solver.h"
 #include "solve/sweep.h"
 #include "solve/sweep_perf.h"
@@ -80,16 +81,11 @@ int run_fit(const Options& o, Io& io) {
   if (auto e = check_cells(o, cells)) return fail(io, *e);
   const auto& model = in->loaded.model;
   const PlanContext context(model);
-  unsigned percentile = 90;
-  if (!o.latency_percentile.empty()) {
-    if (o.latency_percentile != "50" && o.latency_percentile != "90" && o.latency_percentile != "99")
-      return fail(io, Error{flag_of(&Options::latency_percentile), "",
-                            fmt::format("expected 50, 90 or 99, got {}", echo(o.latency_percentile))});
-    percentile = static_cast<unsigned>(std::stoul(o.latency_percentile));
-  }
+  auto percentile = parse_latency_percentile(o.latency_percentile, flag_of(&Options::latency_percentile));
+  if (!percentile) return fail(io, percentile.error());
   if (in->request.latency.ttft_s > 0 || in->request.latency.tpot_s > 0) {
-    options.estimate_check = latency_estimate_check(context, percentile);
-    options.estimate_percentile = percentile;
+    options.estimate_check = latency_estimate_check(context, *percentile);
+    options.estimate_percentile = *percentile;
   }
   auto fits = solve_fit(model, evaluator_for(*in, context), in->families, in->request, options);
   if (!fits) return fail(io, fits.error());
@@ -110,10 +106,33 @@ int run_max(const Options& o, Io& io) {
     return fail(io, Error{flag_of(&Options::rate), "",
                           "a request rate sets the running requests by Little's law, which --solve concurrency "
                           "searches for: give one of them"});
+  if (*what == SolveFor::rate && !o.concurrency.empty())
+    return fail(io, Error{flag_of(&Options::concurrency), "",
+                          "the running requests follow from the rate that --solve rate searches for (Little's law): "
+                          "leave --concurrency out"});
   auto in = resolve_request(o, ClusterFrom::gpus);
   if (!in) return fail(io, in.error());
   const Accelerator& gpu = in->cluster->gpu;
   const auto& request = in->request;
+  auto percentile = parse_latency_percentile(o.latency_percentile, flag_of(&Options::latency_percentile));
+  if (!percentile) return fail(io, percentile.error());
+  const bool targets = request.latency.ttft_s > 0 || request.latency.tpot_s > 0;
+  if (*what == SolveFor::rate) {
+    const auto& model = in->loaded.model;
+    const PlanContext context(model);
+    MaxRateOptions options;
+    if (request.latency.rate_per_s > 0) options.ceiling_per_s = request.latency.rate_per_s;  // --rate caps the search
+    if (targets) {
+      options.estimate_check = latency_estimate_check(context, *percentile);
+      options.estimate_percentile = *percentile;
+    }
+    auto result = solve_max_rate(model, evaluator_for(*in, context), gpu, request, options);
+    if (!result) return fail(io, result.error());
+    add_rate_estimate(result.value(), context, gpu, request);
+    if (o.format == "json") io.out << json_text(max_rate_json(model, gpu, request, *result)) << "\n";
+    else io.out << render_max_rate(model, gpu, request, *result, style_of(o));
+    return result->found ? 0 : 1;
+  }
   // The solved quantity's own flag, when given, is the ceiling of the search.
   MaxOptions options;
   options.what = *what;
@@ -121,6 +140,10 @@ int run_max(const Options& o, Io& io) {
   if (*what == SolveFor::concurrency && !o.concurrency.empty()) options.ceiling = request.workload.concurrency;
   const auto& model = in->loaded.model;
   const PlanContext context(model);
+  if (targets) {
+    options.estimate_check = latency_estimate_check(context, *percentile);
+    options.estimate_percentile = *percentile;
+  }
   auto result = solve_max(model, evaluator_for(*in, context), gpu, request, options);
   if (!result) return fail(io, result.error());
   if (o.format == "json") io.out << json_text(max_json(model, gpu, request, *result)) << "\n";
@@ -141,7 +164,13 @@ int run_sweep(const Options& o, Io& io) {
   // The CLI plans the families on every core; a server request stays on its
   // worker thread (the server already runs requests side by side).
   const unsigned threads = in->budget == nullptr ? machine_threads() : 1;
-  auto sweep = preflight::run_sweep(model, evaluator_for(*in, context), in->families, in->request, *counts, threads);
+  auto percentile = parse_latency_percentile(o.latency_percentile, flag_of(&Options::latency_percentile));
+  if (!percentile) return fail(io, percentile.error());
+  SweepEstimate estimate;
+  if (in->request.latency.ttft_s > 0 || in->request.latency.tpot_s > 0)
+    estimate = {latency_estimate_check(context, *percentile), *percentile};
+  auto sweep =
+      preflight::run_sweep(model, evaluator_for(*in, context), in->families, in->request, *counts, threads, estimate);
   add_sweep_perf(sweep, context, in->request, threads);
   if (o.format == "json") io.out << json_text(sweep_json(model, in->request, sweep)) << "\n";
   else if (o.format == "csv") io.out << sweep_csv(sweep);

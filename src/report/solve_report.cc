@@ -273,10 +273,12 @@ nlohmann::json fit_json(const ModelSpec& model, const PlanRequest& request, cons
     j["evaluations"] = f.evaluations;
     families.push_back(std::move(j));
   }
-  return {{"model", {{"name", model.name}}},
-          {"workload", workload_json(model, request)},
-          {"max_gpus", options.max_gpus},
-          {"families", std::move(families)}};
+  nlohmann::json out = {{"model", {{"name", model.name}}},
+                        {"workload", workload_json(model, request)},
+                        {"max_gpus", options.max_gpus},
+                        {"families", std::move(families)}};
+  if (options.estimate_check) out["latency_estimate_percentile"] = options.estimate_percentile;
+  return out;
 }
 
 // ---- max ----
@@ -331,6 +333,10 @@ std::string render_max(const ModelSpec& model, const Accelerator& gpu, const Pla
                        r.beyond_note);
   }
   out += fmt::format("{}workload: {}\n", bullet, describe_workload(model, in_force));
+  if (r.estimate_percentile > 0)
+    out += fmt::format("{}latency targets met by the bounds and by the simulated p{} estimate (a planning estimate, "
+                       "--latency-percentile)\n",
+                       bullet, r.estimate_percentile);
   out += fmt::format("{}{} plans evaluated by binary search; green is a deployment hypothesis until benchmarked\n",
                      bullet, r.evaluations);
   return out;
@@ -356,12 +362,117 @@ nlohmann::json max_json(const ModelSpec& model, const Accelerator& gpu, const Pl
       {"headroom_bytes", r.at_value.verdict.headroom_bytes},
       {"binding", binding_key(r.at_value.binding)},
       {"evaluations", r.evaluations}};
+  if (r.estimate_percentile > 0) j["latency_estimate_percentile"] = r.estimate_percentile;
   if (r.beyond)
     j["beyond"] = {{"value", r.value + 1},
                    {"binding", binding_key(r.beyond->binding)},
                    {"headroom_bytes", r.beyond->verdict.headroom_bytes}};
   else if (!r.beyond_note.empty())
     j["beyond"] = {{"value", r.value + 1}, {"error", r.beyond_note}};
+  return j;
+}
+
+// ---- max --solve rate ----
+
+namespace {
+std::string rate_text(double r) { return fmt::format("{:.3g} requests/s", r); }
+
+std::string percentiles_text(const char* what, double p50, double p90, double p99) {
+  return fmt::format("{} p50 {}, p90 {}, p99 {}", what, format_seconds(p50), format_seconds(p90), format_seconds(p99));
+}
+}  // namespace
+
+std::string render_max_rate(const ModelSpec& model, const Accelerator& gpu, const PlanRequest& request,
+                            const MaxRateResult& r, TextStyle style) {
+  std::string out = title(style, fmt::format("{} on {} x {}: the highest request rate that meets the targets", model.name,
+                                             request.gpu_count, gpu.name));
+  const auto bullet = style == TextStyle::markdown ? "- " : "  ";
+  auto at_answer = request_at_rate(model, request, r.found ? r.rate_per_s : r.floor_per_s);
+  if (!r.found) {
+    out += fmt::format("{}does not meet the targets even at {}: first boundary crossed: {}{}; the best layout, {}\n",
+                       bullet, rate_text(r.floor_per_s), resource_key(r.at_value.binding),
+                       red_reason(r.at_value.verdict, r.at_value.binding), layout_label(r.at_value.layout));
+    if (at_answer) out += fmt::format("{}workload: {}\n", bullet, describe_workload(model, *at_answer));
+    return out;
+  }
+  out += fmt::format("{}answer: {}{} over the cluster ({} running requests by Little's law at the targets){}\n", bullet,
+                     r.at_ceiling ? "at least " : "", rate_text(r.rate_per_s), r.concurrency,
+                     r.at_ceiling ? "" : fmt::format("; within {:.0f}% of the boundary", (r.beyond_rate_per_s / r.rate_per_s - 1) * 100 + 0.5));
+  out += fmt::format("{}layout: {}\n", bullet, layout_label(r.at_value.layout));
+  out += fmt::format("{}headroom at the answer: {} on the tightest rank (tightest resource: {})\n", bullet,
+                     amount(magnitude(r.at_value.verdict.headroom_bytes)), resource_key(r.at_value.binding));
+  if (r.estimate) {
+    const auto& e = *r.estimate;
+    out += fmt::format("{}estimate at the answer (planning estimate, +-{:.0f}%): {}; {}; {:.4g} output tokens/s\n",
+                       bullet, e.band * 100, percentiles_text("TTFT", e.ttft_p50_s, e.ttft_p90_s, e.ttft_p99_s),
+                       percentiles_text("TPOT", e.tpot_p50_s, e.tpot_p90_s, e.tpot_p99_s), e.output_tokens_per_s);
+  }
+  if (r.bound.known)
+    out += fmt::format("{}bounds at the answer (derived, lower bounds): TTFT {} for one prompt alone, TPOT {} per step\n",
+                       bullet, format_seconds(r.bound.ttft_s), format_seconds(r.bound.tpot_s));
+  if (r.at_ceiling) {
+    out += fmt::format("{}beyond it: not searched; {} is the ceiling ({})\n", bullet, rate_text(r.ceiling_per_s),
+                       request.latency.rate_per_s > 0 ? "--rate" : "the rate search limit");
+  } else if (r.beyond) {
+    out += fmt::format("{}beyond it ({}): first boundary crossed: {}{}\n", bullet, rate_text(r.beyond_rate_per_s),
+                       resource_key(r.beyond->binding), red_reason(r.beyond->verdict, r.beyond->binding));
+  } else {
+    out += fmt::format("{}beyond it ({}): cannot be planned: {}\n", bullet, rate_text(r.beyond_rate_per_s), r.beyond_note);
+  }
+  if (at_answer) out += fmt::format("{}workload: {}\n", bullet, describe_workload(model, *at_answer));
+  if (r.estimate_percentile > 0)
+    out += fmt::format("{}latency targets met by the bounds and by the simulated p{} estimate of Poisson arrivals "
+                       "(seed {}, --latency-percentile)\n",
+                       bullet, r.estimate_percentile, request.latency.seed);
+  out += fmt::format("{}{} plans evaluated by galloping and bisection on the rate; green is a deployment hypothesis "
+                     "until benchmarked\n",
+                     bullet, r.evaluations);
+  return out;
+}
+
+nlohmann::json max_rate_json(const ModelSpec& model, const Accelerator& gpu, const PlanRequest& request,
+                             const MaxRateResult& r) {
+  auto at_answer = request_at_rate(model, request, r.found ? r.rate_per_s : r.floor_per_s);
+  nlohmann::json j = {
+      {"model", {{"name", model.name}}},
+      {"cluster", {{"gpu", gpu.id}, {"count", request.gpu_count}, {"capacity_bytes_per_gpu", gpu.device_total_bytes}}},
+      {"solve", "rate"},
+      {"workload", at_answer ? workload_json(model, *at_answer) : nlohmann::json(nullptr)},
+      {"floor_requests_per_s", r.floor_per_s},
+      {"ceiling_requests_per_s", r.ceiling_per_s},
+      {"found", r.found},
+      {"value", r.found ? nlohmann::json(r.rate_per_s) : nlohmann::json(nullptr)},
+      {"unit", "requests/s over the cluster"},
+      {"concurrency", r.concurrency},
+      {"at_ceiling", r.at_ceiling},
+      {"layout", layout_json(r.at_value.layout)},
+      {"fits", r.at_value.verdict.fits},
+      {"headroom_bytes", r.at_value.verdict.headroom_bytes},
+      {"binding", binding_key(r.at_value.binding)},
+      {"evaluations", r.evaluations}};
+  if (r.estimate_percentile > 0) j["latency_estimate_percentile"] = r.estimate_percentile;
+  if (r.estimate) {
+    const auto& e = *r.estimate;
+    j["estimate"] = {
+        {"ttft_s", {{"mean", e.ttft_mean_s}, {"p50", e.ttft_p50_s}, {"p90", e.ttft_p90_s}, {"p99", e.ttft_p99_s}}},
+        {"tpot_s", {{"mean", e.tpot_mean_s}, {"p50", e.tpot_p50_s}, {"p90", e.tpot_p90_s}, {"p99", e.tpot_p99_s}}},
+        {"output_tokens_per_s", e.output_tokens_per_s},
+        {"band", e.band},
+        {"arrivals", e.arrivals},
+        {"evidence", evidence_key(Evidence::estimate)}};
+  }
+  if (r.bound.known)
+    j["bound"] = {{"ttft_s", r.bound.ttft_s}, {"tpot_s", r.bound.tpot_s}, {"evidence", evidence_key(Evidence::derived)}};
+  if (r.beyond)
+    j["beyond"] = {{"value", r.beyond_rate_per_s},
+                   {"binding", binding_key(r.beyond->binding)},
+                   {"headroom_bytes", r.beyond->verdict.headroom_bytes},
+                   {"why", [&] {
+                      const auto why = red_reason(r.beyond->verdict, r.beyond->binding);  // " (...)"
+                      return why.substr(2, why.size() - 3);
+                    }()}};
+  else if (!r.beyond_note.empty())
+    j["beyond"] = {{"value", r.beyond_rate_per_s}, {"error", r.beyond_note}};
   return j;
 }
 
@@ -420,6 +531,10 @@ std::string perf_cell_text(const SweepCell& c) {
 std::string render_sweep(const ModelSpec& model, const PlanRequest& request, const Sweep& sweep, TextStyle style) {
   std::string out = title(style, fmt::format("{}: verdict grid", model.name));
   out += describe_workload(model, request) + "\n";
+  if (sweep.estimate_percentile > 0)
+    out += fmt::format("Green cells meet the latency targets by the bounds and by the simulated p{} estimate (a planning "
+                       "estimate, --latency-percentile).\n",
+                       sweep.estimate_percentile);
   out += "Cell: headroom in GB on the tightest rank of the best layout (+ fits, - short); red cells name what runs "
          "out first: W weights, R reserve, A activations, S recurrent state, K KV cache, F time to first token, T time per output token. n/a: no layout can be "
          "planned at that count; blank: not searched for that family (whole nodes above one node). Best layout per "
@@ -495,11 +610,13 @@ nlohmann::json sweep_json(const ModelSpec& model, const PlanRequest& request, co
     r["cells"] = std::move(cells);
     rows.push_back(std::move(r));
   }
-  return {{"model", {{"name", model.name}}},
-          {"workload", workload_json(model, request)},
-          {"evaluations", sweep.evaluations},
-          {"green_cells", sweep.green_cells},
-          {"families", std::move(rows)}};
+  nlohmann::json out = {{"model", {{"name", model.name}}},
+                        {"workload", workload_json(model, request)},
+                        {"evaluations", sweep.evaluations},
+                        {"green_cells", sweep.green_cells},
+                        {"families", std::move(rows)}};
+  if (sweep.estimate_percentile > 0) out["latency_estimate_percentile"] = sweep.estimate_percentile;
+  return out;
 }
 
 }  // namespace preflight

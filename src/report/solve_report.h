@@ -22,6 +22,7 @@
 #include "plan/plan.h"
 #include "report/text_report.h"
 #include "solve/fit.h"
+#include "solve/max_rate.h"
 #include "solve/max_solver.h"
 #include "solve/sweep.h"
 
@@ -49,6 +50,11 @@ std::string render_max(const ModelSpec& model, const Accelerator& gpu, const Pla
                        const MaxResult& result, TextStyle style);
 nlohmann::json max_json(const ModelSpec& model, const Accelerator& gpu, const PlanRequest& request,
                         const MaxResult& result);
+
+std::string render_max_rate(const ModelSpec& model, const Accelerator& gpu, const PlanRequest& request,
+                            const MaxRateResult& result, TextStyle style);
+nlohmann::json max_rate_json(const ModelSpec& model, const Accelerator& gpu, const PlanRequest& request,
+                             const MaxRateResult& result);
 
 std::string render_sweep(const ModelSpec& model, const PlanRequest& request, const Sweep& sweep, TextStyle style);
 std::string sweep_csv(const Sweep& sweep);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/text.h"
 #include "perf/perf_inputs.h"
 
 namespace preflight {
@@ -21,6 +22,29 @@ std::optional<EstimateMiss> estimate_miss(const LatencyCheck& check, unsigned pe
                                                     percentile, format_seconds(ttft), format_seconds(t.ttft_s), e.band * 100)};
   return EstimateMiss{Resource::tpot, fmt::format("estimated p{} time per output token {} above the {} target (+-{:.0f}%)",
                                                   percentile, format_seconds(tpot), format_seconds(t.tpot_s), e.band * 100)};
+}
+
+Result<unsigned> parse_latency_percentile(std::string_view text, std::string_view flag) {
+  if (text.empty()) return 90u;
+  if (text == "50") return 50u;
+  if (text == "90") return 90u;
+  if (text == "99") return 99u;
+  return Error{std::string(flag), "", fmt::format("expected 50, 90 or 99, got {}", echo(text))};
+}
+
+bool apply_estimate_check(const EstimateCheck& check, const Accelerator& gpu, const PlanRequest& request,
+                          ProbeResult& probe) {
+  if (!check || !probe.verdict.fits) return false;
+  if (auto miss = check(gpu, request, probe.layout)) {
+    probe.verdict.fits = false;
+    probe.verdict.first_boundary = miss->resource;
+    probe.verdict.evidence = Evidence::estimate;
+    probe.verdict.summary = fmt::format(
+        "does not meet the latency targets by the estimate: first boundary crossed: {}; {}", resource_key(miss->resource),
+        miss->why);
+    probe.binding = miss->resource;
+  }
+  return true;
 }
 
 EstimateCheck latency_estimate_check(const PlanContext& context, unsigned percentile) {

@@ -8,10 +8,14 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
+
+#include "core/result.h"
 
 #include "hardware/accelerator.h"
 #include "placement/layout.h"
 #include "plan/plan.h"
+#include "solve/plan_probe.h"
 
 namespace preflight {
 
@@ -30,5 +34,14 @@ EstimateCheck latency_estimate_check(const PlanContext& context, unsigned percen
 
 // The estimate's percentile of a plan against its targets (nullopt: met, or no estimate).
 std::optional<EstimateMiss> estimate_miss(const LatencyCheck& check, unsigned percentile);
+
+// --latency-percentile: 50, 90 or 99 (empty: 90). The error names `flag`.
+Result<unsigned> parse_latency_percentile(std::string_view text, std::string_view flag);
+
+// What every solver does with a green probe (fit, max, sweep): ask the check;
+// on a miss the probe turns red with the target as its first boundary and the
+// estimate as its evidence. True when the check ran (a green probe and a check).
+bool apply_estimate_check(const EstimateCheck& check, const Accelerator& gpu, const PlanRequest& request,
+                          ProbeResult& probe);
 
 }  // namespace preflight

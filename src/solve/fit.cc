@@ -79,17 +79,7 @@ FamilyFit fit_one(const ModelSpec& model, const PlanEvaluator& evaluate, const A
     }
     fit.evaluations += search->evaluated;
     auto best = search->best;
-    if (best.verdict.fits && options.estimate_check) {
-      ++fit.evaluations;
-      if (auto miss = options.estimate_check(gpu, r, best.layout)) {
-        best.verdict.fits = false;
-        best.verdict.first_boundary = miss->resource;
-        best.verdict.evidence = Evidence::estimate;
-        best.verdict.summary = fmt::format("does not meet the latency targets by the estimate: first boundary crossed: "
-                                           "{}; {}", resource_key(miss->resource), miss->why);
-        best.binding = miss->resource;
-      }
-    }
+    if (apply_estimate_check(options.estimate_check, gpu, r, best)) ++fit.evaluations;
     if (best.verdict.fits) {
       fit.fits = true;
       fit.min_gpus = count;

@@ -6,21 +6,26 @@
 
 namespace preflight {
 
-std::string_view solve_key(SolveFor what) { return what == SolveFor::context ? "context" : "concurrency"; }
+std::string_view solve_key(SolveFor what) {
+  return what == SolveFor::context ? "context" : what == SolveFor::concurrency ? "concurrency" : "rate";
+}
 
 Result<SolveFor> parse_solve(std::string_view text, std::string_view flag) {
   if (text == "context") return SolveFor::context;
   if (text == "concurrency") return SolveFor::concurrency;
-  return Error{std::string(flag), "", fmt::format("expected context or concurrency, got '{}'", text)};
+  if (text == "rate") return SolveFor::rate;
+  return Error{std::string(flag), "", fmt::format("expected context, concurrency or rate, got '{}'", text)};
 }
 
 Result<MaxResult> solve_max(const ModelSpec& model, const PlanEvaluator& evaluate, const Accelerator& gpu,
                             const PlanRequest& request, const MaxOptions& options) {
   if (request.gpu_count == 0) return Error{"--gpus", "", "GPU count must be at least 1"};
+  if (options.what == SolveFor::rate) return Error{"--solve", "rate", "the rate is solve_max_rate's (solve/max_rate.h)"};
   if (options.what == SolveFor::context && !request.workload.mix.empty())
     return Error{"--solve", "context", "a request mix fixes every request's length; solve for concurrency (the mix scaled)"};
   MaxResult out;
   out.what = options.what;
+  if (options.estimate_check) out.estimate_percentile = options.estimate_percentile;
   PlanRequest base = request;
   base.workload.requested = true;  // context and requests only exist in the second pass
   if (options.what == SolveFor::concurrency && base.workload.context_tokens == 0 && base.workload.mix.empty())
@@ -38,7 +43,9 @@ Result<MaxResult> solve_max(const ModelSpec& model, const PlanEvaluator& evaluat
     slot = v;
     auto search = best_layout(evaluate, gpu, base, layouts);
     out.evaluations += search ? search->evaluated : layouts.size();
-    return search ? Result<ProbeResult>(search->best) : Result<ProbeResult>(search.error());
+    if (!search) return Result<ProbeResult>(search.error());
+    if (apply_estimate_check(options.estimate_check, gpu, base, search.value().best)) ++out.evaluations;
+    return Result<ProbeResult>(search->best);
   };
   const auto fits = [](const Result<ProbeResult>& p) { return p.ok() && p->verdict.fits; };
   const auto finish = [&](std::uint64_t value) {

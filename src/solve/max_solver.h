@@ -18,13 +18,14 @@
 #include "hardware/accelerator.h"
 #include "model/model_spec.h"
 #include "plan/plan.h"
+#include "solve/estimate_check.h"
 #include "solve/plan_probe.h"
 
 namespace preflight {
 
-enum class SolveFor { context, concurrency };
+enum class SolveFor { context, concurrency, rate };
 
-std::string_view solve_key(SolveFor what);  // "context" | "concurrency"
+std::string_view solve_key(SolveFor what);  // "context" | "concurrency" | "rate"
 Result<SolveFor> parse_solve(std::string_view text, std::string_view flag);
 
 // The concurrency search stops here (2^30 running requests): a larger answer is
@@ -36,6 +37,10 @@ struct MaxOptions {
   // The largest value searched; 0: the model's context window (context) or
   // kMaxConcurrencyCeiling (concurrency).
   std::uint64_t ceiling = 0;
+  // With latency targets: a value green on memory and the bounds counts only
+  // when the simulated percentile meets the targets too (solve/estimate_check.h).
+  EstimateCheck estimate_check = {};
+  unsigned estimate_percentile = 0;  // the percentile the check compares (for the report)
 };
 
 struct MaxResult {
@@ -49,7 +54,8 @@ struct MaxResult {
   std::string beyond_note;          // found, below the ceiling, value + 1 cannot be planned: why
   std::uint64_t context_tokens = 0; // the context in force (solved or fixed; the model's window when 0 was asked)
   std::uint64_t concurrency = 0;    // the concurrency in force (solved or fixed)
-  std::uint64_t evaluations = 0;    // evaluator calls
+  std::uint64_t evaluations = 0;    // evaluator calls (estimate checks included)
+  unsigned estimate_percentile = 0; // the estimate's percentile the answer met (0: not checked)
 };
 
 // `request` gives the GPU count, the workload (the second pass is implied) and

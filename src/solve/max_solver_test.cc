@@ -175,5 +175,34 @@ TEST(MaxSolver, KimiK3OnRealPlans) {
   }
 }
 
+// With an estimate check, a value green on memory counts only when the
+// estimate meets the targets: the concurrency answer moves down to the
+// check's own limit, and the value beyond names the missed target.
+TEST(MaxSolver, EstimateCheckBoundsTheAnswer) {
+  MaxOptions options{SolveFor::concurrency, 0};
+  options.estimate_percentile = 90;
+  options.estimate_check = [](const Accelerator&, const PlanRequest& r, const Layout&) -> std::optional<EstimateMiss> {
+    if (r.workload.concurrency <= 37) return std::nullopt;
+    return EstimateMiss{Resource::tpot, "estimated p90 time per output token 51 ms above the 50 ms target"};
+  };
+  // Memory alone allows 100 requests of 1,000 tokens.
+  auto r = solve_max(k3(), budget(100'000, 1), gpu("H100"), on(8, 1000), options);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  ASSERT_TRUE(r->found);
+  EXPECT_EQ(r->value, 37u);
+  EXPECT_EQ(r->estimate_percentile, 90u);
+  ASSERT_TRUE(r->beyond.has_value());
+  EXPECT_EQ(r->beyond->binding, Resource::tpot);
+  EXPECT_EQ(r->beyond->verdict.evidence, Evidence::estimate);
+  options.estimate_check = nullptr;
+  EXPECT_EQ(solve_max(k3(), budget(100'000, 1), gpu("H100"), on(8, 1000), options)->value, 100u);
+}
+
+TEST(MaxSolver, RateIsTheRateSolversQuestion) {
+  EXPECT_EQ(parse_solve("rate", "--solve").value(), SolveFor::rate);
+  EXPECT_EQ(solve_key(SolveFor::rate), "rate");
+  EXPECT_FALSE(solve_max(k3(), budget(1, 1), gpu("H100"), on(8, 1000), MaxOptions{SolveFor::rate, 0}).ok());
+}
+
 }  // namespace
 }  // namespace preflight

@@ -9,8 +9,9 @@
 namespace preflight {
 
 Sweep run_sweep(const ModelSpec& model, const PlanEvaluator& evaluate, const std::vector<Accelerator>& gpus,
-                const PlanRequest& request, const CountSpec& counts, unsigned threads) {
+                const PlanRequest& request, const CountSpec& counts, unsigned threads, const SweepEstimate& estimate) {
   Sweep sweep;
+  if (estimate.check) sweep.estimate_percentile = estimate.percentile;
   sweep.rows.resize(gpus.size());
   // Candidate layouts depend on the model, the count and the node size only:
   // families sharing a node size share the enumeration, made once up front.
@@ -41,6 +42,7 @@ Sweep run_sweep(const ModelSpec& model, const PlanEvaluator& evaluate, const std
         evaluations[i] += search->evaluated;
         cell.planned = true;
         cell.best = search->best;
+        if (apply_estimate_check(estimate.check, row.gpu, cell_request, cell.best)) ++evaluations[i];
       } else {
         evaluations[i] += candidates.size();
         cell.note = search.error().to_string();

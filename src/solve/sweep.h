@@ -19,6 +19,7 @@
 #include "model/model_spec.h"
 #include "perf/roofline.h"
 #include "plan/plan.h"
+#include "solve/estimate_check.h"
 #include "solve/gpu_counts.h"
 #include "solve/plan_probe.h"
 
@@ -44,6 +45,16 @@ struct Sweep {
   std::vector<SweepRow> rows;     // in the order the families were given
   std::uint64_t evaluations = 0;  // evaluator calls
   std::uint64_t green_cells = 0;
+  unsigned estimate_percentile = 0;  // green cells met the targets at this estimate percentile (0: not checked)
+};
+
+// With latency targets the sweep checks each cell green on memory and the
+// bounds against the simulated percentile too (solve/estimate_check.h), as fit
+// and max do. `check` must be safe to call from several threads (build_plan on
+// a shared PlanContext is).
+struct SweepEstimate {
+  EstimateCheck check = {};
+  unsigned percentile = 0;
 };
 
 // `request.gpu_count` is ignored; the workload, engine and --gpus-per-node
@@ -52,6 +63,7 @@ struct Sweep {
 // several threads at once, as verdict_plan_evaluator's is. The grid is the
 // same whatever the thread count.
 Sweep run_sweep(const ModelSpec& model, const PlanEvaluator& evaluate, const std::vector<Accelerator>& gpus,
-                const PlanRequest& request, const CountSpec& counts, unsigned threads = 1);
+                const PlanRequest& request, const CountSpec& counts, unsigned threads = 1,
+                const SweepEstimate& estimate = {});
 
 }  // namespace preflight

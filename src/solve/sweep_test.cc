@@ -44,6 +44,41 @@ TEST(SolveSweep, GridShapeFollowsEachFamilysNodeSize) {
   EXPECT_GE(sweep.evaluations, sweep.green_cells);
 }
 
+// With latency targets a cell green on memory and the bounds stays green only
+// when the estimate's percentile meets them (as fit and max); the sweep says
+// which percentile decided, and counts each check as an evaluation.
+TEST(SolveSweep, EstimateCheckTurnsSmallCountsRed) {
+  const PlanEvaluator green = [](const Accelerator&, const PlanRequest& r) -> Result<ProbeResult> {
+    ProbeResult p;
+    p.layout.world = r.gpu_count;
+    p.verdict.fits = true;
+    p.binding = Resource::weights;
+    return p;
+  };
+  SweepEstimate estimate;
+  estimate.percentile = 99;
+  estimate.check = [](const Accelerator&, const PlanRequest& r, const Layout&) -> std::optional<EstimateMiss> {
+    if (r.gpu_count >= 8) return std::nullopt;
+    return EstimateMiss{Resource::tpot, "estimated p99 time per output token 80 ms above the 50 ms target"};
+  };
+  const auto sweep = run_sweep(k3(), green, {gpu("H100")}, PlanRequest{}, counts("1..16"), 1, estimate);
+  EXPECT_EQ(sweep.estimate_percentile, 99u);
+  ASSERT_EQ(sweep.rows.at(0).cells.size(), 5u);  // 1 2 4 8 16
+  for (const auto& cell : sweep.rows[0].cells) {
+    SCOPED_TRACE(cell.gpus);
+    EXPECT_EQ(cell.best.verdict.fits, cell.gpus >= 8);
+    EXPECT_EQ(cell.best.binding, cell.gpus >= 8 ? Resource::weights : Resource::tpot);
+    if (cell.gpus < 8) {
+      EXPECT_NE(cell.best.verdict.summary.find("80 ms above the 50 ms target"), std::string::npos);
+    }
+  }
+  EXPECT_EQ(sweep.green_cells, 2u);
+  const auto unchecked = run_sweep(k3(), green, {gpu("H100")}, PlanRequest{}, counts("1..16"));
+  EXPECT_EQ(sweep.evaluations, unchecked.evaluations + 5);  // one check per cell green on memory
+  EXPECT_EQ(unchecked.green_cells, 5u);
+  EXPECT_EQ(unchecked.estimate_percentile, 0u);
+}
+
 TEST(SolveSweep, UnplannableCellsSayWhy) {
   const PlanEvaluator picky = [](const Accelerator&, const PlanRequest& r) -> Result<ProbeResult> {
     if (r.gpu_count == 16) return Error{"--gpus", "", "16 expert groups exceed the 8 experts"};
