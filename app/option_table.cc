@@ -92,7 +92,8 @@ std::vector<OptionSpec> make_table() {
        "a request mix instead of --context: LENGTH:SHARE% of the running requests, e.g. 2K:70%,32K:25%,1M:5%");
   text("--mix-file", &Options::mix_file, kWithWorkload, kWorkload,
        "a request mix from a trace: a CSV of lengths (running requests), or input,output pairs (arrivals, weighted by "
-       "output tokens)")
+       "output tokens); the latency estimate takes each request's lengths from the pairs, and with a third column, "
+       "arrival (seconds), replays the arrivals unless --rate is given")
       .api = ApiUse::none;
   text("--kv-dtype", &Options::kv_dtype, kWithWorkload, kWorkload, "KV / MLA cache dtype: bf16 (default) or fp8");
   text("--state-dtype", &Options::state_dtype, kWithWorkload, kWorkload,

@@ -25,6 +25,7 @@
 #include "launch/recipe_catalogue.h"
 #include "solve/fixes.h"
 #include "solve/plan_probe.h"
+#include "workload/request_trace.h"
 
 namespace preflight::cli {
 
@@ -164,6 +165,7 @@ Result<PlanRequest> plan_request(const Options& o) {
   if (any(o.concurrency)) {
     if (auto e = set_positive(o.concurrency, flag_of(&Options::concurrency), kMaxRequests, "requests", w.concurrency)) return *e;
   }
+  std::shared_ptr<const RequestTrace> trace;  // --mix-file with input,output columns
   if (any(o.mix) || any(o.mix_file)) {
     const bool file = !o.mix_file.empty();
     if (!o.mix.empty() && file) return Error{flag_of(&Options::mix_file), "", "give --mix or --mix-file, not both"};
@@ -175,6 +177,11 @@ Result<PlanRequest> plan_request(const Options& o) {
       auto text = read_file(o.mix_file);
       if (!text) return text.error();
       mix = parse_mix_file(*text, o.mix_file);
+      if (mix) {
+        auto parsed = parse_request_trace(*text, o.mix_file);
+        if (!parsed) return parsed.error();
+        if (!parsed->requests.empty()) trace = std::make_shared<const RequestTrace>(std::move(parsed).value());
+      }
     } else {
       mix = parse_mix(o.mix, flag_of(&Options::mix));
     }
@@ -265,6 +272,18 @@ Result<PlanRequest> plan_request(const Options& o) {
     w.concurrency = t.requests > 0 ? t.requests : 1000;
   }
   t.phase = o.latency_phase;
+  if (trace) {
+    t.trace = trace;
+    // The bounds and Little's law take a typical request: the trace's means.
+    if (t.input_tokens == 0) t.input_tokens = trace->mean_input_tokens();
+    if (t.output_tokens == 0) t.output_tokens = trace->mean_output_tokens();
+    // A trace with arrival times is replayed by the estimate unless --rate says
+    // otherwise; with --tpot (and no --concurrency) its rate sizes the running
+    // requests by Little's law, as --rate would.
+    t.replay_arrivals = trace->has_arrivals && !any(o.rate);
+    if (t.replay_arrivals && t.tpot_s > 0 && !any(o.concurrency) && trace->rate_per_s() > 0)
+      t.rate_per_s = std::min(trace->rate_per_s(), kMaxRate);
+  }
   if (t.rate_per_s > 0 && o.latency_phase != LatencyPhase::prefill) {  // a prefill pool's prompts in flight are set for it
     if (!o.concurrency.empty())
       return Error{flag_of(&Options::rate), "", "the running requests follow from the rate: give --rate or --concurrency, not both"};

@@ -32,6 +32,7 @@
 #include "core/result.h"
 #include "perf/latency_efficiency.h"
 #include "perf/step_time_model.h"
+#include "workload/request_trace.h"
 
 namespace preflight {
 
@@ -54,6 +55,11 @@ struct LatencyTargets {
   double pue = 1.0;                 // --pue: facility power over IT power
   // --latency-efficiency FILE: the step efficiencies in place of the embedded table (null: embedded).
   std::shared_ptr<const LatencyEfficiencyTable> efficiency;
+  // --mix-file with input,output columns: each simulated request's lengths in
+  // turn; with replay_arrivals (the file has arrival times and no --rate was
+  // given) the estimate replays its arrivals too. Null: every request alike.
+  std::shared_ptr<const RequestTrace> trace;
+  bool replay_arrivals = false;
   bool any() const {
     return ttft_s > 0 || tpot_s > 0 || rate_per_s > 0 || burst || input_tokens > 0 || output_tokens > 0;
   }

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <deque>
 #include <limits>
+#include <optional>
 #include <random>
 #include <vector>
 
@@ -15,6 +16,8 @@ namespace {
 
 struct Active {
   std::uint64_t id = 0;
+  std::uint64_t input = 0;      // prompt tokens
+  std::uint64_t output = 0;     // output tokens
   std::uint64_t prefilled = 0;  // prompt tokens in the cache
   std::uint64_t generated = 0;  // output tokens produced
   double first_token_s = 0;
@@ -40,15 +43,19 @@ Distribution distribution(std::vector<double> v) {
 
 class Simulator {
  public:
-  explicit Simulator(const SimulationInputs& in) : in_(in), rng_(in.seed) {
-    arrival_.assign(in.requests, std::numeric_limits<double>::infinity());
-    ttft_.reserve(in.requests);
-    tpot_.reserve(in.requests);
-    e2e_.reserve(in.requests);
+  explicit Simulator(const SimulationInputs& in) : in_(in), requests_(count(in)), rng_(in.seed) {
+    arrival_.assign(requests_, std::numeric_limits<double>::infinity());
+    ttft_.reserve(requests_);
+    tpot_.reserve(requests_);
+    e2e_.reserve(requests_);
     switch (in.arrivals) {
+      case ArrivalKind::trace:
+        std::copy_n(in.arrival_times.begin(), requests_, arrival_.begin());
+        issued_ = requests_;
+        break;
       case ArrivalKind::burst:
         for (auto& a : arrival_) a = 0;
-        issued_ = in.requests;
+        issued_ = requests_;
         break;
       case ArrivalKind::poisson: {
         std::exponential_distribution<double> gap(in.rate_per_s);
@@ -57,18 +64,27 @@ class Simulator {
           a = t;
           t += gap(rng_);
         }
-        issued_ = in.requests;
+        issued_ = requests_;
         break;
       }
       case ArrivalKind::closed_loop:
-        issued_ = std::min(in.concurrency, in.requests);
+        issued_ = std::min(in.concurrency, requests_);
         for (std::uint64_t i = 0; i < issued_; ++i) arrival_[i] = 0;
         break;
     }
   }
 
+  static std::uint64_t count(const SimulationInputs& in) {
+    return in.arrivals == ArrivalKind::trace ? std::min<std::uint64_t>(in.requests, in.arrival_times.size()) : in.requests;
+  }
+
+  RequestShape shape_of(std::uint64_t id) const {
+    if (in_.shapes.empty()) return {in_.input_tokens, in_.output_tokens};
+    return in_.shapes[id % in_.shapes.size()];
+  }
+
   SimulationResult run() {
-    while (completed_ < in_.requests) {
+    while (completed_ < requests_) {
       admit_arrivals();
       if (running_.empty() && waiting_.empty()) {
         now_ = std::max(now_, next_arrival());
@@ -86,7 +102,7 @@ class Simulator {
     r.steps = steps_;
     r.preemptions = preemptions_;
     if (now_ > 0) {
-      r.output_tokens_per_s = static_cast<double>(completed_ * in_.output_tokens) / now_;
+      r.output_tokens_per_s = static_cast<double>(output_done_) / now_;
       r.requests_per_s = static_cast<double>(completed_) / now_;
       r.mean_running = in_system_area_ / now_;
     }
@@ -122,10 +138,11 @@ class Simulator {
     const auto& a = running_[i];
     const double start = arrival_[a.id];
     ttft_.push_back(a.first_token_s - start);
-    if (in_.output_tokens > 1) tpot_.push_back((now_ - a.first_token_s) / static_cast<double>(in_.output_tokens - 1));
+    if (a.output > 1) tpot_.push_back((now_ - a.first_token_s) / static_cast<double>(a.output - 1));
     e2e_.push_back(now_ - start);
     ++completed_;
-    if (in_.arrivals == ArrivalKind::closed_loop && issued_ < in_.requests) arrival_[issued_++] = now_;
+    output_done_ += a.output;
+    if (in_.arrivals == ArrivalKind::closed_loop && issued_ < requests_) arrival_[issued_++] = now_;
   }
 
   // Several identical decode-only steps at once: nothing waits that could be
@@ -134,14 +151,14 @@ class Simulator {
   bool fast_forward() {
     if (running_.empty()) return false;
     for (const auto& a : running_)
-      if (a.prefilled < in_.input_tokens) return false;
+      if (a.prefilled < a.input) return false;
     if (!waiting_.empty() && running_.size() < in_.max_num_seqs) return false;
     const std::uint64_t b = running_.size();
     std::uint64_t k = std::numeric_limits<std::uint64_t>::max();
     std::uint64_t context = 0;
     for (const auto& a : running_) {
-      k = std::min(k, in_.output_tokens - a.generated);
-      context += in_.input_tokens + a.generated;
+      k = std::min(k, a.output - a.generated);
+      context += a.input + a.generated;
     }
     if (capacity_limited()) {
       const auto cached = cached_tokens();
@@ -183,7 +200,7 @@ class Simulator {
     if (capacity_limited()) {
       while (!running_.empty()) {
         std::uint64_t decoding = 0;
-        for (const auto& a : running_) decoding += a.prefilled == in_.input_tokens ? 1 : 0;
+        for (const auto& a : running_) decoding += a.prefilled == a.input ? 1 : 0;
         if (cached_tokens() + decoding <= in_.kv_capacity_tokens) break;
         waiting_.push_front(running_.back().id);
         running_.pop_back();
@@ -195,17 +212,17 @@ class Simulator {
     std::vector<char> decoded(running_.size(), 0);
     for (std::size_t i = 0; i < running_.size() && budget > 0; ++i) {
       const auto& a = running_[i];
-      if (a.prefilled == in_.input_tokens) {
+      if (a.prefilled == a.input) {
         decoded[i] = 1;
         ++decode;
-        context += in_.input_tokens + a.generated;
+        context += a.input + a.generated;
         --budget;
       }
     }
     for (std::size_t i = 0; i < running_.size() && budget > 0; ++i) {
       const auto& a = running_[i];
-      if (a.prefilled < in_.input_tokens) {
-        chunk[i] = std::min(in_.input_tokens - a.prefilled, budget);
+      if (a.prefilled < a.input) {
+        chunk[i] = std::min(a.input - a.prefilled, budget);
         budget -= chunk[i];
         prefill += chunk[i];
       }
@@ -215,15 +232,18 @@ class Simulator {
       // Admitted only when its whole prompt fits beside what is cached (vLLM
       // allocates a prompt's blocks as its chunks are scheduled; this keeps a
       // request from being admitted only to be preempted at once).
-      if (capacity_limited() && cached + in_.input_tokens > in_.kv_capacity_tokens) break;
+      const auto shape = shape_of(waiting_.front());
+      if (capacity_limited() && cached + shape.input > in_.kv_capacity_tokens) break;
       Active a;
       a.id = waiting_.front();
+      a.input = shape.input;
+      a.output = shape.output;
       waiting_.pop_front();
       running_.push_back(a);
-      chunk.push_back(std::min(in_.input_tokens, budget));
+      chunk.push_back(std::min(a.input, budget));
       budget -= chunk.back();
       prefill += chunk.back();
-      cached += in_.input_tokens;
+      cached += a.input;
     }
     const double dt = step_seconds(in_.model, in_.efficiency, decode, context, prefill);
     advance(dt);
@@ -234,14 +254,14 @@ class Simulator {
         a.generated += 1;  // decoded this step
       } else if (chunk[i] > 0) {
         a.prefilled += chunk[i];
-        if (a.prefilled == in_.input_tokens) {
+        if (a.prefilled == a.input) {
           a.generated = 1;  // the prompt's last chunk yields the first token
           a.first_token_s = now_;
         }
       }
     }
     for (std::size_t i = running_.size(); i-- > 0;) {
-      if (running_[i].generated >= in_.output_tokens) {
+      if (running_[i].generated >= running_[i].output) {
         finish(i);
         running_.erase(running_.begin() + static_cast<std::ptrdiff_t>(i));
       }
@@ -249,6 +269,8 @@ class Simulator {
   }
 
   const SimulationInputs& in_;
+  std::uint64_t requests_ = 0;  // simulated: in_.requests, or the trace's when shorter
+  std::uint64_t output_done_ = 0;
   std::mt19937_64 rng_;
   std::vector<double> arrival_;
   std::uint64_t issued_ = 0, next_ = 0, completed_ = 0, steps_ = 0, preemptions_ = 0;
@@ -270,10 +292,27 @@ Result<SimulationResult> simulate_serving(const SimulationInputs& in) {
     return Error{"--concurrency", "", "the closed loop needs at least 1 client"};
   if (in.arrivals == ArrivalKind::poisson && !(in.rate_per_s > 0 && std::isfinite(in.rate_per_s)))
     return Error{"--rate", "", "a Poisson stream needs a positive, finite rate"};
-  if (in.kv_capacity_tokens > 0 && in.input_tokens + in.output_tokens > in.kv_capacity_tokens)
-    return Error{"--input-tokens", "",
-                 fmt::format("one request of {} + {} tokens does not fit the {}-token KV cache of a DP group",
-                             in.input_tokens, in.output_tokens, in.kv_capacity_tokens)};
+  if (in.arrivals == ArrivalKind::trace) {
+    if (in.arrival_times.empty()) return Error{"--mix-file", "", "the trace has no arrival times"};
+    for (std::size_t i = 0; i < in.arrival_times.size(); ++i)
+      if (!(in.arrival_times[i] >= 0) || !std::isfinite(in.arrival_times[i]) ||
+          (i > 0 && in.arrival_times[i] < in.arrival_times[i - 1]))
+        return Error{"--mix-file", "", "arrival times must be finite, at least 0 and in order"};
+  }
+  const auto too_long = [&](std::uint64_t input, std::uint64_t output) -> std::optional<Error> {
+    if (input == 0 || output == 0) return Error{"--input-tokens", "", "requests need at least 1 input and 1 output token"};
+    if (in.kv_capacity_tokens > 0 && input + output > in.kv_capacity_tokens)
+      return Error{in.shapes.empty() ? "--input-tokens" : "--mix-file", "",
+                   fmt::format("one request of {} + {} tokens does not fit the {}-token KV cache of a DP group", input,
+                               output, in.kv_capacity_tokens)};
+    return std::nullopt;
+  };
+  if (in.shapes.empty()) {
+    if (auto e = too_long(in.input_tokens, in.output_tokens)) return *e;
+  } else {
+    for (const auto& s : in.shapes)
+      if (auto e = too_long(s.input, s.output)) return *e;
+  }
   if (in.efficiency.memory <= 0 || in.efficiency.compute <= 0)
     return Error{"latency efficiency", "", "efficiencies must be positive"};
   return Simulator(in).run();

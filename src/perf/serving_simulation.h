@@ -17,18 +17,26 @@
 // Step times come from StepTimeModel with the given efficiencies. Arrivals:
 // a closed loop of `concurrency` clients (each sends its next request when the
 // last one finishes: benchmark tools' --concurrency), a Poisson stream at
-// `rate_per_s`, or a burst of every request at time 0 (rate infinite).
+// `rate_per_s`, a burst of every request at time 0 (rate infinite), or a
+// trace's own arrival times; each request's lengths fixed or from a trace.
 // Deterministic for a given seed.
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "core/result.h"
 #include "perf/step_time_model.h"
 
 namespace preflight {
 
-enum class ArrivalKind { closed_loop, poisson, burst };
+enum class ArrivalKind { closed_loop, poisson, burst, trace };
+
+// One request's prompt and output tokens.
+struct RequestShape {
+  std::uint64_t input = 1;
+  std::uint64_t output = 1;
+};
 
 struct SimulationInputs {
   StepTimeModel model;
@@ -43,6 +51,12 @@ struct SimulationInputs {
   std::uint64_t input_tokens = 1;
   std::uint64_t output_tokens = 1;
   std::uint64_t seed = 1;
+  // Each request's own prompt and output, taken in turn (request i has
+  // shapes[i % size]); empty: input_tokens and output_tokens for every one.
+  std::vector<RequestShape> shapes;
+  // ArrivalKind::trace: each request's arrival in seconds, ascending; the
+  // simulation runs min(requests, its size) requests.
+  std::vector<double> arrival_times;
 };
 
 struct Distribution {

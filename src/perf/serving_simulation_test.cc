@@ -93,6 +93,48 @@ TEST(ServingSimulation, BurstChunksPromptsAndTheCacheLimitsTheBatch) {
   EXPECT_GT(tight.e2e_s.p99, open.e2e_s.p99);
 }
 
+// A trace replayed: requests far apart each run alone, with their own
+// lengths, so each one's TTFT and TPOT follow the step model by hand as in
+// OneClientMatchesTheStepModelByHand: a 500-token prompt 35 ms; a 1,000-token
+// prompt 10 ms + 1,000 x 0.05 ms = 60 ms; decode steps of a 1,000-token prompt
+// with 11 outputs read 1,000 + g tokens (g = 1..10): 10.1 ms + 1,005.5 us.
+TEST(ServingSimulation, ATraceIsReplayedWithItsOwnLengths) {
+  auto in = base();
+  in.arrivals = ArrivalKind::trace;
+  in.shapes = {{500, 100}, {1000, 11}};
+  in.arrival_times = {0, 100, 200, 300};
+  const auto r = simulate_serving(in).value_or_throw();
+  EXPECT_EQ(r.completed, 4u);  // the trace's requests, fewer than in.requests
+  EXPECT_NEAR(r.ttft_s.mean, (0.035 + 0.060) / 2, 1e-9);
+  EXPECT_NEAR(r.tpot_s.p50, 0.01065, 1e-9);   // nearest rank of {10.65, 10.65, 11.1055, 11.1055} ms
+  EXPECT_NEAR(r.tpot_s.p99, 0.0111055, 1e-9);
+  // The last request ends 300 s + 60 ms + 10 decode steps after time 0.
+  EXPECT_NEAR(r.duration_s, 300 + 0.060 + 10 * 0.0111055, 1e-9);
+  EXPECT_NEAR(r.output_tokens_per_s, (2 * 100 + 2 * 11) / r.duration_s, 1e-9);
+  // Shapes cycle under any arrivals: a closed loop of one client alternates them.
+  auto loop = base();
+  loop.shapes = in.shapes;
+  loop.concurrency = 1;
+  loop.requests = 4;
+  const auto l = simulate_serving(loop).value_or_throw();
+  EXPECT_NEAR(l.ttft_s.mean, (0.035 + 0.060) / 2, 1e-9);
+  EXPECT_NEAR(l.duration_s, 2 * (0.035 + 99 * 0.01065) + 2 * (0.060 + 10 * 0.0111055), 1e-9);
+}
+
+TEST(ServingSimulation, RefusesABadTrace) {
+  auto in = base();
+  in.arrivals = ArrivalKind::trace;
+  EXPECT_FALSE(simulate_serving(in).ok());  // no arrival times
+  in.arrival_times = {0, 2, 1};
+  EXPECT_FALSE(simulate_serving(in).ok());  // out of order
+  in.arrival_times = {0, 1};
+  in.shapes = {{500, 100}, {30000, 100}};
+  in.kv_capacity_tokens = 20000;
+  auto r = simulate_serving(in);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().origin, "--mix-file");
+}
+
 TEST(ServingSimulation, RefusesWhatCannotRun) {
   auto in = base();
   in.kv_capacity_tokens = 100;

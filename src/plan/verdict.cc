@@ -115,7 +115,22 @@ Result<LatencyEstimate> estimate_latency(const Plan& plan, const PerfInputs& in,
     sim.kv_capacity_tokens = static_cast<std::uint64_t>(((pool ? pool->value : 0) + free) / per_token->value);
   }
   LatencyEstimate e;
-  if (targets.burst) {
+  // DP groups take a trace's requests in turn: group 0 simulates every
+  // groups-th one, with its own lengths (and arrival time when replayed).
+  const RequestTrace* trace = targets.trace && !targets.trace->requests.empty() ? targets.trace.get() : nullptr;
+  if (trace != nullptr) {
+    for (std::size_t i = 0; i < trace->requests.size(); i += groups) {
+      const auto& t = trace->requests[i];
+      sim.shapes.push_back({t.input, t.output});
+      if (targets.replay_arrivals) sim.arrival_times.push_back(t.arrival_s);
+    }
+  }
+  if (trace != nullptr && targets.replay_arrivals && !targets.burst) {
+    sim.arrivals = ArrivalKind::trace;
+    if (targets.requests == 0) sim.requests = sim.arrival_times.size();
+    e.arrivals = fmt::format("the trace's own arrivals and lengths, {} requests over {:.4g} s{}", trace->requests.size(),
+                             trace->span_s(), groups == 1 ? std::string() : fmt::format(", every {}th to a DP group", groups));
+  } else if (targets.burst) {
     sim.arrivals = ArrivalKind::burst;
     e.arrivals = fmt::format("a burst of {} requests at once per DP group", sim.requests);
   } else if (targets.rate_per_s > 0) {
@@ -127,6 +142,8 @@ Result<LatencyEstimate> estimate_latency(const Plan& plan, const PerfInputs& in,
     sim.concurrency = std::max<std::uint64_t>(ceil_div(std::max<std::uint64_t>(plan.workload.concurrency, 1), groups), 1);
     e.arrivals = fmt::format("a closed loop of {} client(s) per DP group", sim.concurrency);
   }
+  if (trace != nullptr && sim.arrivals != ArrivalKind::trace)
+    e.arrivals += fmt::format(", lengths from the trace's {} requests in turn", trace->requests.size());
   auto r = simulate_serving(sim);
   if (!r) return r.error();
   e.ttft_mean_s = r->ttft_s.mean + targets.kv_transfer_s;

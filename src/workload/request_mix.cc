@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 #include <map>
+#include <optional>
 
 #include "core/bytes.h"
 #include "core/text.h"
@@ -75,11 +76,25 @@ Result<std::uint64_t> file_tokens(std::string_view cell, std::string_view origin
 bool is_header(const std::vector<std::string_view>& cells) {
   static constexpr std::string_view kNames[] = {"tokens",        "length",           "input",
                                                 "output",        "input_tokens",     "output_tokens",
-                                                "prompt_tokens", "completion_tokens"};
+                                                "prompt_tokens", "completion_tokens", "arrival",
+                                                "arrival_s",     "timestamp",        "time"};
   for (const auto cell : cells) {
     if (std::find(std::begin(kNames), std::end(kNames), to_lower(cell)) == std::end(kNames)) return false;
   }
   return !cells.empty();
+}
+
+// An arrival time: seconds from the trace's start, a plain decimal (no sign,
+// NaN or infinity), at most a year.
+Result<double> file_seconds(std::string_view cell, std::string_view origin, std::size_t line) {
+  constexpr double kMaxSeconds = 366.0 * 86400.0;
+  double v = -1;
+  const auto [end, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), v, std::chars_format::fixed);
+  if (cell.empty() || cell.front() == '-' || cell.front() == '+' || ec != std::errc() ||
+      end != cell.data() + cell.size() || !std::isfinite(v) || v < 0 || v > kMaxSeconds)
+    return Error{fmt::format("{}: line {}", origin, line), "",
+                 fmt::format("an arrival time must be seconds from 0 to {:.0f}, got {}", kMaxSeconds, echo(cell))};
+  return v;
 }
 
 }  // namespace
@@ -119,9 +134,9 @@ Result<RequestMix> parse_mix(std::string_view text, std::string_view origin) {
   return merged(by_length);
 }
 
-Result<RequestMix> parse_mix_file(std::string_view text, std::string_view origin) {
+std::optional<Error> for_each_mix_file_row(std::string_view text, std::string_view origin,
+                                           const std::function<std::optional<Error>(const MixFileRow&)>& visit) {
   const std::string o(origin);
-  std::map<std::uint64_t, std::uint64_t> by_length;
   std::size_t line_number = 0, rows = 0;
   int columns = 0;
   std::size_t start = 0;
@@ -134,39 +149,57 @@ Result<RequestMix> parse_mix_file(std::string_view text, std::string_view origin
     start = end + 1;
     ++line_number;
     if (line.empty() || line.front() == '#') continue;
-    // At most two columns: a line of many commas is refused before it is split
+    // At most three columns: a line of many commas is refused before it is split
     // (a 100 MB line of commas would be 10^8 cells).
-    if (std::count(line.begin(), line.end(), ',') > 1)
-      return Error{o, fmt::format("line {}", line_number), fmt::format("expected the columns tokens, or input,output, got {}", echo(line))};
+    if (std::count(line.begin(), line.end(), ',') > 2)
+      return Error{o, fmt::format("line {}", line_number),
+                   fmt::format("expected the columns tokens, or input,output, or input,output,arrival, got {}", echo(line))};
     const auto cells = split(line, ',');
     if (rows == 0 && columns == 0 && is_header(cells)) {
-      if (cells.size() > 2)
-        return Error{o, fmt::format("line {}", line_number), "expected the columns tokens, or input,output"};
       columns = static_cast<int>(cells.size());
       continue;
     }
-    if (cells.size() > 2 || (columns != 0 && static_cast<int>(cells.size()) != columns))
+    if (columns != 0 && static_cast<int>(cells.size()) != columns)
       return Error{o, fmt::format("line {}", line_number),
-                   fmt::format("expected {} column(s) (tokens, or input,output), got {}", columns == 0 ? 1 : columns,
+                   fmt::format("expected {} column(s) (tokens, or input,output, or input,output,arrival), got {}", columns,
                                echo(line))};
     columns = static_cast<int>(cells.size());
     if (++rows > kMaxFileRows) return Error{o, "", fmt::format("more than {} requests", kMaxFileRows)};
-    std::uint64_t tokens = 0, weight = 1;
+    MixFileRow row;
+    row.line = line_number;
     if (columns == 1) {
       auto t = file_tokens(cells[0], o, line_number, false);
       if (!t) return t.error();
-      tokens = *t;
+      row.input = *t;
     } else {
       auto input = file_tokens(cells[0], o, line_number, false);
       if (!input) return input.error();
       auto output = file_tokens(cells[1], o, line_number, true);
       if (!output) return output.error();
-      tokens = *input + *output;
-      weight = std::max<std::uint64_t>(*output, 1);
+      row.input = *input;
+      row.output = *output;
+      row.split = true;
+      if (columns == 3) {
+        auto at = file_seconds(cells[2], o, line_number);
+        if (!at) return at.error();
+        row.arrival_s = *at;
+      }
     }
-    by_length[tokens] += weight;  // at most 10^7 rows x 2^30: no overflow
+    if (auto e = visit(row)) return e;
   }
-  if (by_length.empty()) return Error{o, "", "no requests: expected one length per line, or input,output pairs"};
+  return std::nullopt;
+}
+
+Result<RequestMix> parse_mix_file(std::string_view text, std::string_view origin) {
+  std::map<std::uint64_t, std::uint64_t> by_length;
+  // A request reaches input + output tokens; with an output column it is running
+  // in proportion to how long it decodes (Little's law): weight = output tokens.
+  auto e = for_each_mix_file_row(text, origin, [&](const MixFileRow& row) -> std::optional<Error> {
+    by_length[row.input + row.output] += row.split ? std::max<std::uint64_t>(row.output, 1) : 1;  // at most 10^7 rows x 2^30
+    return std::nullopt;
+  });
+  if (e) return *e;
+  if (by_length.empty()) return Error{std::string(origin), "", "no requests: expected one length per line, or input,output pairs"};
   if (by_length.size() > kBucketAbove) {
     std::map<std::uint64_t, std::uint64_t> buckets;
     for (const auto& [tokens, weight] : by_length) {

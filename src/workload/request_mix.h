@@ -10,6 +10,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,7 +47,25 @@ Result<RequestMix> parse_mix(std::string_view text, std::string_view origin);
 //    tokens (at least 1).
 // More than 64 distinct lengths are bucketed: each length rounded up to the
 // next multiple of 2^(floor(log2 length) - 2) (at most +25%: never smaller).
+// A third column, `arrival` (or arrival_s, timestamp, time), gives each
+// request's arrival in seconds from the trace's start: the latency estimate
+// replays them (workload/request_trace.h); the mix ignores it.
 Result<RequestMix> parse_mix_file(std::string_view text, std::string_view origin);
+
+// One request line of a --mix-file: `input` alone (split false) for the one
+// column form, else input and output, and the arrival when the file has one (NaN: none).
+struct MixFileRow {
+  std::size_t line = 0;
+  std::uint64_t input = 0;
+  std::uint64_t output = 0;
+  bool split = false;
+  double arrival_s = std::numeric_limits<double>::quiet_NaN();
+};
+
+// The reader both parse_mix_file and parse_request_trace use: each request row
+// in file order, after the checks above; `visit` may stop the read with an error.
+std::optional<Error> for_each_mix_file_row(std::string_view text, std::string_view origin,
+                                           const std::function<std::optional<Error>(const MixFileRow&)>& visit);
 
 // The mix's running requests in one attention group: `requests` split by
 // weight with the largest-remainder method (Hamilton), ties to the longer
