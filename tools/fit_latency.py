@@ -310,15 +310,19 @@ def fmt(x):
 
 def write(fits, samples, report, nim_fit):
     """The band is taken from the residuals of the rows each fit was made on
-    (static fit rows' TPOT and TTFT, NIM fit rows' TPOT and output tokens/s), so
-    the held-out rows test it. A GPU without serving rows takes the default's
+    (NIM fit rows' TPOT and output tokens/s where a GPU has them, else static fit
+    rows' TPOT and TTFT), so the held-out rows test it. A GPU without serving rows takes the default's
     serving costs (they are the engine's CPU-side work) and the wider band."""
     def fit_errors(gpus):
+        # The band describes the serving estimate a plan prints: where a GPU has
+        # serving rows, their errors alone (kernel-only static rows fit tighter
+        # and would narrow it); else the static rows'.
+        serving = [x for gpu in gpus if nim_fit and gpu in nim_fit for x in nim_fit[gpu]["tpot"] + nim_fit[gpu]["tps"]]
+        if serving:
+            return serving
         errs = []
         for gpu in gpus:
             errs += report.get((gpu, "fit", "tpot"), []) + report.get((gpu, "fit", "ttft"), [])
-            if nim_fit and gpu in nim_fit:
-                errs += nim_fit[gpu]["tpot"] + nim_fit[gpu]["tps"]
         return errs
     out = {"_comment": json.load(open(DATA))["_comment"], "default": None, "gpus": {}}
     d = fits["default"]

@@ -83,6 +83,19 @@ Verdict judge(const Plan& plan, bool with_summary) {
 
 namespace {
 
+// The tokens one DP group's cache holds (0: unknown): the engine's logged KV
+// tokens, or the generic ledger's pool plus the headroom (less the shortfall
+// when red) over the bytes per token.
+std::uint64_t kv_capacity_tokens(const Plan& plan) {
+  if (plan.engine && plan.engine->kv_cache_tokens > 0) return plan.engine->kv_cache_tokens;
+  const auto* per_token = find_figure(plan.figures, "kv.per_token_per_rank");
+  if (per_token == nullptr || per_token->value <= 0) return 0;
+  // Headroom is signed: a red plan's shortfall comes off the pool it asked for.
+  const auto* pool = find_figure(plan.figures, "kv.pool_per_rank");
+  const double bytes = (pool ? pool->value : 0) + static_cast<double>(plan.verdict.headroom_bytes);
+  return bytes > 0 ? static_cast<std::uint64_t>(bytes / per_token->value) : 0;
+}
+
 // The planning estimate beside the bounds: one DP group's scheduler simulated
 // (perf/serving_simulation.h) with step times from the roofline's terms and
 // the GPU's fitted efficiencies. Arrivals: --rate as a Poisson stream (split
@@ -106,14 +119,7 @@ Result<LatencyEstimate> estimate_latency(const Plan& plan, const PerfInputs& in,
   // --requests is the cluster's; by default 1,000 per DP group, so a wide
   // deployment's percentiles rest on as many requests as a narrow one's.
   sim.requests = targets.requests > 0 ? std::max<std::uint64_t>(ceil_div(targets.requests, groups), 1) : 1000;
-  if (plan.engine && plan.engine->kv_cache_tokens > 0) {
-    sim.kv_capacity_tokens = plan.engine->kv_cache_tokens;
-  } else if (const auto* per_token = find_figure(plan.figures, "kv.per_token_per_rank");
-             per_token != nullptr && per_token->value > 0) {
-    const auto* pool = find_figure(plan.figures, "kv.pool_per_rank");
-    const double free = static_cast<double>(std::max<std::int64_t>(plan.verdict.headroom_bytes, 0));
-    sim.kv_capacity_tokens = static_cast<std::uint64_t>(((pool ? pool->value : 0) + free) / per_token->value);
-  }
+  sim.kv_capacity_tokens = kv_capacity_tokens(plan);
   LatencyEstimate e;
   // DP groups take a trace's requests in turn: group 0 simulates every
   // groups-th one, with its own lengths (and arrival time when replayed).
@@ -248,6 +254,24 @@ void apply_latency(Plan& plan, const PlanContext& context, const Accelerator& gp
   if (auto e = validate_perf_inputs(in)) {
     if (full) plan.assumptions.push_back(fmt::format("latency targets not checked: {}", e->message));
     return;
+  }
+  // A plan whose requests overflow the cache runs fewer at once than asked:
+  // the engine holds at least capacity / (input + output) of them, so the
+  // decode bound is taken at that batch, the one it can run (a bound at the
+  // asked batch would lie above what the engine does).
+  if (full && !v.fits && v.first_boundary == Resource::kv_cache) {
+    const auto capacity = kv_capacity_tokens(plan);
+    const auto per_request = checked_add(targets.input_tokens, targets.output_tokens);
+    if (capacity > 0 && per_request > 0) {
+      const auto running = std::max<std::uint64_t>(capacity / per_request, 1);
+      if (running < in.batch_per_group) {
+        plan.assumptions.push_back(fmt::format(
+            "the cache holds {} tokens per DP group: at least {} requests of {} + {} tokens run at once, fewer than the "
+            "{} asked; the decode bound is taken at that batch",
+            with_commas(capacity), running, targets.input_tokens, targets.output_tokens, in.batch_per_group));
+        in.batch_per_group = running;
+      }
+    }
   }
   const auto& placement = context.formats();
   std::vector<RankFormatWeights> weights;

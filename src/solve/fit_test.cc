@@ -326,7 +326,8 @@ TEST(SolveFit, EstimateCheckMovesTheMinimumUp) {
 }
 
 // The solvers' fast path checks the targets as the full plan does: the same
-// bounds from the representative ranks, the same verdict, on every practical layout.
+// bounds from the representative ranks (but for a batch the cache cannot hold),
+// the same verdict, on every practical layout.
 TEST(SolveFit, LatencyVerdictOfTheFastPathIsTheFullPlans) {
   const PlanContext context(deepseek_v3());
   std::size_t checked = 0, red_on_latency = 0;
@@ -343,7 +344,14 @@ TEST(SolveFit, LatencyVerdictOfTheFastPathIsTheFullPlans) {
       ASSERT_TRUE(full.ok() && fast.ok());
       ASSERT_TRUE(full->latency && fast->latency);
       EXPECT_DOUBLE_EQ(full->latency->ttft_s, fast->latency->ttft_s);
-      EXPECT_DOUBLE_EQ(full->latency->tpot_s, fast->latency->tpot_s);
+      // A plan whose requests overflow the cache: the full plan knows the
+      // cache's tokens and takes the decode bound at the batch it can hold
+      // (never above the asked batch's); memory decides its verdict either way.
+      if (full->verdict.first_boundary == Resource::kv_cache) {
+        EXPECT_LE(full->latency->tpot_s, fast->latency->tpot_s);
+      } else {
+        EXPECT_DOUBLE_EQ(full->latency->tpot_s, fast->latency->tpot_s);
+      }
       EXPECT_EQ(full->verdict.fits, fast->verdict.fits);
       EXPECT_EQ(full->verdict.first_boundary, fast->verdict.first_boundary);
       ++checked;
