@@ -324,7 +324,8 @@ def write(fits, samples, report, nim_fit):
         for gpu in gpus:
             errs += report.get((gpu, "fit", "tpot"), []) + report.get((gpu, "fit", "ttft"), [])
         return errs
-    out = {"_comment": json.load(open(DATA))["_comment"], "default": None, "gpus": {}}
+    previous = json.load(open(DATA))
+    out = {"_comment": previous["_comment"], "default": None, "gpus": {}}
     d = fits["default"]
     every = fit_errors(list(samples))
     out["default"] = entry(d, pct80(every) or 0.5, d["rows"], "all GPUs' rows")
@@ -338,6 +339,29 @@ def write(fits, samples, report, nim_fit):
             f["per_step_s"], f["per_seq_s"] = d.get("per_step_s", 0.0), d.get("per_seq_s", 0.0)
             band = max(band, out["default"]["band"])
         out["gpus"][key] = entry(f, band, f["rows"], "%s rows" % gpu)
+    # What tools/check_latency_engines.py --write fitted on vLLM and SGLang runs
+    # (the engines' front ends, moe_memory) is kept as it was.
+    for key in ("moe_memory", "moe_source"):
+        if key in previous["default"]:
+            out["default"][key] = previous["default"][key]
+        for gpu, fresh in out["gpus"].items():
+            if key in previous["gpus"].get(gpu, {}):
+                fresh[key] = previous["gpus"][gpu][key]
+    # A GPU only the vLLM/SGLang runs gave an entry: the default's fresh terms
+    # under what those runs fitted.
+    for gpu, old in previous["gpus"].items():
+        if gpu not in out["gpus"] and ("moe_source" in old or "band_source" in old):
+            out["gpus"][gpu] = dict(out["default"], source="the default's kernel and serving terms (no static or NIM "
+                                    "rows for this GPU); " + out["default"]["source"])
+            for key in ("moe_memory", "moe_source"):
+                if key in old:
+                    out["gpus"][gpu][key] = old[key]
+    for gpu, fresh in out["gpus"].items():
+        old = previous["gpus"].get(gpu, {})
+        if "band_source" in old and old["band"] > fresh["band"]:
+            fresh["band"], fresh["band_source"] = old["band"], old["band_source"]
+    if "engines" in previous:
+        out["engines"] = previous["engines"]
     with open(TARGET, "w") as fh:
         json.dump(out, fh, indent=1)
         fh.write("\n")

@@ -75,6 +75,7 @@ struct EngineSizing {
   std::uint64_t kv_cache_tokens = 0;        // as the engine logs it
   double max_concurrency = 0;               // vLLM "Maximum concurrency" for max_model_len
   std::uint64_t max_running_requests = 0;   // SGLang
+  std::uint64_t chunked_prefill_size = 0;   // SGLang: prompt tokens per step (--chunked-prefill-size or its tier's default)
   std::uint64_t state_slots = 0;            // SGLang max_mamba_cache_size / vLLM state blocks
   std::uint64_t state_slot_bytes = 0;       // one request's recurrent state on one worker, as allocated
   std::uint64_t kv_bytes_per_token = 0;     // per worker, all layers of its stage

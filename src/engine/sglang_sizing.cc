@@ -27,14 +27,16 @@ using namespace engine_detail;
 namespace {
 
 // SGLang's default mem_fraction_static for a GPU of `gpu_mem_mb` MiB.
+// The memory tier server_args.py picks for a GPU of `gpu_mem_mb` MiB.
+const SglangTier& tier_for(const SglangProfile& p, double gpu_mem_mb) {
+  for (const auto& t : p.tiers)
+    if (gpu_mem_mb < t.below_gb * 1024) return t;
+  return p.tiers.back();
+}
+
 double default_mem_fraction(const SglangProfile& p, double gpu_mem_mb, std::uint64_t tp_size, std::uint64_t pp,
                             std::uint64_t dp, std::string* formula) {
-  const SglangTier* tier = &p.tiers.back();
-  for (const auto& t : p.tiers)
-    if (gpu_mem_mb < t.below_gb * 1024) {
-      tier = &t;
-      break;
-    }
+  const SglangTier* tier = &tier_for(p, gpu_mem_mb);
   const auto graph_bs = tp_size < p.large_tp_from ? tier->cuda_graph_max_bs_small_tp : tier->cuda_graph_max_bs_large_tp;
   const auto d = [](std::uint64_t v) { return static_cast<double>(v); };
   double reserved = p.base_mb + d(std::max<std::uint64_t>(tier->chunked_prefill_size, 2048)) * p.per_prefill_token_mb +
@@ -168,6 +170,9 @@ Result<EngineSizing> size_sglang(const EngineInputs& in) {
                                                            : prof.radix_slots_on;
   s.block_size = o.block_size > 0 ? o.block_size : dsa ? prof.dsa_page_size : prof.page_size;
   s.max_num_batched_tokens = o.max_num_batched_tokens;
+  // --chunked-prefill-size's default by memory tier (server_args.py), the
+  // prefill budget of a step: the latency estimate's scheduler uses it.
+  s.chunked_prefill_size = o.max_num_batched_tokens > 0 ? o.max_num_batched_tokens : tier_for(prof, gpu_mem_mb).chunked_prefill_size;
   const auto kv_bytes = kv_dtype_bytes(work.kv_dtype);
   const auto state_bytes = state_dtype_bytes(work.state_dtype);
   const auto context = std::max<std::uint64_t>(work.context_tokens, 1);

@@ -34,8 +34,12 @@ Result<LatencyEfficiency> entry(const nlohmann::json& j, const std::string& name
                                  {"fitted_rows", &fitted},
                                  {"serving_rows", &serving}})
     if (auto err = number(key, *out)) return *err;
-  if (e.step.memory <= 0 || e.step.memory > 1 || e.step.compute <= 0 || e.step.compute > 1)
-    return Error{std::string(origin), pointer, "memory and compute efficiencies must lie in (0, 1]"};
+  // Optional (files written before it): 1, the dense efficiency's peak share untouched.
+  if (j.contains("moe_memory"))
+    if (auto err = number("moe_memory", e.step.moe_memory)) return *err;
+  if (e.step.memory <= 0 || e.step.memory > 1 || e.step.compute <= 0 || e.step.compute > 1 || e.step.moe_memory <= 0 ||
+      e.step.moe_memory > 1)
+    return Error{std::string(origin), pointer, "memory, moe_memory and compute efficiencies must lie in (0, 1]"};
   e.fitted_rows = static_cast<std::uint64_t>(fitted);
   e.serving_rows = static_cast<std::uint64_t>(serving);
   const auto src = j.find("source");
@@ -64,7 +68,28 @@ Result<LatencyEfficiencyTable> LatencyEfficiencyTable::parse(std::string_view js
       t.by_gpu_.emplace(id, std::move(e).value());
     }
   }
+  if (const auto en = parsed->find("engines"); en != parsed->end()) {
+    if (!en->is_object()) return Error{std::string(origin), "/engines", "expected an object"};
+    for (const auto& [name, j] : en->items()) {
+      const auto pointer = "/engines/" + name;
+      if (!j.is_object()) return Error{std::string(origin), pointer, "expected an object"};
+      const auto v = j.find("per_request_s");
+      if (v == j.end() || !v->is_number() || !(v->get<double>() >= 0) || v->get<double>() > 60)
+        return Error{std::string(origin), pointer + "/per_request_s", "expected seconds from 0 to 60"};
+      EngineFrontEnd f;
+      f.per_request_s = v->get<double>();
+      if (const auto r = j.find("rows"); r != j.end() && r->is_number_unsigned()) f.rows = r->get<std::uint64_t>();
+      const auto src = j.find("source");
+      f.source = src != j.end() && src->is_string() ? src->get<std::string>() : std::string(origin);
+      t.engines_.emplace(name, std::move(f));
+    }
+  }
   return t;
+}
+
+const EngineFrontEnd& LatencyEfficiencyTable::front_end(std::string_view engine) const {
+  if (auto it = engines_.find(engine); it != engines_.end()) return it->second;
+  return no_front_end_;
 }
 
 const LatencyEfficiencyTable& LatencyEfficiencyTable::embedded() {

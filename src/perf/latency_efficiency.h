@@ -22,6 +22,15 @@ struct LatencyEfficiency {
   std::uint64_t serving_rows = 0;  // closed-loop rows the serving terms were fitted on (0: the default's)
 };
 
+// An engine's front end: the time from a request's arrival to its entering the
+// scheduler's queue (HTTP, tokenization, the process hop to the scheduler),
+// spent on the CPU beside the GPU's steps; fitted on single-client TTFT.
+struct EngineFrontEnd {
+  double per_request_s = 0;
+  std::uint64_t rows = 0;
+  std::string source;
+};
+
 // The table: the embedded data/latency_efficiency.json, or a file of the same
 // form (--latency-efficiency: calibrate the estimate on your own measurements).
 class LatencyEfficiencyTable {
@@ -30,9 +39,13 @@ class LatencyEfficiencyTable {
   static const LatencyEfficiencyTable& embedded();
   // The entry for a catalogue GPU id, else the default.
   const LatencyEfficiency& find(std::string_view gpu_id) const;
+  // The front end of "vllm" or "sglang" (optional "engines" object); none: 0 s.
+  const EngineFrontEnd& front_end(std::string_view engine) const;
 
  private:
   LatencyEfficiency fallback_;
+  EngineFrontEnd no_front_end_;
+  std::map<std::string, EngineFrontEnd, std::less<>> engines_;
   std::map<std::string, LatencyEfficiency, std::less<>> by_gpu_;
 };
 

@@ -110,14 +110,16 @@ class Simulator {
   }
 
  private:
+  // When the next issued request reaches the scheduler's queue: its arrival
+  // plus the front end's delay.
   double next_arrival() const {
-    return next_ < issued_ ? arrival_[next_] : std::numeric_limits<double>::infinity();
+    return next_ < issued_ ? arrival_[next_] + in_.admission_delay_s : std::numeric_limits<double>::infinity();
   }
 
   // Arrivals are issued in time order (closed-loop clients re-issue at "now"),
   // so the queue of issued requests is consumed front to back.
   void admit_arrivals() {
-    while (next_ < issued_ && arrival_[next_] <= now_) waiting_.push_back(next_++);
+    while (next_ < issued_ && arrival_[next_] + in_.admission_delay_s <= now_) waiting_.push_back(next_++);
   }
 
   std::uint64_t cached_tokens() const {
@@ -313,6 +315,8 @@ Result<SimulationResult> simulate_serving(const SimulationInputs& in) {
     for (const auto& s : in.shapes)
       if (auto e = too_long(s.input, s.output)) return *e;
   }
+  if (!(in.admission_delay_s >= 0) || !std::isfinite(in.admission_delay_s))
+    return Error{"latency efficiency", "", "the front end's delay must be finite and at least 0"};
   if (in.efficiency.memory <= 0 || in.efficiency.compute <= 0)
     return Error{"latency efficiency", "", "efficiencies must be positive"};
   return Simulator(in).run();

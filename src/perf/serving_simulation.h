@@ -57,6 +57,9 @@ struct SimulationInputs {
   // ArrivalKind::trace: each request's arrival in seconds, ascending; the
   // simulation runs min(requests, its size) requests.
   std::vector<double> arrival_times;
+  // The engine's front end (perf/latency_efficiency.h): a request enters the
+  // scheduler's queue this long after it arrives; TTFT counts from arrival.
+  double admission_delay_s = 0;
 };
 
 struct Distribution {

@@ -135,6 +135,38 @@ TEST(ServingSimulation, RefusesABadTrace) {
   EXPECT_EQ(r.error().origin, "--mix-file");
 }
 
+// The engine's front end holds each request before the scheduler sees it:
+// one client's TTFT grows by exactly the delay, and every round with it.
+TEST(ServingSimulation, TheFrontEndDelaysEveryRequestBeforeItIsQueued) {
+  auto in = base();
+  in.arrivals = ArrivalKind::closed_loop;
+  in.concurrency = 1;
+  in.admission_delay_s = 0.1;
+  const auto r = simulate_serving(in).value_or_throw();
+  EXPECT_NEAR(r.ttft_s.mean, 0.1 + 0.035, 1e-9);
+  EXPECT_NEAR(r.tpot_s.mean, 0.01065, 1e-9);  // decoding is untouched
+  EXPECT_NEAR(r.duration_s, 200 * (0.1 + 0.035 + 99 * 0.01065), 1e-6);
+  EXPECT_NEAR(r.busy_s, 200 * (0.035 + 99 * 0.01065), 1e-6);  // the GPUs idle while the front end works
+  in.admission_delay_s = -1;
+  EXPECT_FALSE(simulate_serving(in).ok());
+}
+
+// A MoE step reads the experts a wider batch touches beyond one token's at
+// moe_memory of peak: W(1) = 10 ms, W(64) = 30 ms; at 64 sequences the 20 ms
+// beyond one token's take 40 ms at 0.5, and a dense model (W(64) = W(1)) is untouched.
+TEST(ServingSimulation, ExpertsBeyondOneTokenReadAtTheMoeShare) {
+  StepTimeModel m;
+  m.weights_s_1 = 0.010;
+  m.weights_s_64 = 0.030;
+  StepEfficiency e;
+  EXPECT_NEAR(step_seconds(m, e, 64, 0, 0), 0.030, 1e-12);
+  e.moe_memory = 0.5;
+  EXPECT_NEAR(step_seconds(m, e, 64, 0, 0), 0.010 + 0.040, 1e-12);
+  EXPECT_NEAR(step_seconds(m, e, 1, 0, 0), 0.010, 1e-12);
+  m.weights_s_64 = m.weights_s_1;
+  EXPECT_NEAR(step_seconds(m, e, 64, 0, 0), 0.010, 1e-12);
+}
+
 TEST(ServingSimulation, RefusesWhatCannotRun) {
   auto in = base();
   in.kv_capacity_tokens = 100;

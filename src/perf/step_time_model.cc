@@ -83,9 +83,10 @@ double step_seconds(const StepTimeModel& m, const StepEfficiency& e, std::uint64
                     std::uint64_t context_tokens, std::uint64_t prefill_tokens) {
   if (decode_seqs == 0 && prefill_tokens == 0) return 0;
   const auto tokens = decode_seqs + prefill_tokens;
+  const double experts_beyond_one = m.weights_s(tokens) - m.weights_s_1;
   return e.per_step_s + e.per_seq_s * static_cast<double>(decode_seqs) + e.per_layer_s * static_cast<double>(m.layers) +
          e.per_collective_s * static_cast<double>(m.collectives) +
-         m.memory_s(tokens, context_tokens) / e.memory +
+         (m.memory_s(tokens, context_tokens) - experts_beyond_one) / e.memory + experts_beyond_one / e.moe_memory +
          m.compute_s(decode_seqs, context_tokens, prefill_tokens) / e.compute + m.comm_s(decode_seqs, prefill_tokens);
 }
 

@@ -15,7 +15,8 @@
 //   comm(b, p)    = b x decode_comm_per_seq + p x prefill_comm_per_token
 //
 // every term summed over the pipeline's stages. The estimate of a step is
-//   t = memory / memory_efficiency + compute / compute_efficiency + comm
+//   t = (W(1) + kv) / memory_efficiency + (W(n) - W(1)) / moe_memory_efficiency
+//       + compute / compute_efficiency + comm
 // plus layers x per_layer_s + collectives x per_collective_s + per_step_s +
 // decoded sequences x per_seq_s,
 // with the efficiencies of latency_efficiency.h; the bound (efficiencies 1,
@@ -67,6 +68,11 @@ struct StepEfficiency {
   // sampling, detokenizing and streaming): per step and per decoded sequence.
   double per_step_s = 0;
   double per_seq_s = 0;
+  // Share of peak bandwidth at which a step reads the expert weights a wider
+  // batch touches beyond one token's, W(n) - W(1): grouped GEMMs over a few
+  // tokens per expert run further from peak than dense ones. No effect on a
+  // dense model (W(n) = W(1)).
+  double moe_memory = 1;
 };
 
 // One step's estimated seconds.

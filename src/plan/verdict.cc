@@ -110,8 +110,18 @@ Result<LatencyEstimate> estimate_latency(const Plan& plan, const PerfInputs& in,
   const auto groups = std::max<std::uint64_t>(plan.layout.dp, 1);
   SimulationInputs sim;
   sim.efficiency = eff.step;
+  // The engine's own scheduler limits as its sizing resolved them from source
+  // (vLLM: max_num_seqs and max_num_batched_tokens by GPU memory and name;
+  // SGLang: max_running_requests and the chunked prefill size by memory tier);
+  // the generic engine: 256 sequences and 8,192 tokens a step.
   sim.max_num_batched_tokens = request.engine.max_num_batched_tokens > 0 ? request.engine.max_num_batched_tokens : 8192;
   sim.max_num_seqs = request.engine.max_num_seqs > 0 ? request.engine.max_num_seqs : 256;
+  if (plan.engine) {
+    if (plan.engine->max_num_batched_tokens > 0) sim.max_num_batched_tokens = plan.engine->max_num_batched_tokens;
+    else if (plan.engine->chunked_prefill_size > 0) sim.max_num_batched_tokens = plan.engine->chunked_prefill_size;
+    if (plan.engine->max_num_seqs > 0) sim.max_num_seqs = plan.engine->max_num_seqs;
+    else if (plan.engine->max_running_requests > 0) sim.max_num_seqs = plan.engine->max_running_requests;
+  }
   sim.model = build_step_time_model(in, placement, weights, std::min(targets.input_tokens, sim.max_num_batched_tokens));
   sim.input_tokens = targets.input_tokens;
   sim.output_tokens = targets.output_tokens;
@@ -120,6 +130,8 @@ Result<LatencyEstimate> estimate_latency(const Plan& plan, const PerfInputs& in,
   // deployment's percentiles rest on as many requests as a narrow one's.
   sim.requests = targets.requests > 0 ? std::max<std::uint64_t>(ceil_div(targets.requests, groups), 1) : 1000;
   sim.kv_capacity_tokens = kv_capacity_tokens(plan);
+  const auto& front_end = table.front_end(engine_key(request.engine.kind));
+  sim.admission_delay_s = front_end.per_request_s;
   LatencyEstimate e;
   // DP groups take a trace's requests in turn: group 0 simulates every
   // groups-th one, with its own lengths (and arrival time when replayed).
@@ -173,11 +185,16 @@ Result<LatencyEstimate> estimate_latency(const Plan& plan, const PerfInputs& in,
   e.preemptions = r->preemptions;
   e.kv_capacity_tokens = sim.kv_capacity_tokens;
   e.step_model = sim.model;
-  e.efficiency = fmt::format("{}: memory {:.2f}, compute {:.2f} of peak, {:.3g} us per layer, {:.3g} us per collective, serving "
-                             "{:.3g} us per step + {:.3g} us per sequence ({})",
-                             eff.fitted_on, eff.step.memory, eff.step.compute, eff.step.per_layer_s * 1e6,
-                             eff.step.per_collective_s * 1e6, eff.step.per_step_s * 1e6, eff.step.per_seq_s * 1e6,
-                             eff.source);
+  const bool moe = sim.model.weights_s_64 > sim.model.weights_s_1;
+  e.efficiency = fmt::format("{}: memory {:.2f}{}, compute {:.2f} of peak, {:.3g} us per layer, {:.3g} us per collective, "
+                             "serving {:.3g} us per step + {:.3g} us per sequence ({})",
+                             eff.fitted_on, eff.step.memory,
+                             moe ? fmt::format(" (experts beyond one token's {:.2f})", eff.step.moe_memory) : "",
+                             eff.step.compute, eff.step.per_layer_s * 1e6, eff.step.per_collective_s * 1e6,
+                             eff.step.per_step_s * 1e6, eff.step.per_seq_s * 1e6, eff.source);
+  if (front_end.per_request_s > 0)
+    e.efficiency += fmt::format("; {} front end {:.3g} ms per request before it is queued ({})", engine_key(request.engine.kind),
+                                front_end.per_request_s * 1e3, front_end.source);
   return e;
 }
 
