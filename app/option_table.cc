@@ -119,8 +119,8 @@ std::vector<OptionSpec> make_table() {
        "electricity in USD per kWh: the estimate's energy cost per million output tokens");
   text("--pue", &Options::pue, kWithWorkload, kLatency, "power usage effectiveness of the facility (default 1.0)");
   text("--latency-percentile", &Options::latency_percentile, kWithWorkload, kLatency,
-       "fit, max, sweep: the estimate percentile an answer must meet --ttft / --tpot at, beside the bounds: 50, 90 "
-       "(default) or 99");
+       "the estimate percentile a plan (and fit's, max's, sweep's answers) must meet --ttft / --tpot at, beside the "
+       "bounds: 50, 90 (default) or 99");
   text("--latency-efficiency", &Options::latency_efficiency, kWithWorkload, kLatency,
        "a JSON of step efficiencies in data/latency_efficiency.json's form, to calibrate the estimate on your own "
        "measurements (tools/fit_latency.py writes one)");

@@ -24,6 +24,7 @@
 #include "launch/gpu_arch.h"
 #include "launch/recipe_catalogue.h"
 #include "solve/fixes.h"
+#include "solve/estimate_check.h"
 #include "solve/plan_probe.h"
 #include "workload/request_trace.h"
 
@@ -246,6 +247,11 @@ Result<PlanRequest> plan_request(const Options& o) {
     std::uint64_t seed = 0;
     if (auto e = set_positive(o.seed, flag_of(&Options::seed), UINT64_MAX / 2, "", seed)) return *e;
     t.seed = seed;
+  }
+  if (any(o.latency_percentile)) {
+    auto percentile = parse_latency_percentile(o.latency_percentile, flag_of(&Options::latency_percentile));
+    if (!percentile) return percentile.error();
+    t.percentile = *percentile;
   }
   if (any(o.power_price)) {
     auto v = parse_number(o.power_price, flag_of(&Options::power_price), kMaxPrice);
@@ -544,7 +550,9 @@ Result<Plan> make_plan(const ResolvedRequest& r) {
         budget->check();
         return inner(g, pr);
       };
-    const PlanEvaluator evaluate = practical_evaluator(verdicts, model);
+    PlanEvaluator evaluate = practical_evaluator(verdicts, model);
+    if (request.latency.ttft_s > 0 || request.latency.tpot_s > 0)  // suggestions must pass the estimate, as the plan does
+      evaluate = with_estimate_check(std::move(evaluate), latency_estimate_check(context, request.latency.percentile));
     PlanRequest resolved = request;
     if (!layout_given(request.layout)) {
       // The search practical_evaluator runs, here once with its count of layouts for the reason.

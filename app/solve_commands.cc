@@ -81,11 +81,10 @@ int run_fit(const Options& o, Io& io) {
   if (auto e = check_cells(o, cells)) return fail(io, *e);
   const auto& model = in->loaded.model;
   const PlanContext context(model);
-  auto percentile = parse_latency_percentile(o.latency_percentile, flag_of(&Options::latency_percentile));
-  if (!percentile) return fail(io, percentile.error());
+  const unsigned percentile = in->request.latency.percentile;  // --latency-percentile, parsed with the request
   if (in->request.latency.ttft_s > 0 || in->request.latency.tpot_s > 0) {
-    options.estimate_check = latency_estimate_check(context, *percentile);
-    options.estimate_percentile = *percentile;
+    options.estimate_check = latency_estimate_check(context, percentile);
+    options.estimate_percentile = percentile;
   }
   auto fits = solve_fit(model, evaluator_for(*in, context), in->families, in->request, options);
   if (!fits) return fail(io, fits.error());
@@ -114,8 +113,7 @@ int run_max(const Options& o, Io& io) {
   if (!in) return fail(io, in.error());
   const Accelerator& gpu = in->cluster->gpu;
   const auto& request = in->request;
-  auto percentile = parse_latency_percentile(o.latency_percentile, flag_of(&Options::latency_percentile));
-  if (!percentile) return fail(io, percentile.error());
+  const unsigned percentile = in->request.latency.percentile;  // --latency-percentile, parsed with the request
   const bool targets = request.latency.ttft_s > 0 || request.latency.tpot_s > 0;
   if (*what == SolveFor::rate) {
     const auto& model = in->loaded.model;
@@ -123,8 +121,8 @@ int run_max(const Options& o, Io& io) {
     MaxRateOptions options;
     if (request.latency.rate_per_s > 0) options.ceiling_per_s = request.latency.rate_per_s;  // --rate caps the search
     if (targets) {
-      options.estimate_check = latency_estimate_check(context, *percentile);
-      options.estimate_percentile = *percentile;
+      options.estimate_check = latency_estimate_check(context, percentile);
+      options.estimate_percentile = percentile;
     }
     auto result = solve_max_rate(model, evaluator_for(*in, context), gpu, request, options);
     if (!result) return fail(io, result.error());
@@ -141,8 +139,8 @@ int run_max(const Options& o, Io& io) {
   const auto& model = in->loaded.model;
   const PlanContext context(model);
   if (targets) {
-    options.estimate_check = latency_estimate_check(context, *percentile);
-    options.estimate_percentile = *percentile;
+    options.estimate_check = latency_estimate_check(context, percentile);
+    options.estimate_percentile = percentile;
   }
   auto result = solve_max(model, evaluator_for(*in, context), gpu, request, options);
   if (!result) return fail(io, result.error());
@@ -164,11 +162,10 @@ int run_sweep(const Options& o, Io& io) {
   // The CLI plans the families on every core; a server request stays on its
   // worker thread (the server already runs requests side by side).
   const unsigned threads = in->budget == nullptr ? machine_threads() : 1;
-  auto percentile = parse_latency_percentile(o.latency_percentile, flag_of(&Options::latency_percentile));
-  if (!percentile) return fail(io, percentile.error());
+  const unsigned percentile = in->request.latency.percentile;  // --latency-percentile, parsed with the request
   SweepEstimate estimate;
   if (in->request.latency.ttft_s > 0 || in->request.latency.tpot_s > 0)
-    estimate = {latency_estimate_check(context, *percentile), *percentile};
+    estimate = {latency_estimate_check(context, percentile), percentile};
   auto sweep =
       preflight::run_sweep(model, evaluator_for(*in, context), in->families, in->request, *counts, threads, estimate);
   add_sweep_perf(sweep, context, in->request, threads);

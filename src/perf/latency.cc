@@ -136,4 +136,21 @@ LatencyCheck check_latency(const LatencyTargets& targets, std::uint64_t concurre
   return c;
 }
 
+std::optional<EstimateShortfall> estimate_shortfall(const LatencyCheck& check, unsigned percentile) {
+  if (!check.estimate) return std::nullopt;
+  const auto& e = *check.estimate;
+  const auto& t = check.targets;
+  const double ttft = percentile == 50 ? e.ttft_p50_s : percentile == 99 ? e.ttft_p99_s : e.ttft_p90_s;
+  const double tpot = percentile == 50 ? e.tpot_p50_s : percentile == 99 ? e.tpot_p99_s : e.tpot_p90_s;
+  const bool ttft_over = t.ttft_s > 0 && t.phase != LatencyPhase::decode && ttft > t.ttft_s;
+  const bool tpot_over = t.tpot_s > 0 && t.phase != LatencyPhase::prefill && tpot > t.tpot_s;
+  if (!ttft_over && !tpot_over) return std::nullopt;
+  // The larger overshoot names the miss, as the bound's check does.
+  if (ttft_over && (!tpot_over || ttft / t.ttft_s >= tpot / t.tpot_s))
+    return EstimateShortfall{"ttft", fmt::format("estimated p{} time to first token {} above the {} target (+-{:.0f}%)",
+                                                 percentile, format_seconds(ttft), format_seconds(t.ttft_s), e.band * 100)};
+  return EstimateShortfall{"tpot", fmt::format("estimated p{} time per output token {} above the {} target (+-{:.0f}%)",
+                                               percentile, format_seconds(tpot), format_seconds(t.tpot_s), e.band * 100)};
+}
+
 }  // namespace preflight

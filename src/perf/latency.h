@@ -50,6 +50,7 @@ struct LatencyTargets {
   double kv_transfer_s = 0;         // prefill pool: added to the TTFT (the prompt's KV sent to the decode pool)
   std::uint64_t requests = 0;       // --requests: simulated requests, all DP groups (0: 1,000 per group); burst: at once
   std::uint64_t seed = 1;           // --seed of the simulated arrivals
+  unsigned percentile = 90;         // --latency-percentile: the estimate's percentile checked against the targets
   bool burst = false;               // --rate inf: every request at time 0
   double power_price_usd_per_kwh = 0;  // --power-price; 0: no energy cost
   double pue = 1.0;                 // --pue: facility power over IT power
@@ -126,5 +127,14 @@ struct LatencyCheck {
 // Pure: the targets against the bounds.
 LatencyCheck check_latency(const LatencyTargets& targets, std::uint64_t concurrency, bool from_rate,
                            const LatencyBounds& bounds);
+
+// The estimate's percentile (50, 90 or 99) against the targets: nullopt when
+// met or when there is no estimate; else the target missed ("ttft" or "tpot",
+// the larger overshoot when both are) and the sentence.
+struct EstimateShortfall {
+  std::string target;
+  std::string why;
+};
+std::optional<EstimateShortfall> estimate_shortfall(const LatencyCheck& check, unsigned percentile);
 
 }  // namespace preflight

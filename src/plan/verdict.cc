@@ -317,11 +317,23 @@ void apply_latency(Plan& plan, const PlanContext& context, const Accelerator& gp
     for (const auto& f : check.figures) plan.figures.push_back(f);
     for (const auto& a : check.assumptions) plan.assumptions.push_back(a);
   }
-  if (!v.fits || check.binding.empty()) return;  // memory first: it is what a plan must have at all
-  v.fits = false;
-  v.first_boundary = check.binding == "ttft" ? Resource::ttft : Resource::tpot;
-  v.evidence = Evidence::derived;
-  v.summary = fmt::format("does not meet the latency targets: first boundary crossed: {}; {}", check.binding, check.why);
+  if (!v.fits) return;  // memory first: it is what a plan must have at all
+  if (!check.binding.empty()) {
+    v.fits = false;
+    v.first_boundary = check.binding == "ttft" ? Resource::ttft : Resource::tpot;
+    v.evidence = Evidence::derived;
+    v.summary = fmt::format("does not meet the latency targets: first boundary crossed: {}; {}", check.binding, check.why);
+    return;
+  }
+  // The bounds pass; the estimate's percentile (--latency-percentile, p90 by
+  // default) must meet the targets too, as the solvers require of a count.
+  if (auto shortfall = estimate_shortfall(check, targets.percentile)) {
+    v.fits = false;
+    v.first_boundary = shortfall->target == "ttft" ? Resource::ttft : Resource::tpot;
+    v.evidence = Evidence::estimate;
+    v.summary = fmt::format("does not meet the latency targets by the estimate: first boundary crossed: {}; {}",
+                            shortfall->target, shortfall->why);
+  }
 }
 
 }  // namespace preflight::plan_steps

@@ -8,20 +8,9 @@
 namespace preflight {
 
 std::optional<EstimateMiss> estimate_miss(const LatencyCheck& check, unsigned percentile) {
-  if (!check.estimate) return std::nullopt;
-  const auto& e = *check.estimate;
-  const auto& t = check.targets;
-  const double ttft = percentile == 50 ? e.ttft_p50_s : percentile == 99 ? e.ttft_p99_s : e.ttft_p90_s;
-  const double tpot = percentile == 50 ? e.tpot_p50_s : percentile == 99 ? e.tpot_p99_s : e.tpot_p90_s;
-  const bool ttft_over = t.ttft_s > 0 && ttft > t.ttft_s;
-  const bool tpot_over = t.tpot_s > 0 && tpot > t.tpot_s;
-  if (!ttft_over && !tpot_over) return std::nullopt;
-  // The larger overshoot names the miss, as the bound's check does.
-  if (ttft_over && (!tpot_over || ttft / t.ttft_s >= tpot / t.tpot_s))
-    return EstimateMiss{Resource::ttft, fmt::format("estimated p{} time to first token {} above the {} target (+-{:.0f}%)",
-                                                    percentile, format_seconds(ttft), format_seconds(t.ttft_s), e.band * 100)};
-  return EstimateMiss{Resource::tpot, fmt::format("estimated p{} time per output token {} above the {} target (+-{:.0f}%)",
-                                                  percentile, format_seconds(tpot), format_seconds(t.tpot_s), e.band * 100)};
+  auto shortfall = estimate_shortfall(check, percentile);
+  if (!shortfall) return std::nullopt;
+  return EstimateMiss{shortfall->target == "ttft" ? Resource::ttft : Resource::tpot, std::move(shortfall->why)};
 }
 
 Result<unsigned> parse_latency_percentile(std::string_view text, std::string_view flag) {
@@ -61,6 +50,15 @@ EstimateCheck latency_estimate_check(const PlanContext& context, unsigned percen
     auto plan = build_plan(context, gpu, r, PlanDetail::full);
     if (!plan || !plan->latency) return std::nullopt;  // the bound's verdict stands
     return estimate_miss(*plan->latency, percentile);
+  };
+}
+
+PlanEvaluator with_estimate_check(PlanEvaluator inner, EstimateCheck check) {
+  return [inner = std::move(inner), check = std::move(check)](const Accelerator& gpu,
+                                                              const PlanRequest& request) -> Result<ProbeResult> {
+    auto probe = inner(gpu, request);
+    if (probe) apply_estimate_check(check, gpu, request, probe.value());
+    return probe;
   };
 }
 

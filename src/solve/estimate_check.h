@@ -32,6 +32,10 @@ using EstimateCheck = std::function<std::optional<EstimateMiss>(const Accelerato
 // percentile: 50, 90 or 99. Keeps a reference: `context` must outlive it.
 EstimateCheck latency_estimate_check(const PlanContext& context, unsigned percentile);
 
+// An evaluator whose green answers also pass `check` (a red plan's suggestions
+// are planned this way, so none is offered that the estimate rules out).
+PlanEvaluator with_estimate_check(PlanEvaluator inner, EstimateCheck check);
+
 // The estimate's percentile of a plan against its targets (nullopt: met, or no estimate).
 std::optional<EstimateMiss> estimate_miss(const LatencyCheck& check, unsigned percentile);
 

@@ -352,8 +352,15 @@ TEST(SolveFit, LatencyVerdictOfTheFastPathIsTheFullPlans) {
       } else {
         EXPECT_DOUBLE_EQ(full->latency->tpot_s, fast->latency->tpot_s);
       }
-      EXPECT_EQ(full->verdict.fits, fast->verdict.fits);
-      EXPECT_EQ(full->verdict.first_boundary, fast->verdict.first_boundary);
+      if (full->verdict.evidence == Evidence::estimate && !full->verdict.fits) {
+        // Only the full plan simulates: green on the bounds, red by the estimate's p90
+        // (the solvers ask the same of a fast-path green through estimate_check).
+        EXPECT_TRUE(fast->verdict.fits);
+        EXPECT_TRUE(full->verdict.first_boundary == Resource::ttft || full->verdict.first_boundary == Resource::tpot);
+      } else {
+        EXPECT_EQ(full->verdict.fits, fast->verdict.fits);
+        EXPECT_EQ(full->verdict.first_boundary, fast->verdict.first_boundary);
+      }
       ++checked;
       red_on_latency += full->verdict.first_boundary == Resource::ttft || full->verdict.first_boundary == Resource::tpot;
     }
