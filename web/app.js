@@ -181,6 +181,18 @@ function drawPerf(plan) {
         (t.targets.rate_per_s ? `, prefill ${(100 * t.prefill_share).toFixed(0)}% of the time at the rate` : ""), "latency.ttft_s", t.ttft_s);
     add("time per output token", `${(1000 * t.tpot_s).toFixed(2)} ms`, `${target(t.targets.tpot_s)}; ${t.concurrency} running requests` +
         (t.targets.rate_per_s ? `, decode ${(100 * t.decode_share).toFixed(0)}% of the time` : ""), "latency.tpot_s", t.tpot_s);
+    const e = t.estimate;
+    if (e) {
+      // The planning estimate beside the bounds: the simulated scheduler's percentiles.
+      const ms = x => `${(1000 * x).toFixed(x < 0.1 ? 1 : 0)} ms`;
+      const band = `planning estimate +-${(100 * e.band).toFixed(0)}%; ${e.arrivals}`;
+      add("time to first token, estimated", `p50 ${ms(e.ttft_s.p50)}, p90 ${ms(e.ttft_s.p90)}, p99 ${ms(e.ttft_s.p99)}`, band,
+          "latency.estimate.ttft_s.p90", e.ttft_s.p90);
+      add("time per output token, estimated", `p50 ${ms(e.tpot_s.p50)}, p90 ${ms(e.tpot_s.p90)}, p99 ${ms(e.tpot_s.p99)}`, band,
+          "latency.estimate.tpot_s.p90", e.tpot_s.p90);
+      add("output tokens/s, estimated", `${num(e.output_tokens_per_s)} tokens/s`, "whole cluster; " + band,
+          "latency.estimate.output_tokens_per_s", e.output_tokens_per_s);
+    }
   }
   const p = plan.perf;
   if (!p) return;

@@ -254,6 +254,10 @@ try {
         `request mix: headroom equals the API's (${vMix.headroom})`);
   const tpot = await page3.getAttribute('#perf dd[data-key="latency.tpot_s"]', "data-value");
   check(Number(tpot) === apiMix.latency.tpot_s, `request mix: TPOT equals the API's (${tpot})`);
+  // The planning estimate beside the bound: its p90 TPOT shown is the API's.
+  const tpotP90 = await page3.getAttribute('#perf dd[data-key="latency.estimate.tpot_s.p90"]', "data-value");
+  check(apiMix.latency.estimate !== null && Number(tpotP90) === apiMix.latency.estimate.tpot_s.p90,
+        `request mix: the estimated p90 TPOT equals the API's (${tpotP90})`);
   await page3.waitForFunction(() => document.getElementById("max-chart").textContent.includes("clear the request mix"), null, { timeout: 30000 });
   check(true, "request mix: the maximum-context chart says why it is not drawn");
   await page3.screenshot({ path: path.join(shotDir, "6-traffic-mix.png"), fullPage: true });
