@@ -83,8 +83,15 @@ class Simulator {
     return in_.shapes[id % in_.shapes.size()];
   }
 
-  SimulationResult run() {
+  Result<SimulationResult> run() {
+    // Steps without a decoded token: a run of prompts only, however long its
+    // queue, reaches a decode long before this many (the cache fills); more
+    // means a scheduling rule that cannot progress: an error, never a hang.
+    constexpr std::uint64_t kMaxStepsWithoutDecode = 10'000'000;
     while (completed_ < requests_) {
+      if (steps_ - last_decode_step_ > kMaxStepsWithoutDecode)
+        return Error{"latency estimate", "",
+                     fmt::format("the simulated scheduler decoded nothing in {} steps", kMaxStepsWithoutDecode)};
       admit_arrivals();
       if (running_.empty() && waiting_.empty()) {
         now_ = std::max(now_, next_arrival());
@@ -192,7 +199,33 @@ class Simulator {
     advance(elapsed(k));
     for (auto& a : running_) a.generated += k;
     steps_ += k;
+    last_decode_step_ = steps_;
     return true;
+  }
+
+  // Prompt work a step could take: a running request's unfinished prompt, or
+  // a waiting one with room to be admitted.
+  bool prompt_work_waits() const {
+    for (const auto& a : running_)
+      if (a.prefilled < a.input) return true;
+    if (waiting_.empty() || running_.size() >= in_.max_num_seqs) return false;
+    return !capacity_limited() || cached_tokens() + admission_reserve() + shape_of(waiting_.front()).input <= in_.kv_capacity_tokens;
+  }
+
+  // Prefill-first admits a prompt only with room left for the running
+  // requests' coming tokens: SGLang's PrefillAdder sets aside each running
+  // request's remaining output x new_token_ratio (which decays to its floor,
+  // 0.1, while nothing is retracted), plus the next step's token for each and
+  // the new request's own first two. Without it a full cache would admit,
+  // preempt and re-admit one request with no decode step in between.
+  std::uint64_t admission_reserve() const {
+    if (!in_.prefill_first) return 0;
+    constexpr double kNewTokenRatioFloor = 0.1;
+    double reserve = 2;
+    for (const auto& a : running_)
+      if (a.prefilled == a.input)
+        reserve += 1 + kNewTokenRatioFloor * static_cast<double>(a.output > a.generated ? a.output - a.generated : 0);
+    return static_cast<std::uint64_t>(std::ceil(reserve));
   }
 
   void step() {
@@ -212,7 +245,8 @@ class Simulator {
     std::uint64_t decode = 0, context = 0, prefill = 0;
     std::vector<std::uint64_t> chunk(running_.size(), 0);
     std::vector<char> decoded(running_.size(), 0);
-    for (std::size_t i = 0; i < running_.size() && budget > 0; ++i) {
+    const bool prefill_only = in_.prefill_first && prompt_work_waits();
+    for (std::size_t i = 0; i < running_.size() && budget > 0 && !prefill_only; ++i) {
       const auto& a = running_[i];
       if (a.prefilled == a.input) {
         decoded[i] = 1;
@@ -229,7 +263,7 @@ class Simulator {
         prefill += chunk[i];
       }
     }
-    std::uint64_t cached = cached_tokens() + prefill + decode;
+    std::uint64_t cached = cached_tokens() + prefill + decode + admission_reserve();
     while (budget > 0 && !waiting_.empty() && running_.size() < in_.max_num_seqs) {
       // Admitted only when its whole prompt fits beside what is cached (vLLM
       // allocates a prompt's blocks as its chunks are scheduled; this keeps a
@@ -250,6 +284,7 @@ class Simulator {
     const double dt = step_seconds(in_.model, in_.efficiency, decode, context, prefill);
     advance(dt);
     ++steps_;
+    if (decode > 0) last_decode_step_ = steps_;
     for (std::size_t i = 0; i < running_.size(); ++i) {
       auto& a = running_[i];
       if (i < decoded.size() && decoded[i]) {
@@ -273,6 +308,7 @@ class Simulator {
   const SimulationInputs& in_;
   std::uint64_t requests_ = 0;  // simulated: in_.requests, or the trace's when shorter
   std::uint64_t output_done_ = 0;
+  std::uint64_t last_decode_step_ = 0;
   std::mt19937_64 rng_;
   std::vector<double> arrival_;
   std::uint64_t issued_ = 0, next_ = 0, completed_ = 0, steps_ = 0, preemptions_ = 0;

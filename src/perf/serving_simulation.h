@@ -60,6 +60,12 @@ struct SimulationInputs {
   // The engine's front end (perf/latency_efficiency.h): a request enters the
   // scheduler's queue this long after it arrives; TTFT counts from arrival.
   double admission_delay_s = 0;
+  // SGLang's scheduler: a step with prompt work to do is a prefill batch
+  // alone (up to the chunked-prefill budget), decoding waits for the next
+  // step without one (Scheduler.get_next_batch_to_run: a new prefill batch
+  // first, else the running batch decodes; mixed chunks off by default).
+  // false: vLLM V1's, every running request decodes, prompts take what is left.
+  bool prefill_first = false;
 };
 
 struct Distribution {

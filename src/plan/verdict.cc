@@ -130,6 +130,7 @@ Result<LatencyEstimate> estimate_latency(const Plan& plan, const PerfInputs& in,
   // deployment's percentiles rest on as many requests as a narrow one's.
   sim.requests = targets.requests > 0 ? std::max<std::uint64_t>(ceil_div(targets.requests, groups), 1) : 1000;
   sim.kv_capacity_tokens = kv_capacity_tokens(plan);
+  sim.prefill_first = request.engine.kind == EngineKind::sglang;
   const auto& front_end = table.front_end(engine_key(request.engine.kind));
   sim.admission_delay_s = front_end.per_request_s;
   LatencyEstimate e;
