@@ -160,6 +160,40 @@ nlohmann::json perf_json(const PerfReport& p) {
   return j;
 }
 
+nlohmann::json latency_estimate_json(const LatencyEstimate& e, const LatencyTargets& t) {
+  const auto or_null = [](double v) { return v > 0 ? nlohmann::json(v) : nlohmann::json(nullptr); };
+  return {
+      {"ttft_s", {{"mean", e.ttft_mean_s}, {"p50", e.ttft_p50_s}, {"p90", e.ttft_p90_s}, {"p99", e.ttft_p99_s}}},
+      {"tpot_s", {{"mean", e.tpot_mean_s}, {"p50", e.tpot_p50_s}, {"p90", e.tpot_p90_s}, {"p99", e.tpot_p99_s}}},
+      {"output_tokens_per_s", e.output_tokens_per_s},
+      {"energy",
+       {{"busy_share", e.busy_share},
+        {"pue", t.pue},
+        {"joules_per_output_token", or_null(e.joules_per_output_token)},
+        {"kwh_per_million_output_tokens", or_null(e.kwh_per_million_output_tokens)},
+        {"power_price_usd_per_kwh", or_null(t.power_price_usd_per_kwh)},
+        {"usd_per_million_output_tokens", or_null(e.energy_usd_per_million_output_tokens)}}},
+      {"band", e.band},
+      {"arrivals", e.arrivals},
+      {"requests_per_dp_group", e.requests},
+      {"seed", t.seed},
+      {"preemptions", e.preemptions},
+      {"kv_capacity_tokens", e.kv_capacity_tokens},
+      {"efficiency", e.efficiency},
+      {"step_model",
+       {{"weights_s_1", e.step_model.weights_s_1},
+        {"weights_s_64", e.step_model.weights_s_64},
+        {"kv_s_per_context_token", e.step_model.kv_s_per_context_token},
+        {"decode_compute_s_per_seq", e.step_model.decode_compute_s_per_seq},
+        {"attention_compute_s_per_context_token", e.step_model.attention_compute_s_per_context_token},
+        {"prefill_compute_s_per_token", e.step_model.prefill_compute_s_per_token},
+        {"decode_comm_s_per_seq", e.step_model.decode_comm_s_per_seq},
+        {"prefill_comm_s_per_token", e.step_model.prefill_comm_s_per_token},
+        {"layers", e.step_model.layers},
+        {"collectives", e.step_model.collectives}}},
+      {"evidence", evidence_key(Evidence::estimate)}};
+}
+
 nlohmann::json plan_json(const Plan& plan) {
   nlohmann::json j;
   j["model"] = {{"name", plan.model_name},
@@ -239,37 +273,7 @@ nlohmann::json plan_json(const Plan& plan) {
                     {"bound", {{"ttft_s", c.bounds.prefill_s + t.kv_transfer_s}, {"tpot_s", c.bounds.decode_step_s},
                                {"evidence", evidence_key(Evidence::derived)}}}};
     if (c.estimate) {
-      const auto& e = *c.estimate;
-      j["latency"]["estimate"] = {
-          {"ttft_s", {{"mean", e.ttft_mean_s}, {"p50", e.ttft_p50_s}, {"p90", e.ttft_p90_s}, {"p99", e.ttft_p99_s}}},
-          {"tpot_s", {{"mean", e.tpot_mean_s}, {"p50", e.tpot_p50_s}, {"p90", e.tpot_p90_s}, {"p99", e.tpot_p99_s}}},
-          {"output_tokens_per_s", e.output_tokens_per_s},
-          {"energy",
-           {{"busy_share", e.busy_share},
-            {"pue", t.pue},
-            {"joules_per_output_token", or_null(e.joules_per_output_token)},
-            {"kwh_per_million_output_tokens", or_null(e.kwh_per_million_output_tokens)},
-            {"power_price_usd_per_kwh", or_null(t.power_price_usd_per_kwh)},
-            {"usd_per_million_output_tokens", or_null(e.energy_usd_per_million_output_tokens)}}},
-          {"band", e.band},
-          {"arrivals", e.arrivals},
-          {"requests_per_dp_group", e.requests},
-          {"seed", t.seed},
-          {"preemptions", e.preemptions},
-          {"kv_capacity_tokens", e.kv_capacity_tokens},
-          {"efficiency", e.efficiency},
-          {"step_model",
-           {{"weights_s_1", e.step_model.weights_s_1},
-            {"weights_s_64", e.step_model.weights_s_64},
-            {"kv_s_per_context_token", e.step_model.kv_s_per_context_token},
-            {"decode_compute_s_per_seq", e.step_model.decode_compute_s_per_seq},
-            {"attention_compute_s_per_context_token", e.step_model.attention_compute_s_per_context_token},
-            {"prefill_compute_s_per_token", e.step_model.prefill_compute_s_per_token},
-            {"decode_comm_s_per_seq", e.step_model.decode_comm_s_per_seq},
-            {"prefill_comm_s_per_token", e.step_model.prefill_comm_s_per_token},
-            {"layers", e.step_model.layers},
-            {"collectives", e.step_model.collectives}}},
-          {"evidence", evidence_key(Evidence::estimate)}};
+      j["latency"]["estimate"] = latency_estimate_json(*c.estimate, t);
     } else {
       j["latency"]["estimate"] = nullptr;
     }

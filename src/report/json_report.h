@@ -15,6 +15,9 @@ namespace preflight {
 nlohmann::json figure_json(const Figure& f);
 nlohmann::json engine_json(const EngineSizing& e);
 nlohmann::json plan_json(const Plan& plan);
+// `latency.estimate` of a plan's JSON: the simulated percentiles, throughput,
+// energy, band and the step model they came from.
+nlohmann::json latency_estimate_json(const LatencyEstimate& e, const LatencyTargets& targets);
 nlohmann::json inventory_json(const ModelSpec& model, const Inventory& inv, const Reconciliation* reconciliation);
 nlohmann::json reconciliation_json(const Reconciliation& r);
 nlohmann::json accelerator_json(const Accelerator& gpu);

@@ -8,6 +8,7 @@
 #include "core/bytes.h"
 #include "perf/perf_inputs.h"
 #include "placement/ledger.h"
+#include "report/json_report.h"
 
 namespace preflight {
 
@@ -281,6 +282,18 @@ nlohmann::json fit_json(const ModelSpec& model, const PlanRequest& request, cons
   return out;
 }
 
+namespace {
+// The fields every max answer shares: the plan at the answer and the search's cost.
+void add_answer_json(nlohmann::json& j, const ProbeResult& at, std::uint64_t evaluations, unsigned estimate_percentile) {
+  j["layout"] = layout_json(at.layout);
+  j["fits"] = at.verdict.fits;
+  j["headroom_bytes"] = at.verdict.headroom_bytes;
+  j["binding"] = binding_key(at.binding);
+  j["evaluations"] = evaluations;
+  if (estimate_percentile > 0) j["latency_estimate_percentile"] = estimate_percentile;
+}
+}  // namespace
+
 // ---- max ----
 
 namespace {
@@ -356,13 +369,8 @@ nlohmann::json max_json(const ModelSpec& model, const Accelerator& gpu, const Pl
       {"ceiling", r.ceiling},
       {"found", r.found},
       {"value", r.found ? nlohmann::json(r.value) : nlohmann::json(nullptr)},
-      {"at_ceiling", r.at_ceiling},
-      {"layout", layout_json(r.at_value.layout)},
-      {"fits", r.at_value.verdict.fits},
-      {"headroom_bytes", r.at_value.verdict.headroom_bytes},
-      {"binding", binding_key(r.at_value.binding)},
-      {"evaluations", r.evaluations}};
-  if (r.estimate_percentile > 0) j["latency_estimate_percentile"] = r.estimate_percentile;
+      {"at_ceiling", r.at_ceiling}};
+  add_answer_json(j, r.at_value, r.evaluations, r.estimate_percentile);
   if (r.beyond)
     j["beyond"] = {{"value", r.value + 1},
                    {"binding", binding_key(r.beyond->binding)},
@@ -444,23 +452,9 @@ nlohmann::json max_rate_json(const ModelSpec& model, const Accelerator& gpu, con
       {"value", r.found ? nlohmann::json(r.rate_per_s) : nlohmann::json(nullptr)},
       {"unit", "requests/s over the cluster"},
       {"concurrency", r.concurrency},
-      {"at_ceiling", r.at_ceiling},
-      {"layout", layout_json(r.at_value.layout)},
-      {"fits", r.at_value.verdict.fits},
-      {"headroom_bytes", r.at_value.verdict.headroom_bytes},
-      {"binding", binding_key(r.at_value.binding)},
-      {"evaluations", r.evaluations}};
-  if (r.estimate_percentile > 0) j["latency_estimate_percentile"] = r.estimate_percentile;
-  if (r.estimate) {
-    const auto& e = *r.estimate;
-    j["estimate"] = {
-        {"ttft_s", {{"mean", e.ttft_mean_s}, {"p50", e.ttft_p50_s}, {"p90", e.ttft_p90_s}, {"p99", e.ttft_p99_s}}},
-        {"tpot_s", {{"mean", e.tpot_mean_s}, {"p50", e.tpot_p50_s}, {"p90", e.tpot_p90_s}, {"p99", e.tpot_p99_s}}},
-        {"output_tokens_per_s", e.output_tokens_per_s},
-        {"band", e.band},
-        {"arrivals", e.arrivals},
-        {"evidence", evidence_key(Evidence::estimate)}};
-  }
+      {"at_ceiling", r.at_ceiling}};
+  add_answer_json(j, r.at_value, r.evaluations, r.estimate_percentile);
+  if (r.estimate) j["estimate"] = latency_estimate_json(*r.estimate, request.latency);
   if (r.bound.known)
     j["bound"] = {{"ttft_s", r.bound.ttft_s}, {"tpot_s", r.bound.tpot_s}, {"evidence", evidence_key(Evidence::derived)}};
   if (r.beyond)
