@@ -20,14 +20,16 @@ const Accelerator& gpu(const std::string& name) { return testing::catalogue_gpu(
 
 CountSpec counts(const std::string& text) { return parse_counts(text, "--counts").value_or_throw(); }
 
+// Every count green, the weights its tightest resource.
+Result<ProbeResult> green(const Accelerator&, const PlanRequest& r) {
+  ProbeResult p;
+  p.layout.world = r.gpu_count;
+  p.verdict.fits = true;
+  p.binding = Resource::weights;
+  return p;
+}
+
 TEST(SolveSweep, GridShapeFollowsEachFamilysNodeSize) {
-  const PlanEvaluator green = [](const Accelerator&, const PlanRequest& r) -> Result<ProbeResult> {
-    ProbeResult p;
-    p.layout.world = r.gpu_count;
-    p.verdict.fits = true;
-    p.binding = Resource::weights;
-    return p;
-  };
   const std::vector<Accelerator> gpus = {gpu("H100"), gpu("nvidia-gb200"), gpu("nvidia-gh200-96gb")};
   const auto sweep = run_sweep(k3(), green, gpus, PlanRequest{}, counts("1..32"));
   ASSERT_EQ(sweep.rows.size(), 3u);
@@ -48,13 +50,6 @@ TEST(SolveSweep, GridShapeFollowsEachFamilysNodeSize) {
 // when the estimate's percentile meets them (as fit and max); the sweep says
 // which percentile decided, and counts each check as an evaluation.
 TEST(SolveSweep, EstimateCheckTurnsSmallCountsRed) {
-  const PlanEvaluator green = [](const Accelerator&, const PlanRequest& r) -> Result<ProbeResult> {
-    ProbeResult p;
-    p.layout.world = r.gpu_count;
-    p.verdict.fits = true;
-    p.binding = Resource::weights;
-    return p;
-  };
   SweepEstimate estimate;
   estimate.percentile = 99;
   estimate.check = [](const Accelerator&, const PlanRequest& r, const Layout&) -> std::optional<EstimateMiss> {
