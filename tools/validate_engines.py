@@ -522,7 +522,7 @@ def layout_of(row: Dict[str, str], engine: str, gpu_count: Optional[int],
 
 def build_plan(row: Dict[str, str], binary: str, models_dir: Path,
                gpus: List[Dict[str, Any]], models: List[Dict[str, Any]],
-               prefer_catalogue: bool = False) -> RowPlan:
+               prefer_catalogue: bool = False, withhold_version: bool = False) -> RowPlan:
     engine = (row.get("engine") or "").strip().lower()
     version = parse_version(row.get("version"))
     plan = RowPlan(row, "legacy" if is_legacy(engine, row.get("version", ""), version) else "headline",
@@ -567,7 +567,7 @@ def build_plan(row: Dict[str, str], binary: str, models_dir: Path,
 
     cmd = [binary, "plan", model.arg, "--gpus", "%dx%s" % (gpu_count, plan.gpu_id),
            "--engine", engine, "--format", "json"]
-    if plan.version is not None:
+    if plan.version is not None and not withhold_version:
         cmd += ["--engine-version", plan.version]
     context = leading_int(row.get("max_model_len"))
     if context:
@@ -803,12 +803,15 @@ def gate(summary: Dict[str, Any], args: argparse.Namespace) -> List[Dict[str, An
         if limit is None:
             return
         ok = value is not None and (value <= limit if upper else value >= limit)
-        checks.append({"check": name, "value": value, "limit": limit, "passed": ok})
+        checks.append({"check": name, "value": value, "limit": limit, "upper": upper, "passed": ok})
 
     head = summary["headline"]
     check("weights MAE % (headline)", head["weights_gib"]["mae_pct"], args.max_weights_mae, True)
     check("KV tokens MAE % (headline)", head["kv_tokens"]["mae_pct"], args.max_kv_mae, True)
     check("rows reproduced (headline)", head["reproduced"], args.min_reproduced, False)
+    ranged = head.get("kv_in_range") or {"n": 0, "inside": 0}
+    in_range_pct = 100.0 * ranged["inside"] / ranged["n"] if ranged["n"] else None
+    check("logged KV tokens inside engine.range %", in_range_pct, args.min_in_range_pct, False)
     return checks
 
 
@@ -941,7 +944,7 @@ def report(results: List[Dict[str, Any]], summary: Dict[str, Any], checks: List[
         for c in checks:
             value = "none" if c["value"] is None else ("%.2f" % c["value"] if isinstance(c["value"], float)
                                                       else str(c["value"]))
-            op = ">=" if "reproduced" in c["check"] else "<="
+            op = "<=" if c["upper"] else ">="
             text = "%s %s: %s (limit %s %s)" % ("PASS" if c["passed"] else "FAIL", c["check"], value, op,
                                              c["limit"])
             lines.append(("- " + text) if markdown else ("  " + text))
@@ -985,11 +988,17 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
                         "else %s)" % DEFAULT_MODELS)
     p.add_argument("--prefer-catalogue", action="store_true",
                    help="resolve models in the binary's catalogue before the model folders")
+    p.add_argument("--withhold-version", action="store_true",
+                   help="plan every row as if its log named no version: measures how often the printed "
+                        "engine.range holds the logged KV tokens (errors are then against the default release)")
     p.add_argument("--rows", default="", help="comma-separated row ids to run (default: all)")
     p.add_argument("--json", dest="json_out", type=Path, help="write rows, summary and gate as JSON")
     p.add_argument("--markdown", action="store_true", help="print markdown (for an issue note)")
     p.add_argument("--max-weights-mae", type=float, help="gate: headline weights MAE %% at most this")
     p.add_argument("--max-kv-mae", type=float, help="gate: headline KV tokens MAE %% at most this")
+    p.add_argument("--min-in-range-pct", type=float,
+                   help="gate: at least this %% of the rows planned without a version hold the logged KV tokens "
+                        "inside the printed engine.range")
     p.add_argument("--min-reproduced", type=int, help="gate: at least this many headline rows reproduced")
     p.add_argument("--jobs", type=int, default=min(4, os.cpu_count() or 1), help="plans run at once")
     p.add_argument("--timeout", type=float, default=120.0, help="seconds per plan (default %(default)s)")
@@ -1022,7 +1031,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     except SystemExit as e:
         print(e, file=sys.stderr)
         return 2
-    plans = [build_plan(r, binary, models_dir, gpus, models, args.prefer_catalogue) for r in rows]
+    plans = [build_plan(r, binary, models_dir, gpus, models, args.prefer_catalogue, args.withhold_version) for r in rows]
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         results = list(pool.map(lambda pl: evaluate(pl, args.timeout), plans))
     summary = {"headline": summarize(results, "headline"), "legacy": summarize(results, "legacy")}

@@ -293,6 +293,14 @@ Result<EngineProfiles> parse_engine_profiles(const std::string& text, const std:
   auto s = read_sglang(*sglang_section);
   if (!s) return s.error();
   out.sglang = *s;
+  auto accuracy_section = root.child("startup_accuracy");
+  if (!accuracy_section) return accuracy_section.error();
+  const auto& a = *accuracy_section;
+  if (auto err = assign(out.accuracy.kv_tokens_relative, a.number("kv_tokens_relative", 0, true))) return *err;
+  if (out.accuracy.kv_tokens_relative >= 1)
+    return Error{origin, a.path + "/kv_tokens_relative",
+                 fmt::format("expected a fraction below 1, got {}", out.accuracy.kv_tokens_relative)};
+  if (auto err = assign(out.accuracy.source, a.text("source", true))) return *err;
   return out;
 }
 

@@ -125,9 +125,17 @@ struct SglangProfile {
   const SglangDsaEra& dsa_era(const EngineVersion& v) const;
 };
 
+// How far the sized KV tokens lie from what engines logged on start-ups that
+// no rule was written from (data/engines.json startup_accuracy).
+struct StartupAccuracy {
+  double kv_tokens_relative = 0;  // a fraction: 0.06 is +-6%
+  std::string source;
+};
+
 struct EngineProfiles {
   VllmProfile vllm;
   SglangProfile sglang;
+  StartupAccuracy accuracy;
   std::string about;
 };
 

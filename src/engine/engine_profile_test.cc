@@ -268,6 +268,10 @@ TEST(EngineProfile, ErrorsNameOriginAndPointer) {
       {"missing SGLang engine", variant("/engines/sglang", nullptr, true),
        "test.json: /engines/sglang/default_version: expected a string"},
       {"not an object", "[1, 2, 3]", "test.json: /engines/vllm/default_version: expected a string"},
+      {"accuracy band of 100%", variant("/startup_accuracy/kv_tokens_relative", 1),
+       "test.json: /startup_accuracy/kv_tokens_relative: expected a fraction below 1, got 1"},
+      {"accuracy without its source", variant("/startup_accuracy/source", nullptr, true),
+       "test.json: /startup_accuracy/source: expected a string"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.what);

@@ -49,10 +49,20 @@ struct EngineVersionPoint {
 
 struct EngineVersionRange {
   std::vector<EngineVersionPoint> points;  // ascending by release
+  // The ends the releases give, widened by `band` (below): what an unknown
+  // release may log, the estimates' own error included.
   std::uint64_t kv_cache_tokens_min = 0, kv_cache_tokens_max = 0;
   std::string kv_min_version, kv_max_version;
   double max_concurrency_min = 0, max_concurrency_max = 0;
   std::string concurrency_min_version, concurrency_max_version;
+  // The releases' own ends, before widening.
+  std::uint64_t release_kv_tokens_min = 0, release_kv_tokens_max = 0;
+  double release_concurrency_min = 0, release_concurrency_max = 0;
+  double band = 0;          // relative: StartupAccuracy::kv_tokens_relative
+  std::string band_source;  // where the band comes from
+  // Every release refuses the request, but each sized its cache first (a
+  // context longer than the pool): the ends are those sizes.
+  bool ends_from_refusals = false;
 };
 
 struct EngineSizing {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/engine_options.h"
+#include "engine/engine_profile.h"
 #include "engine/engine_sizing.h"
 #include "engine/engine_version.h"
 
@@ -21,7 +22,10 @@ std::vector<EngineVersion> modelled_releases(EngineKind kind);
 
 // The range over points (min and max KV tokens and concurrency, the first
 // release giving each). Points of releases that would refuse to start are kept
-// but do not set the ends.
-EngineVersionRange summarize_range(std::vector<EngineVersionPoint> points);
+// but do not set the ends, unless every release refuses: then the releases that
+// sized a cache before refusing set them (ends_from_refusals). The ends are
+// then widened by `accuracy` (a fraction): the sizing's own error on start-ups
+// it was not written from, so the range holds what an unknown release logs.
+EngineVersionRange summarize_range(std::vector<EngineVersionPoint> points, const StartupAccuracy& accuracy);
 
 }  // namespace preflight

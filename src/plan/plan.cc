@@ -13,6 +13,7 @@
 #include "placement/placement.h"
 #include "plan/plan_steps.h"
 #include "engine/checkpoint_kv_dtype.h"
+#include "engine/engine_profile.h"
 #include "engine/engine_version_range.h"
 #include "engine/size_engine.h"
 #include "perf/roofline.h"
@@ -46,7 +47,7 @@ EngineVersionRange version_range(EngineInputs in, const ModelSpec& model, const 
     }
     points.push_back(std::move(p));
   }
-  return summarize_range(std::move(points));
+  return summarize_range(std::move(points), engine_profiles().accuracy);
 }
 
 // Where a --draft model sits: on every rank, at the largest TP dividing the

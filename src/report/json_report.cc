@@ -81,7 +81,7 @@ nlohmann::json engine_json(const EngineSizing& e) {
       points.push_back(std::move(q));
     }
     j["range"] = {{"evidence", "estimate"},
-                  {"why", "no --engine-version: the engine sized at every release whose rules differ"},
+                  {"why", "no --engine-version: the engine sized at every release whose rules differ; the ends widened by the sizing's own error (band_relative, band_source)"},
                   {"kv_cache_tokens_min", r.kv_cache_tokens_min},
                   {"kv_cache_tokens_min_version", r.kv_min_version},
                   {"kv_cache_tokens_max", r.kv_cache_tokens_max},
@@ -90,6 +90,13 @@ nlohmann::json engine_json(const EngineSizing& e) {
                   {"max_concurrency_min_version", r.concurrency_min_version},
                   {"max_concurrency_max", r.max_concurrency_max},
                   {"max_concurrency_max_version", r.concurrency_max_version},
+                  {"ends_from_refusals", r.ends_from_refusals},
+                  {"band_relative", r.band},
+                  {"band_source", r.band_source},
+                  {"releases_kv_cache_tokens_min", r.release_kv_tokens_min},
+                  {"releases_kv_cache_tokens_max", r.release_kv_tokens_max},
+                  {"releases_max_concurrency_min", r.release_concurrency_min},
+                  {"releases_max_concurrency_max", r.release_concurrency_max},
                   {"versions", std::move(points)}};
   }
   return j;

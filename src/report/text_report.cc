@@ -317,13 +317,20 @@ std::string render_plan_lines(const Plan& plan, TextStyle style) {
     if (!e.failure.empty()) out += fmt::format("  the engine would refuse to start: {}\n", e.failure);
     if (e.range && e.range->points.size() > 1) {
       const auto& r = *e.range;
-      if (!r.kv_min_version.empty())  // some release starts
-        out += fmt::format("  release unknown (no --engine-version): across {} {} to {} ({} releases whose rules differ) "
-                         "KV tokens {} ({}) to {} ({}); max concurrency {:.2f}x ({}) to {:.2f}x ({}) [planning estimate]\n",
-                         e.name, r.points.front().version, r.points.back().version, r.points.size(),
-                         with_commas(r.kv_cache_tokens_min), r.kv_min_version, with_commas(r.kv_cache_tokens_max),
-                         r.kv_max_version, r.max_concurrency_min, r.concurrency_min_version, r.max_concurrency_max,
-                         r.concurrency_max_version);
+      if (!r.kv_min_version.empty()) {  // some release sized a cache
+        out += fmt::format("  release unknown (no --engine-version): across {} {} to {} ({} releases whose rules differ{}) "
+                           "KV tokens {} ({}) to {} ({}); max concurrency {:.2f}x ({}) to {:.2f}x ({}) [planning estimate]\n",
+                           e.name, r.points.front().version, r.points.back().version, r.points.size(),
+                           r.ends_from_refusals ? "; the caches each sizes before refusing the request" : "",
+                           with_commas(r.release_kv_tokens_min), r.kv_min_version, with_commas(r.release_kv_tokens_max),
+                           r.kv_max_version, r.release_concurrency_min, r.concurrency_min_version,
+                           r.release_concurrency_max, r.concurrency_max_version);
+        if (r.band > 0)
+          out += fmt::format("    with the sizing's own error (+-{:.1f}%, its largest on start-up logs it was not written "
+                             "from): KV tokens {} to {}; max concurrency {:.2f}x to {:.2f}x [planning estimate]\n",
+                             r.band * 100, with_commas(r.kv_cache_tokens_min), with_commas(r.kv_cache_tokens_max),
+                             r.max_concurrency_min, r.max_concurrency_max);
+      }
       for (const auto& p : r.points)
         if (!p.failure.empty()) out += fmt::format("    {} {} would refuse to start: {}\n", e.name, p.version, p.failure);
     }
