@@ -7,10 +7,10 @@
 #include <sstream>
 
 #include "commands.h"
-#include "option_table.h"
 #include "core/json_read.h"
 #include "core/result.h"
 #include "core/text.h"
+#include "option_table.h"
 
 namespace preflight::cli {
 
@@ -38,11 +38,16 @@ std::string normalised(std::string key) {
 // Values the CLI would parse from text; the option parsers then validate them.
 Result<std::string> value_text(const std::string& key, const nlohmann::json& v) {
   std::string text;
-  if (v.is_string()) text = v.get<std::string>();
-  else if (v.is_number_unsigned()) text = std::to_string(v.get<std::uint64_t>());
-  else if (v.is_number_integer()) text = std::to_string(v.get<std::int64_t>());
-  else if (v.is_number_float()) text = fmt::format("{}", v.get<double>());
-  else return Error{key, "", fmt::format("expected a string or a number, got {}", show(v))};
+  if (v.is_string())
+    text = v.get<std::string>();
+  else if (v.is_number_unsigned())
+    text = std::to_string(v.get<std::uint64_t>());
+  else if (v.is_number_integer())
+    text = std::to_string(v.get<std::int64_t>());
+  else if (v.is_number_float())
+    text = fmt::format("{}", v.get<double>());
+  else
+    return Error{key, "", fmt::format("expected a string or a number, got {}", show(v))};
   if (text.size() > kMaxValueLength)
     return Error{key, "", fmt::format("value longer than {} characters", kMaxValueLength)};
   return text;
@@ -53,7 +58,8 @@ Result<std::string> value_text(const std::string& key, const nlohmann::json& v) 
 std::optional<Error> set_key(Options& o, const std::string& raw_key, const nlohmann::json& v) {
   const auto key = normalised(raw_key);
   const auto* spec = option_for_key(key);
-  if (spec == nullptr) return Error{raw_key, "", "unknown parameter (the API takes the CLI's long flags without dashes)"};
+  if (spec == nullptr)
+    return Error{raw_key, "", "unknown parameter (the API takes the CLI's long flags without dashes)"};
   if (spec->api == ApiUse::ignored) return std::nullopt;
   if (spec->api == ApiUse::refused) return Error{key, "", std::string(spec->api_refusal)};
   if (const auto* list = std::get_if<std::vector<std::string> Options::*>(&spec->member)) {
@@ -74,10 +80,14 @@ std::optional<Error> set_key(Options& o, const std::string& raw_key, const nlohm
   }
   if (const auto* flag = std::get_if<bool Options::*>(&spec->member)) {
     bool& out = o.**flag;
-    if (v.is_boolean()) out = v.get<bool>();
-    else if (v == "true" || v == "1") out = true;
-    else if (v == "false" || v == "0" || v == "") out = false;
-    else return Error{key, "", fmt::format("expected true or false, got {}", show(v))};
+    if (v.is_boolean())
+      out = v.get<bool>();
+    else if (v == "true" || v == "1")
+      out = true;
+    else if (v == "false" || v == "0" || v == "")
+      out = false;
+    else
+      return Error{key, "", fmt::format("expected true or false, got {}", show(v))};
     return std::nullopt;
   }
   auto t = value_text(key, v);
@@ -108,9 +118,12 @@ Result<Options> options_from_json(const nlohmann::json& body) {
       if (v.is_null()) continue;
       auto text = upload_text(key.c_str(), v);
       if (!text) return text.error();
-      if (key == "model_config") upload.config = *text, uploaded = true;
-      else if (key == "model_index") upload.index = *text;
-      else upload.listing = *text;
+      if (key == "model_config")
+        upload.config = *text, uploaded = true;
+      else if (key == "model_index")
+        upload.index = *text;
+      else
+        upload.listing = *text;
       continue;
     }
     if (key == "model_name") {
@@ -125,7 +138,8 @@ Result<Options> options_from_json(const nlohmann::json& body) {
   if (!upload.index.empty() || !upload.listing.empty())
     if (!uploaded) return Error{"model_config", "", "an uploaded index or hub listing needs the config.json too"};
   if (uploaded) {
-    if (!o.model.empty()) return Error{"model", o.model, "give either a catalogue model or an uploaded config, not both"};
+    if (!o.model.empty())
+      return Error{"model", o.model, "give either a catalogue model or an uploaded config, not both"};
     o.upload = std::move(upload);
   }
   return o;
@@ -142,8 +156,8 @@ Result<Options> options_from_query(const std::multimap<std::string, std::string>
 }
 
 std::string api_error_json(int status, const std::string& message) {
-  return nlohmann::json{{"error", one_line(message)}, {"status", status}}.dump(-1, ' ', false,
-                                                                            nlohmann::json::error_handler_t::replace);
+  return nlohmann::json{{"error", one_line(message)}, {"status", status}}.dump(
+      -1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 ApiResponse run_api(const std::string& command, Options options) {

@@ -6,9 +6,8 @@
 // and --draft must be catalogue names or an uploaded config.json.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "cli_options.h"
@@ -30,9 +29,9 @@ Result<Options> options_from_json(const nlohmann::json& body);
 Result<Options> options_from_query(const std::multimap<std::string, std::string>& params);
 
 struct ApiResponse {
-  int status = 200;        // 200 (the command ran: the plan fits or not), 400 bad input, 500 internal
-  int exit_code = 0;       // the CLI's exit code for the same input
-  std::string body;        // JSON
+  int status = 200;   // 200 (the command ran: the plan fits or not), 400 bad input, 500 internal
+  int exit_code = 0;  // the CLI's exit code for the same input
+  std::string body;   // JSON
 };
 
 // Runs `command` on `options` (format forced to json, files refused).

@@ -31,10 +31,14 @@ bool is_repeatable(const OptionSpec& spec) {
 
 std::string api_use(const OptionSpec& spec) {
   switch (spec.api) {
-    case ApiUse::value: return fmt::format("`{}`", api_key(spec));
-    case ApiUse::ignored: return "ignored (the API answers JSON)";
-    case ApiUse::refused: return fmt::format("refused: {}", spec.api_refusal);
-    case ApiUse::none: break;
+    case ApiUse::value:
+      return fmt::format("`{}`", api_key(spec));
+    case ApiUse::ignored:
+      return "ignored (the API answers JSON)";
+    case ApiUse::refused:
+      return fmt::format("refused: {}", spec.api_refusal);
+    case ApiUse::none:
+      break;
   }
   return "command line only";
 }
@@ -43,9 +47,12 @@ std::string api_use(const OptionSpec& spec) {
 std::string anchor(std::string_view heading) {
   std::string out;
   for (char c : heading) {
-    if (c == ' ') out += '-';
-    else if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_') out += c;
-    else if (c >= 'A' && c <= 'Z') out += static_cast<char>(c - 'A' + 'a');
+    if (c == ' ')
+      out += '-';
+    else if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_')
+      out += c;
+    else if (c >= 'A' && c <= 'Z')
+      out += static_cast<char>(c - 'A' + 'a');
   }
   return out;
 }
@@ -54,8 +61,10 @@ std::string anchor(std::string_view heading) {
 std::string cell(std::string_view text) {
   std::string out;
   for (char c : text) {
-    if (c == '|') out += "\\|";
-    else out += c;
+    if (c == '|')
+      out += "\\|";
+    else
+      out += c;
   }
   return out;
 }
@@ -80,8 +89,10 @@ std::vector<std::string> example_lines(std::string_view examples) {
 std::string usage(const CommandRow& row) {
   std::string out = fmt::format("preflight {}", row.name);
   for (const auto* spec : command_options(row.options)) {
-    if (spec->flag == "MODEL") out += " [MODEL]";
-    else if ((spec->required_for & row.options) != 0) out += " " + option_synopsis(*spec, row.options);
+    if (spec->flag == "MODEL")
+      out += " [MODEL]";
+    else if ((spec->required_for & row.options) != 0)
+      out += " " + option_synopsis(*spec, row.options);
   }
   return out + " [OPTIONS]";
 }
@@ -91,9 +102,12 @@ std::string usage(const CommandRow& row) {
 std::string roff(std::string_view text) {
   std::string out;
   for (char c : text) {
-    if (c == '\\') out += "\\e";
-    else if (c == '-') out += "\\-";
-    else out += c;
+    if (c == '\\')
+      out += "\\e";
+    else if (c == '-')
+      out += "\\-";
+    else
+      out += c;
   }
   std::string lines;
   std::istringstream in(out);
@@ -144,12 +158,14 @@ std::vector<const OptionSpec*> command_options(Command command) {
 std::string cli_reference_markdown() {
   std::string md;
   md += "# Command-line reference\n\n";
-  md += "<!-- Generated from app/command_table.cc and app/option_table.cc by `build/preflight-reference markdown`;\n"
-        "     ctest `cli_reference` fails when this file differs from what the tables give. -->\n\n";
+  md +=
+      "<!-- Generated from app/command_table.cc and app/option_table.cc by `build/preflight-reference markdown`;\n"
+      "     ctest `cli_reference` fails when this file differs from what the tables give. -->\n\n";
   md += fmt::format("{}\n\n{}\n\n", kToolQuestion, kExitCodes);
-  md += "Every command prints a table by default; `--format json` gives the same figures for scripts, and "
-        "`preflight COMMAND --help` lists one command's options. The web API (`preflight serve`) takes the same "
-        "options under the keys in the last column of each option table.\n\n";
+  md +=
+      "Every command prints a table by default; `--format json` gives the same figures for scripts, and "
+      "`preflight COMMAND --help` lists one command's options. The web API (`preflight serve`) takes the same "
+      "options under the keys in the last column of each option table.\n\n";
 
   md += "## Commands\n\n| command | answers |\n|---|---|\n";
   for (const auto& row : command_table())
@@ -163,16 +179,16 @@ std::string cli_reference_markdown() {
       std::vector<std::string> flags;
       for (const auto* spec : command_options(row.options))
         if (group_title(*spec) == title) flags.push_back(fmt::format("`{}`", spec->flag));
-      if (!flags.empty())
-        by_group.push_back(fmt::format("- [{}](#{}): {}", title, anchor(title), join(flags, ", ")));
+      if (!flags.empty()) by_group.push_back(fmt::format("- [{}](#{}): {}", title, anchor(title), join(flags, ", ")));
     }
     if (!by_group.empty()) md += "Options:\n\n" + join(by_group, "\n") + "\n\n";
     md += "Examples:\n\n```sh\n" + join(example_lines(row.examples), "\n") + "\n```\n\n";
   }
 
   md += "## Options\n\n";
-  md += "Each option with the value it takes, what it sets, the commands that take it, and its key in the web "
-        "API.\n\n";
+  md +=
+      "Each option with the value it takes, what it sets, the commands that take it, and its key in the web "
+      "API.\n\n";
   for (const auto title : groups()) {
     md += fmt::format("### {}\n\n| option | what it sets | commands | web API |\n|---|---|---|---|\n", title);
     for (const auto& spec : option_table()) {
@@ -184,8 +200,9 @@ std::string cli_reference_markdown() {
     }
     md += "\n";
   }
-  md += "Every command also takes `--help` (`-h`); `preflight --version` prints the release and the git revision "
-        "it was built from.\n";
+  md +=
+      "Every command also takes `--help` (`-h`); `preflight --version` prints the release and the git revision "
+      "it was built from.\n";
   return md;
 }
 
@@ -203,9 +220,10 @@ std::string man_page(std::string_view version) {
            "estimate, deployment hypothesis) and the formula behind it. A green verdict is a deployment hypothesis, "
            "never proof.") +
        "\n.PP\n" +
-       roff("MODEL is a catalogue name (preflight models; default kimi-k3), a Hugging Face snapshot folder, a path "
-            "to a config.json, a model.safetensors.index.json, one .safetensors shard or a saved hub listing, or a "
-            "hub id org/name[@revision].") +
+       roff(
+           "MODEL is a catalogue name (preflight models; default kimi-k3), a Hugging Face snapshot folder, a path "
+           "to a config.json, a model.safetensors.index.json, one .safetensors shard or a saved hub listing, or a "
+           "hub id org/name[@revision].") +
        "\n";
   m += ".SH COMMANDS\n";
   for (const auto& row : command_table()) {
@@ -222,7 +240,8 @@ std::string man_page(std::string_view version) {
       const std::string synopsis = option_synopsis(spec);
       const auto space = synopsis.find(' ');
       m += ".TP\n";
-      if (space == std::string::npos) m += fmt::format("\\fB{}\\fR\n", roff(synopsis));
+      if (space == std::string::npos)
+        m += fmt::format("\\fB{}\\fR\n", roff(synopsis));
       else
         m += fmt::format("\\fB{}\\fR \\fI{}\\fR\n", roff(synopsis.substr(0, space)), roff(synopsis.substr(space + 1)));
       std::string help(spec.help);

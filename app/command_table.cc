@@ -24,7 +24,8 @@ constexpr CommandRow kCommands[] = {
      "  preflight fit deepseek-v3 --context 32K --ttft 2s --tpot 50ms --rate 4",
      kFit, run_fit},
     {"max", "the largest context, number of concurrent requests or request rate that fits, and what binds",
-     "  preflight max --gpus 8xB300 --solve context\n  preflight max --gpus 16xH200 --context 128K --solve concurrency\n"
+     "  preflight max --gpus 8xB300 --solve context\n  preflight max --gpus 16xH200 --context 128K --solve "
+     "concurrency\n"
      "  preflight max deepseek-v3 --gpus 16xH200 --engine vllm --solve rate --ttft 2s --tpot 50ms --context 4K "
      "--input-tokens 3000 --output-tokens 1000",
      kMax, run_max},

@@ -9,13 +9,13 @@
 
 #include "core/units.h"
 #include "engine/engine_profile.h"
-#include "model_source.h"
-#include "plan_inputs.h"
 #include "hardware/gpu_catalogue.h"
 #include "model/inventory.h"
 #include "model/model_catalogue.h"
+#include "model_source.h"
 #include "plan/ledger_check.h"
 #include "plan/plan.h"
+#include "plan_inputs.h"
 #include "report/json_report.h"
 #include "report/text_report.h"
 
@@ -45,7 +45,9 @@ int print_plan(const Options& o, Io& io, bool explain) {
     if (loaded.reconciliation) j["model"]["reconciliation"] = reconciliation_json(*loaded.reconciliation);
     io.out << json_text(j) << "\n";
   } else {
-    io.out << (explain ? render_explain(*plan, style_of(o), o.only) : o.brief ? render_brief(*plan) : render_plan(*plan, style_of(o)));
+    io.out << (explain   ? render_explain(*plan, style_of(o), o.only)
+               : o.brief ? render_brief(*plan)
+                         : render_plan(*plan, style_of(o)));
   }
   return plan->verdict.fits ? 0 : 1;
 }
@@ -56,7 +58,8 @@ int run_plan(const Options& o, Io& io) {
   if (!o.prefill_gpus.empty() || !o.decode_gpus.empty()) return run_disaggregated_plan(o, io);
   if (auto e = refuse_pool_flags_without_pools(o)) return fail(io, *e);
   if (o.gpus.empty())
-    return fail(io, Error{"", "", "--gpus is required (COUNTxFAMILY, e.g. 8xH100), or --prefill-gpus and --decode-gpus"});
+    return fail(io,
+                Error{"", "", "--gpus is required (COUNTxFAMILY, e.g. 8xH100), or --prefill-gpus and --decode-gpus"});
   return print_plan(o, io, false);
 }
 int run_explain(const Options& o, Io& io) { return print_plan(o, io, true); }
@@ -108,8 +111,8 @@ int run_inspect(const Options& o, Io& io) {
       io.out << fmt::format("{}  {}  [{}]  {} B\n", t.name, dtype_name(t.dtype), shape, t.bytes);
     });
     return 0;
-  }
-  else io.out << render_inventory(model, inv, rec, style_of(o));
+  } else
+    io.out << render_inventory(model, inv, rec, style_of(o));
   return 0;
 }
 
@@ -169,15 +172,18 @@ int run_engines(const Options& o, Io& io) {
                       {"moe_workspace", e.moe_workspace},
                       {"source", e.source}});
     nlohmann::json j = {
-        {"generic", {{"rules", "seed 000's planning model: weights, a runtime reserve (--reserve), prefill activations, "
-                               "recurrent state slots and the token cache per rank; no engine quirks"}}},
+        {"generic",
+         {{"rules",
+           "seed 000's planning model: weights, a runtime reserve (--reserve), prefill activations, "
+           "recurrent state slots and the token cache per rank; no engine quirks"}}},
         {"vllm",
          {{"default_version", v.default_version.str()},
           {"code", v.code},
           {"gpu_memory_utilization", v.gpu_memory_utilization},
           {"block_size", v.block_size},
           {"mla_block_size", v.mla_block_size},
-          {"max_num_batched_tokens", {{"large_gpu", v.max_num_batched_tokens_large_gpu}, {"small_gpu", v.max_num_batched_tokens_small_gpu}}},
+          {"max_num_batched_tokens",
+           {{"large_gpu", v.max_num_batched_tokens_large_gpu}, {"small_gpu", v.max_num_batched_tokens_small_gpu}}},
           {"max_num_seqs", {{"large_gpu", v.max_num_seqs_large_gpu}, {"small_gpu", v.max_num_seqs_small_gpu}}},
           {"eras", eras},
           {"sources", v.sources}}},
@@ -186,7 +192,8 @@ int run_engines(const Options& o, Io& io) {
           {"code", g.code},
           {"mamba_full_memory_ratio", g.mamba_full_memory_ratio},
           {"page_size", g.page_size},
-          {"slots_per_request", {{"radix_on", g.radix_slots_on}, {"radix_lazy", g.radix_slots_lazy}, {"radix_off", g.radix_slots_off}}},
+          {"slots_per_request",
+           {{"radix_on", g.radix_slots_on}, {"radix_lazy", g.radix_slots_lazy}, {"radix_off", g.radix_slots_off}}},
           {"mem_fraction_static_rule", g.reserved_source},
           {"dsa_eras", dsa_eras},
           {"sources", g.sources}}}};
@@ -194,30 +201,34 @@ int run_engines(const Options& o, Io& io) {
     return 0;
   }
   io.out << "generic  seed 000's planning model: weights, --reserve, prefill activations, state slots, token cache\n\n";
-  io.out << fmt::format("vllm     default version {}; gpu_memory_utilization {}; block {} tokens (MLA {}); "
-                           "max_num_batched_tokens {} / max_num_seqs {} on GPUs >= {} GiB (else {} / {})\n",
-                           v.default_version.str(), v.gpu_memory_utilization, v.block_size, v.mla_block_size,
-                           v.max_num_batched_tokens_large_gpu, v.max_num_seqs_large_gpu, v.large_gpu_min_gib,
-                           v.max_num_batched_tokens_small_gpu, v.max_num_seqs_small_gpu);
+  io.out << fmt::format(
+      "vllm     default version {}; gpu_memory_utilization {}; block {} tokens (MLA {}); "
+      "max_num_batched_tokens {} / max_num_seqs {} on GPUs >= {} GiB (else {} / {})\n",
+      v.default_version.str(), v.gpu_memory_utilization, v.block_size, v.mla_block_size,
+      v.max_num_batched_tokens_large_gpu, v.max_num_seqs_large_gpu, v.large_gpu_min_gib,
+      v.max_num_batched_tokens_small_gpu, v.max_num_seqs_small_gpu);
   io.out << fmt::format("         rules from {}\n", v.code);
   for (const auto& e : v.eras)
-    io.out << fmt::format("  from {}.{}.{} ({}): non-torch {} GiB at TP1, {} GiB at TP>1; CUDA graphs {}; sampler {} B/logit;\n"
-                             "      hybrid KV cache manager {}; fused-MoE workspace {}\n"
-                             "      source: {}\n",
-                             e.from.major, e.from.minor, e.from.patch, e.engine, e.non_torch_gib_tp1, e.non_torch_gib_tp,
-                             e.cuda_graph_subtracted ? "subtracted" : "not subtracted", e.sampler_bytes_per_logit,
-                             e.hybrid_kv_manager, e.moe_workspace, e.source);
-  io.out << fmt::format("\nsglang   default version {}; mem_fraction_static by SGLang's formula; mamba_full_memory_ratio {}; "
-                           "page {} token(s); state slots per request {} / {} / {} (radix on / lazy / off)\n",
-                           g.default_version.str(), g.mamba_full_memory_ratio, g.page_size, g.radix_slots_on, g.radix_slots_lazy,
-                           g.radix_slots_off);
+    io.out << fmt::format(
+        "  from {}.{}.{} ({}): non-torch {} GiB at TP1, {} GiB at TP>1; CUDA graphs {}; sampler {} B/logit;\n"
+        "      hybrid KV cache manager {}; fused-MoE workspace {}\n"
+        "      source: {}\n",
+        e.from.major, e.from.minor, e.from.patch, e.engine, e.non_torch_gib_tp1, e.non_torch_gib_tp,
+        e.cuda_graph_subtracted ? "subtracted" : "not subtracted", e.sampler_bytes_per_logit, e.hybrid_kv_manager,
+        e.moe_workspace, e.source);
+  io.out << fmt::format(
+      "\nsglang   default version {}; mem_fraction_static by SGLang's formula; mamba_full_memory_ratio {}; "
+      "page {} token(s); state slots per request {} / {} / {} (radix on / lazy / off)\n",
+      g.default_version.str(), g.mamba_full_memory_ratio, g.page_size, g.radix_slots_on, g.radix_slots_lazy,
+      g.radix_slots_off);
   io.out << fmt::format("         rules from {}\n         {}\n", g.code, g.reserved_source);
   for (const auto& e : g.dsa_eras)
-    io.out << fmt::format("  DSA models from {}: mem_fraction_static {}; indexer keys {} the token budget\n      source: {}\n",
-                          e.from.str(),
-                          e.forced_mem_fraction_static > 0 ? fmt::format("forced to {}", e.forced_mem_fraction_static)
-                                                           : std::string("by the formula"),
-                          e.indexer_in_budget ? "in" : "not in", e.source);
+    io.out << fmt::format(
+        "  DSA models from {}: mem_fraction_static {}; indexer keys {} the token budget\n      source: {}\n",
+        e.from.str(),
+        e.forced_mem_fraction_static > 0 ? fmt::format("forced to {}", e.forced_mem_fraction_static)
+                                         : std::string("by the formula"),
+        e.indexer_in_budget ? "in" : "not in", e.source);
   return 0;
 }
 

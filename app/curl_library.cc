@@ -42,7 +42,8 @@ Loaded load() {
   }
   auto& a = l.api;
   // The handle stays open for the process: the functions are used until exit.
-  l.ok = resolve(handle, "curl_global_init", a.global_init, l.why) && resolve(handle, "curl_easy_init", a.easy_init, l.why) &&
+  l.ok = resolve(handle, "curl_global_init", a.global_init, l.why) &&
+         resolve(handle, "curl_easy_init", a.easy_init, l.why) &&
          resolve(handle, "curl_easy_setopt", a.easy_setopt, l.why) &&
          resolve(handle, "curl_easy_perform", a.easy_perform, l.why) &&
          resolve(handle, "curl_easy_getinfo", a.easy_getinfo, l.why) &&

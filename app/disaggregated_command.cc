@@ -12,8 +12,8 @@
 #include <cmath>
 
 #include "commands.h"
-#include "option_table.h"
 #include "core/bytes.h"
+#include "option_table.h"
 #include "plan/disaggregated.h"
 #include "plan/ledger_check.h"
 #include "plan_inputs.h"
@@ -26,12 +26,16 @@ namespace {
 
 // The layout flags of `plan` name one cluster; each pool has its own.
 std::optional<Error> refuse_single_cluster_flags(const Options& o) {
-  if (!o.gpus.empty()) return Error{flag_of(&Options::gpus), "", "a disaggregated plan sizes two pools: give --prefill-gpus and --decode-gpus, not --gpus"};
+  if (!o.gpus.empty())
+    return Error{flag_of(&Options::gpus), "",
+                 "a disaggregated plan sizes two pools: give --prefill-gpus and --decode-gpus, not --gpus"};
   if (o.prefill_gpus.empty() || o.decode_gpus.empty())
     return Error{o.prefill_gpus.empty() ? flag_of(&Options::prefill_gpus) : flag_of(&Options::decode_gpus), "",
                  "a disaggregated plan needs both pools: --prefill-gpus COUNTxFAMILY and --decode-gpus COUNTxFAMILY"};
-  for (const auto& [flag, value] : {std::pair<const char*, const std::string*>{flag_of(&Options::tp), &o.tp}, {flag_of(&Options::ep), &o.ep},
-                                    {flag_of(&Options::pp), &o.pp}, {flag_of(&Options::dp), &o.dp}})
+  for (const auto& [flag, value] : {std::pair<const char*, const std::string*>{flag_of(&Options::tp), &o.tp},
+                                    {flag_of(&Options::ep), &o.ep},
+                                    {flag_of(&Options::pp), &o.pp},
+                                    {flag_of(&Options::dp), &o.dp}})
     if (!value->empty())
       return Error{flag, "", fmt::format("name the pool: --prefill-{} or --decode-{}", flag + 2, flag + 2)};
   return std::nullopt;
@@ -86,7 +90,8 @@ int run_disaggregated_plan(const Options& o, Io& io) {
   const auto prompt = t.input_tokens > 0 ? t.input_tokens : default_input_tokens(length, output);
   const auto link = decode_in->request.perf.scale_out_gb_s;
   if (!(link > 0))
-    return fail(io, Error{flag_of(&Options::scale_out_gb_s), "", "the KV transfer between the pools crosses the scale-out network: give its rate above 0"});
+    return fail(io, Error{flag_of(&Options::scale_out_gb_s), "",
+                          "the KV transfer between the pools crosses the scale-out network: give its rate above 0"});
 
   try {
     auto decode = make_plan(*decode_in);
@@ -109,9 +114,10 @@ int run_disaggregated_plan(const Options& o, Io& io) {
     pt.tpot_s = 0;
     pt.kv_transfer_s = transfer.seconds;
     // Prompts in flight: those arriving while one waits for its first token (Little's law), else one per group.
-    const auto in_flight = t.rate_per_s > 0 && t.ttft_s > 0
-                               ? std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil(t.rate_per_s * t.ttft_s)))
-                               : 1;
+    const auto in_flight =
+        t.rate_per_s > 0 && t.ttft_s > 0
+            ? std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil(t.rate_per_s * t.ttft_s)))
+            : 1;
     pw.concurrency = in_flight;
     pool.request.concurrency_from_rate = false;
     pool.workload_flags = fmt::format("--context {} --concurrency {}", prompt, in_flight);

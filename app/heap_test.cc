@@ -28,7 +28,8 @@ TEST(Heap, WhichCommandLinesHoldLargeTransients) {
   for (const auto& r : rows) {
     auto argv = r.argv;
     argv.push_back(nullptr);
-    EXPECT_EQ(holds_large_transients(static_cast<int>(r.argv.size()), argv.data()), r.large) << r.argv[1 % r.argv.size()];
+    EXPECT_EQ(holds_large_transients(static_cast<int>(r.argv.size()), argv.data()), r.large)
+        << r.argv[1 % r.argv.size()];
   }
 }
 

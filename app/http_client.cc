@@ -57,7 +57,8 @@ std::size_t on_header(char* data, std::size_t size, std::size_t n, void* user) {
   constexpr std::string_view kRetry = "retry-after:";
   if (line.size() > kRetry.size()) {
     std::string head = line.substr(0, kRetry.size());
-    std::transform(head.begin(), head.end(), head.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    std::transform(head.begin(), head.end(), head.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     if (head == kRetry) {
       try {
         t->retry_after_s = std::stol(line.substr(kRetry.size()));
@@ -83,7 +84,6 @@ int on_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
   const auto* cancelled = static_cast<const std::function<bool()>*>(user);
   return (*cancelled)() ? 1 : 0;
 }
-
 
 // One libcurl handle per thread, reset between requests: a reset handle keeps its
 // connection cache, so the requests a thread makes to the Hub and its CDN reuse
@@ -122,7 +122,8 @@ HttpResult HttpClient::get(const std::string& url, const std::optional<std::stri
   // Milliseconds left before the deadline (the per-attempt timeout when there is none).
   const auto left_ms = [&]() -> long {
     if (!options_.deadline) return options_.total_timeout_ms;
-    return static_cast<long>(std::chrono::duration_cast<std::chrono::milliseconds>(*options_.deadline - Clock::now()).count());
+    return static_cast<long>(
+        std::chrono::duration_cast<std::chrono::milliseconds>(*options_.deadline - Clock::now()).count());
   };
   for (int attempt = 1; attempt <= options_.max_attempts; ++attempt) {
     if (left_ms() <= 0) {
@@ -138,8 +139,10 @@ HttpResult HttpClient::get(const std::string& url, const std::optional<std::stri
     r.attempts = attempt;
     Transfer t;
     // A range asks for a known size; a server that ignores it must not make us download a shard.
-    if (range) t.limit = range->second - range->first + 1 + 1024;
-    else t.limit = 64ull * 1024 * 1024;  // listings, configs and indexes are far smaller
+    if (range)
+      t.limit = range->second - range->first + 1 + 1024;
+    else
+      t.limit = 64ull * 1024 * 1024;  // listings, configs and indexes are far smaller
     thread_local ThreadHandle thread_handle;
     CURL* curl = thread_handle.get(c);
     if (curl == nullptr) {
@@ -207,7 +210,8 @@ HttpResult HttpClient::get(const std::string& url, const std::optional<std::stri
     long sleep_ms = wait_ms;
     // Retry-After is the server's number: capped before it is scaled, so no value overflows.
     if (t.retry_after_s >= 0)
-      sleep_ms = std::min(std::min(t.retry_after_s, options_.max_backoff_ms / 1000 + 1) * 1000, options_.max_backoff_ms);
+      sleep_ms =
+          std::min(std::min(t.retry_after_s, options_.max_backoff_ms / 1000 + 1) * 1000, options_.max_backoff_ms);
     sleep_ms = std::min(sleep_ms, std::max(0L, left_ms()));
     std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms));
     wait_ms = std::min(wait_ms * 2, options_.max_backoff_ms);

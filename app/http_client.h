@@ -9,8 +9,8 @@
 
 #include <atomic>
 #include <chrono>
-#include <functional>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -20,23 +20,23 @@ namespace preflight::cli {
 
 struct HttpOptions {
   long connect_timeout_ms = 10000;
-  long total_timeout_ms = 60000;   // per attempt
-  int max_attempts = 5;            // 1 + retries
-  long backoff_ms = 250;           // first wait; doubles each retry
-  long max_backoff_ms = 8000;      // cap, also for Retry-After
-  long stall_s = 15;               // below 1 byte/s for this long: the transfer has stalled
+  long total_timeout_ms = 60000;  // per attempt
+  int max_attempts = 5;           // 1 + retries
+  long backoff_ms = 250;          // first wait; doubles each retry
+  long max_backoff_ms = 8000;     // cap, also for Retry-After
+  long stall_s = 15;              // below 1 byte/s for this long: the transfer has stalled
   // Every attempt and backoff of every request ends by then (no deadline when unset).
   std::optional<std::chrono::steady_clock::time_point> deadline;
-  std::string deadline_text;       // how the deadline is named in the error
+  std::string deadline_text;  // how the deadline is named in the error
   // Polled during every transfer and between attempts: true stops the request
   // at once (a web request whose client has gone). Null: never.
   std::function<bool()> cancelled;
 };
 
 struct HttpResult {
-  long status = 0;                 // the last attempt's HTTP status; 0: no response
+  long status = 0;  // the last attempt's HTTP status; 0: no response
   std::string body;
-  std::string error;               // transport error of the last attempt, when status is 0
+  std::string error;  // transport error of the last attempt, when status is 0
   int attempts = 0;
 };
 

@@ -19,10 +19,10 @@ TEST(HostPolicy, LoopbackNamesAndTheBoundHostOnly) {
            {"localhost:8080", true},
            {"LOCALHOST:8080", true},
            {"[::1]:8080", true},
-           {"127.0.0.1:8081", false},           // another port
-           {"127.0.0.1", false},                // no port means 80
-           {"attacker.example:8080", false},    // DNS rebinding: the page's own name
-           {"laptop:8080", false},              // the machine's name only for a wildcard bind
+           {"127.0.0.1:8081", false},         // another port
+           {"127.0.0.1", false},              // no port means 80
+           {"attacker.example:8080", false},  // DNS rebinding: the page's own name
+           {"laptop:8080", false},            // the machine's name only for a wildcard bind
            {"10.0.0.5:8080", false},
            {"", false},
            {"127.0.0.1:8080.evil", false},
@@ -57,15 +57,15 @@ TEST(OriginPolicy, OnlyTheServersOwnOrigin) {
     bool allowed;
   };
   for (const auto& c : std::vector<Case>{
-           {"", "", true},                                 // curl, scripts, same-origin GET
-           {"http://127.0.0.1:8080", "", true},            // the page's own fetch
+           {"", "", true},                       // curl, scripts, same-origin GET
+           {"http://127.0.0.1:8080", "", true},  // the page's own fetch
            {"HTTP://127.0.0.1:8080", "same-origin", true},
            {"", "same-origin", true},
-           {"", "none", true},                             // typed into the address bar
+           {"", "none", true},  // typed into the address bar
            {"https://attacker.example", "", false},
            {"http://127.0.0.1:8081", "", false},
-           {"null", "", false},                            // sandboxed frames, file: pages
-           {"", "cross-site", false},                      // a cross-site form post in a browser that hides Origin
+           {"null", "", false},        // sandboxed frames, file: pages
+           {"", "cross-site", false},  // a cross-site form post in a browser that hides Origin
            {"http://127.0.0.1:8080", "cross-site", false},
        })
     EXPECT_EQ(origin_problem(c.origin, c.fetch_site, "127.0.0.1:8080").empty(), c.allowed)

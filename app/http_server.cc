@@ -1,10 +1,8 @@
 #include "http_server.h"
 
-#include "core/text.h"
-#include "heap.h"
-
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -13,9 +11,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
@@ -23,10 +18,14 @@
 #include <cstring>
 #include <deque>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <string_view>
 #include <thread>
 #include <unordered_map>
 #include <vector>
+
+#include "core/text.h"
+#include "heap.h"
 
 namespace preflight::cli {
 
@@ -68,21 +67,28 @@ Peer peer_of(int fd) {
 // The reason phrases of the statuses the connection layer answers itself.
 const char* reason(int status) {
   switch (status) {
-    case 400: return "Bad Request";
-    case 408: return "Request Timeout";
-    case 405: return "Method Not Allowed";
-    case 411: return "Length Required";
-    case 431: return "Request Header Fields Too Large";
-    case 503: return "Service Unavailable";
-    default: return "Error";
+    case 400:
+      return "Bad Request";
+    case 408:
+      return "Request Timeout";
+    case 405:
+      return "Method Not Allowed";
+    case 411:
+      return "Length Required";
+    case 431:
+      return "Request Header Fields Too Large";
+    case 503:
+      return "Service Unavailable";
+    default:
+      return "Error";
   }
 }
 
 // A response the connection layer writes itself (the request never reached a
 // handler): the API's JSON error shape, and the connection is closed after it.
 std::string raw_response(int status, const std::string& message, const std::string& extra_headers = "") {
-  const std::string body =
-      nlohmann::json{{"error", message}, {"status", status}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  const std::string body = nlohmann::json{{"error", message}, {"status", status}}.dump(
+      -1, ' ', false, nlohmann::json::error_handler_t::replace);
   return fmt::format(
       "HTTP/1.1 {} {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nCache-Control: no-store\r\n"
       "X-Preflight-Exit-Code: 2\r\n{}Connection: close\r\n\r\n{}",
@@ -177,20 +183,20 @@ enum class State { reading, working, writing, lingering };
 
 struct Conn {
   std::uint64_t id = 0;
-  bool over_limit = false;         // accepted past max_connections: answered 503, then closed
-  size_t accounted = 0;            // c.in's capacity as last counted in Loop::buffered_in
+  bool over_limit = false;  // accepted past max_connections: answered 503, then closed
+  size_t accounted = 0;     // c.in's capacity as last counted in Loop::buffered_in
   int fd = -1;
   Peer peer;
   State state = State::reading;
   std::string in;
-  size_t scanned = 0;              // where the search for the end of the head resumes
+  size_t scanned = 0;  // where the search for the end of the head resumes
   bool request_started = false;
   bool continue_sent = false;
   std::string out;
   size_t out_pos = 0;
   bool close_after_write = false;
   bool linger_after_write = false;
-  bool peer_gone = false;          // the peer closed while a worker had the request
+  bool peer_gone = false;  // the peer closed while a worker had the request
   Clock::time_point deadline{};
   std::shared_ptr<RequestBudget> budget;
 };
@@ -227,9 +233,9 @@ struct GuardedServer::Loop {
   std::atomic<bool> stopping{false};
   std::atomic<size_t> open{0};
 
-  std::mutex handoff_mutex;  // incoming sockets and finished responses
+  std::mutex handoff_mutex;                    // incoming sockets and finished responses
   std::vector<std::pair<int, bool>> incoming;  // a socket, and whether it came over the connection limit
-  std::atomic<size_t> refusing{0};              // over-limit connections being answered 503
+  std::atomic<size_t> refusing{0};             // over-limit connections being answered 503
   std::vector<Done> done;
 
   std::mutex job_mutex;
@@ -271,15 +277,17 @@ struct GuardedServer::Loop {
   void adopt(int fd) {
     const bool over = open.load() >= limits.max_connections;
     if (over && refusing.load() >= kOverLimit) {
-      const auto busy = raw_response(503, fmt::format("the server has {} connections open, its limit; try again",
-                                                      limits.max_connections));
+      const auto busy = raw_response(
+          503, fmt::format("the server has {} connections open, its limit; try again", limits.max_connections));
       [[maybe_unused]] auto n = ::send(fd, busy.data(), busy.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
       ::shutdown(fd, SHUT_WR);
       ::close(fd);
       return;
     }
-    if (over) ++refusing;
-    else ++open;
+    if (over)
+      ++refusing;
+    else
+      ++open;
     ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
     {
       std::lock_guard<std::mutex> lock(handoff_mutex);
@@ -293,8 +301,10 @@ struct GuardedServer::Loop {
     c.accounted = 0;
     epoll_ctl(epoll_fd, EPOLL_CTL_DEL, c.fd, nullptr);
     ::close(c.fd);
-    if (c.over_limit) --refusing;
-    else --open;
+    if (c.over_limit)
+      --refusing;
+    else
+      --open;
     const bool big = c.out.capacity() > kTrimAbove || c.in.capacity() > kTrimAbove;
     conns.erase(c.id);
     if (big) return_freed_memory();
@@ -436,8 +446,10 @@ struct GuardedServer::Loop {
         size_t n = 0;
         bool digits = !v.empty() && v.size() <= 18;
         for (char ch : v) {
-          if (ch < '0' || ch > '9') digits = false;
-          else n = n * 10 + static_cast<size_t>(ch - '0');
+          if (ch < '0' || ch > '9')
+            digits = false;
+          else
+            n = n * 10 + static_cast<size_t>(ch - '0');
         }
         if (!digits || (has_length && n != body)) {
           refuse(c, 400, "the Content-Length header is not one whole number");
@@ -467,7 +479,8 @@ struct GuardedServer::Loop {
     }
     std::string request = c.in.substr(0, head + body);
     c.in.erase(0, head + body);
-    if (c.in.capacity() > 4 * kReadChunk && c.in.size() < kReadChunk) c.in.shrink_to_fit();  // an idle keep-alive holds no body
+    if (c.in.capacity() > 4 * kReadChunk && c.in.size() < kReadChunk)
+      c.in.shrink_to_fit();  // an idle keep-alive holds no body
     account(c);
     // The 100 Continue (when needed) came from here: httplib must not send another.
     if (expect_continue) request.erase(expect_begin, expect_end - expect_begin);
@@ -528,8 +541,10 @@ struct GuardedServer::Loop {
         }
         return;
       case State::writing:
-        if (events & (EPOLLHUP | EPOLLERR)) close_conn(c);
-        else write_some(c);
+        if (events & (EPOLLHUP | EPOLLERR))
+          close_conn(c);
+        else
+          write_some(c);
         return;
       case State::reading:
       case State::lingering:
@@ -558,7 +573,8 @@ struct GuardedServer::Loop {
       auto& stored = conns.emplace(c.id, std::move(c)).first->second;
       watch(stored, EPOLLIN | EPOLLRDHUP, EPOLL_CTL_ADD);
       if (over_limit)
-        refuse(stored, 503, fmt::format("the server has {} connections open, its limit; try again", limits.max_connections));
+        refuse(stored, 503,
+               fmt::format("the server has {} connections open, its limit; try again", limits.max_connections));
     }
     for (auto& d : finished) finish(std::move(d));
   }
@@ -584,8 +600,10 @@ struct GuardedServer::Loop {
     while (!stopping.load()) {
       const int n = epoll_wait(epoll_fd, events.data(), static_cast<int>(events.size()), 100);
       for (int i = 0; i < n; ++i) {
-        if (events[i].data.u64 == kWakeId) take_handoffs();
-        else on_event(events[i].data.u64, events[i].events);
+        if (events[i].data.u64 == kWakeId)
+          take_handoffs();
+        else
+          on_event(events[i].data.u64, events[i].events);
       }
       expire();
     }
@@ -598,9 +616,8 @@ struct GuardedServer::Loop {
       Job job;
       {
         std::unique_lock<std::mutex> lock(job_mutex);
-        job_ready.wait(lock, [&] {
-          return stopping.load() || !light_jobs.empty() || (!light_only && !heavy_jobs.empty());
-        });
+        job_ready.wait(lock,
+                       [&] { return stopping.load() || !light_jobs.empty() || (!light_only && !heavy_jobs.empty()); });
         if (stopping.load()) return;
         auto& from = !light_jobs.empty() ? light_jobs : heavy_jobs;
         job = std::move(from.front());

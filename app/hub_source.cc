@@ -1,5 +1,4 @@
 #include "hub_source.h"
-#include "option_table.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -26,6 +25,7 @@
 #include "http_client.h"
 #include "hub/hub_settings.h"
 #include "model/model_catalogue.h"
+#include "option_table.h"
 
 namespace preflight::cli {
 
@@ -128,15 +128,18 @@ struct Context {
 Error http_error(const Context& c, const HttpResult& r, const std::string& what) {
   const auto who = fmt::format("{}@{}", c.ref.repo_id, c.ref.revision);
   if (r.status == 401 || r.status == 403)
-    return Error{"MODEL", "", fmt::format("{}: {} is gated or private (HTTP {}): accept its terms on the Hub, then set HF_TOKEN "
-                                          "or run `huggingface-cli login` (token file {}){}",
-                                          who, what, r.status, c.settings.token_file,
-                                          c.token ? "; the token given was refused" : "")};
+    return Error{
+        "MODEL", "",
+        fmt::format("{}: {} is gated or private (HTTP {}): accept its terms on the Hub, then set HF_TOKEN "
+                    "or run `huggingface-cli login` (token file {}){}",
+                    who, what, r.status, c.settings.token_file, c.token ? "; the token given was refused" : "")};
   if (r.status == 404)
-    return Error{"MODEL", "", fmt::format("{}: no such model or revision on {} (HTTP 404 for {})", who, c.settings.endpoint, what)};
+    return Error{"MODEL", "",
+                 fmt::format("{}: no such model or revision on {} (HTTP 404 for {})", who, c.settings.endpoint, what)};
   if (r.status == 0)
     return Error{"MODEL", "", fmt::format("{}: {} failed after {} attempt(s): {}", who, what, r.attempts, r.error)};
-  return Error{"MODEL", "", fmt::format("{}: {} answered HTTP {} after {} attempt(s)", who, what, r.status, r.attempts)};
+  return Error{"MODEL", "",
+               fmt::format("{}: {} answered HTTP {} after {} attempt(s)", who, what, r.status, r.attempts)};
 }
 
 // The listing (commit, per-file sizes): from the cache for a pinned commit, else the Hub.
@@ -154,16 +157,19 @@ Result<std::pair<HubListing, std::string>> listing(Context& c) {
       }
     }
     if (c.settings.offline)
-      return Error{"MODEL", "", fmt::format("{}@{}: HF_HUB_OFFLINE is set and the cache ({}) has no listing for it; run "
-                                            "once online",
-                                            c.ref.repo_id, c.ref.revision, repo_dir.string())};
+      return Error{"MODEL", "",
+                   fmt::format("{}@{}: HF_HUB_OFFLINE is set and the cache ({}) has no listing for it; run "
+                               "once online",
+                               c.ref.repo_id, c.ref.revision, repo_dir.string())};
   }
   auto r = c.http.get(listing_url(c.settings, c.ref), c.token);
   if (r.status != 200) return http_error(c, r, "the listing");
   auto parsed = parse_hub_listing(r.body, listing_url(c.settings, c.ref));
   if (!parsed) return parsed.error();
   if (!is_commit_id(parsed->sha))
-    return Error{"MODEL", "", fmt::format("{}@{}: the listing names no commit (sha '{}')", c.ref.repo_id, c.ref.revision, parsed->sha)};
+    return Error{
+        "MODEL", "",
+        fmt::format("{}@{}: the listing names no commit (sha '{}')", c.ref.repo_id, c.ref.revision, parsed->sha)};
   c.keep(fs::path(commit_cache_dir(c.settings, c.ref.repo_id, parsed->sha)) / "listing.json", r.body);
   c.keep(ref_file, parsed->sha);
   return std::pair{std::move(parsed).value(), std::move(r.body)};
@@ -174,8 +180,9 @@ Result<std::string> file(Context& c, const std::string& name) {
   if (c.settings.offline || c.cache_reads())
     if (auto text = read_text(cached)) return *text;
   if (c.settings.offline)
-    return Error{"MODEL", "", fmt::format("{}: HF_HUB_OFFLINE is set and {} is not in the cache ({})", c.ref.repo_id, name,
-                                          cached.string())};
+    return Error{
+        "MODEL", "",
+        fmt::format("{}: HF_HUB_OFFLINE is set and {} is not in the cache ({})", c.ref.repo_id, name, cached.string())};
   auto r = c.http.get(file_url(c.settings, c.ref.repo_id, c.commit_dir.filename().string(), name), c.token);
   if (r.status != 200) return http_error(c, r, name);
   c.keep(cached, r.body);
@@ -187,7 +194,8 @@ Result<std::uint64_t> header_length(std::string_view first8, const HubFile& f) {
   auto n = parse_safetensors_header_length(first8.substr(0, 8), f.path);
   if (!n) return n.error();
   if (f.has_size && 8 + *n > f.size)
-    return Error{f.path, "", fmt::format("the header length {} runs past the file's {} bytes (the length lies)", *n, f.size)};
+    return Error{f.path, "",
+                 fmt::format("the header length {} runs past the file's {} bytes (the length lies)", *n, f.size)};
   return n;
 }
 
@@ -212,15 +220,19 @@ Result<NamedHeader> shard_header(Context& c, const HubFile& f) {
     if (auto text = read_text(cached)) bytes = *text;
   if (bytes.empty()) {
     if (c.settings.offline)
-      return Error{"MODEL", "", fmt::format("{}: HF_HUB_OFFLINE is set and the header of {} is not in the cache", c.ref.repo_id, f.path)};
+      return Error{
+          "MODEL", "",
+          fmt::format("{}: HF_HUB_OFFLINE is set and the header of {} is not in the cache", c.ref.repo_id, f.path)};
     const auto url = shard_url(c, f);
     // The first request asks for the length and a guess at the header together; a
     // second one fetches what the guess left out.
     const auto asked = f.has_size ? std::min<std::uint64_t>(c.first_request_bytes, f.size) : c.first_request_bytes;
-    auto head = c.http.get(url, c.token, std::pair<std::uint64_t, std::uint64_t>{0, std::max<std::uint64_t>(asked, 8) - 1});
+    auto head =
+        c.http.get(url, c.token, std::pair<std::uint64_t, std::uint64_t>{0, std::max<std::uint64_t>(asked, 8) - 1});
     if (head.status != 206 && head.status != 200) return http_error(c, head, f.path);
     if (head.body.size() < 8)
-      return Error{f.path, "", fmt::format("the first range request returned {} of 8 bytes (truncated)", head.body.size())};
+      return Error{f.path, "",
+                   fmt::format("the first range request returned {} of 8 bytes (truncated)", head.body.size())};
     auto n = header_length(std::string_view(head.body).substr(0, 8), f);
     if (!n) return n.error();
     const auto want = 8 + *n;
@@ -228,7 +240,8 @@ Result<NamedHeader> shard_header(Context& c, const HubFile& f) {
     // Range returns all of it; without the file's size only the header's bytes are owed).
     const auto owed = f.has_size ? asked : std::min(asked, want);
     if (head.body.size() < owed)
-      return Error{f.path, "", fmt::format("the header request returned {} of {} bytes (truncated)", head.body.size(), owed)};
+      return Error{f.path, "",
+                   fmt::format("the header request returned {} of {} bytes (truncated)", head.body.size(), owed)};
     if (head.body.size() >= want) {
       bytes = head.body.substr(0, want);
     } else {
@@ -236,7 +249,9 @@ Result<NamedHeader> shard_header(Context& c, const HubFile& f) {
       auto rest = c.http.get(url, c.token, std::pair<std::uint64_t, std::uint64_t>{got, want - 1});
       if (rest.status != 206 && rest.status != 200) return http_error(c, rest, f.path);
       if (rest.body.size() != want - got)
-        return Error{f.path, "", fmt::format("the header request returned {} of {} bytes (truncated)", rest.body.size(), want - got)};
+        return Error{
+            f.path, "",
+            fmt::format("the header request returned {} of {} bytes (truncated)", rest.body.size(), want - got)};
       bytes = std::move(head.body) + rest.body;
     }
     c.keep(cached, bytes);
@@ -256,13 +271,16 @@ Result<ShardSize> shard_length(Context& c, const HubFile& f) {
   const auto cached = c.commit_dir / "headers" / (f.path + ".length");
   std::string first;
   if (c.settings.offline || c.cache_reads()) {
-    if (auto text = read_text(cached)) first = *text;
-    else if (auto header = read_text(cached_header)) first = *header;
+    if (auto text = read_text(cached))
+      first = *text;
+    else if (auto header = read_text(cached_header))
+      first = *header;
   }
   if (first.size() < 8) {
     if (c.settings.offline)
-      return Error{"MODEL", "", fmt::format("{}: HF_HUB_OFFLINE is set and the header length of {} is not in the cache",
-                                            c.ref.repo_id, f.path)};
+      return Error{"MODEL", "",
+                   fmt::format("{}: HF_HUB_OFFLINE is set and the header length of {} is not in the cache",
+                               c.ref.repo_id, f.path)};
     auto fetched = fetch_first_eight(c, f, shard_url(c, f));
     if (!fetched) return fetched.error();
     first = std::move(fetched).value();
@@ -336,14 +354,19 @@ std::optional<Error> check_has_config(const HubListing& hub, const HubReference&
   }
   const auto who = fmt::format("{}@{}", ref.repo_id, hub.sha);
   if (params)
-    return Error{"MODEL", "", fmt::format("{}: no config.json: this repository is in Mistral's native format (params.json), "
-                                          "which preflight does not read; use a Hugging Face-format repository of the "
-                                          "same model", who)};
+    return Error{"MODEL", "",
+                 fmt::format("{}: no config.json: this repository is in Mistral's native format (params.json), "
+                             "which preflight does not read; use a Hugging Face-format repository of the "
+                             "same model",
+                             who)};
   if (!gguf.empty())
-    return Error{"MODEL", "", fmt::format("{}: no config.json: a GGUF repository ({} .gguf file(s)); preflight reads "
-                                          "safetensors checkpoints described by config.json", who, gguf.size())};
-  return Error{"MODEL", "", fmt::format("{}: the listing has no config.json (files: {}{})", who, fmt::join(names, ", "),
-                                        hub.siblings.size() > names.size() ? ", ..." : "")};
+    return Error{"MODEL", "",
+                 fmt::format("{}: no config.json: a GGUF repository ({} .gguf file(s)); preflight reads "
+                             "safetensors checkpoints described by config.json",
+                             who, gguf.size())};
+  return Error{"MODEL", "",
+               fmt::format("{}: the listing has no config.json (files: {}{})", who, fmt::join(names, ", "),
+                           hub.siblings.size() > names.size() ? ", ..." : "")};
 }
 
 // The shards' metadata, in the mode --shard-headers asks for (auto: every header
@@ -364,14 +387,16 @@ std::optional<Error> read_checkpoint(Context& c, const HubListing& hub, LoadedMo
   // shard's length (exact per shard), and the headers of shards that differ.
   auto mode = c.options.shard_headers;
   if (mode == ShardHeaderMode::automatic)
-    mode = index_file == nullptr || shards.size() <= 1 || transfer.estimated_header_bytes <= c.options.header_budget_bytes
-               ? ShardHeaderMode::all
-               : ShardHeaderMode::lengths;
+    mode =
+        index_file == nullptr || shards.size() <= 1 || transfer.estimated_header_bytes <= c.options.header_budget_bytes
+            ? ShardHeaderMode::all
+            : ShardHeaderMode::lengths;
   if (mode == ShardHeaderMode::lengths && index_file == nullptr) {
     if (!shards.empty())
-      return Error{flag_of(&Options::shard_headers), "", fmt::format("{}@{}: 'lengths' needs model.safetensors.index.json and the "
-                                                      "listing has none; use --shard-headers all",
-                                                      c.ref.repo_id, hub.sha)};
+      return Error{flag_of(&Options::shard_headers), "",
+                   fmt::format("{}@{}: 'lengths' needs model.safetensors.index.json and the "
+                               "listing has none; use --shard-headers all",
+                               c.ref.repo_id, hub.sha)};
     mode = ShardHeaderMode::all;
   }
   transfer.shard_headers = mode == ShardHeaderMode::all ? "all" : "lengths";
@@ -456,7 +481,8 @@ Result<ShardHeaderMode> parse_shard_header_mode(const std::string& text) {
   return Error{flag_of(&Options::shard_headers), "", fmt::format("'{}' is not one of auto, all, lengths", text)};
 }
 
-Result<LoadedModel> load_hub_model(const HubReference& ref, const HubFetchOptions& options, const ModelOverrides& overrides) {
+Result<LoadedModel> load_hub_model(const HubReference& ref, const HubFetchOptions& options,
+                                   const ModelOverrides& overrides) {
   if (auto e = validate_model_overrides(overrides)) return *e;
   prefer_small_pages();  // the index and headers are large and transient
   // Transfer limits, overridable for tests and slow links (hub/hub_settings.h:
@@ -480,10 +506,9 @@ Result<LoadedModel> load_hub_model(const HubReference& ref, const HubFetchOption
       http.deadline = budget->deadline;
       http.deadline_text = "the request's deadline of " + budget->deadline_text;
       http.total_timeout_ms = std::max<long>(
-          1, std::min<long>(http.total_timeout_ms,
-                            std::chrono::duration_cast<std::chrono::milliseconds>(budget->deadline -
-                                                                                  std::chrono::steady_clock::now())
-                                .count()));
+          1, std::min<long>(http.total_timeout_ms, std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                       budget->deadline - std::chrono::steady_clock::now())
+                                                       .count()));
       http.connect_timeout_ms = std::min(http.connect_timeout_ms, http.total_timeout_ms);
     }
     http.cancelled = [budget] { return budget->client_gone.load(std::memory_order_relaxed) || budget->expired(); };
@@ -510,14 +535,16 @@ Result<LoadedModel> load_hub_model(const HubReference& ref, const HubFetchOption
   files.config = std::move(config).value();
   files.config_origin = origin;
   files.artifact = facts_from_listing(hub, "");
-  files.artifact->source = fmt::format("hub listing of {} at commit {} ({})", ref.repo_id, hub.sha, c.settings.endpoint);
+  files.artifact->source =
+      fmt::format("hub listing of {} at commit {} ({})", ref.repo_id, hub.sha, c.settings.endpoint);
   files.listing = hub;
   // ModelOpt's hf_quant_config.json, when the repo has one (merge_hf_quant_config says when it counts).
   for (const auto& f : hub.siblings) {
     if (f.path != "hf_quant_config.json") continue;
     auto hf = file(c, "hf_quant_config.json");
     if (!hf) return hf.error();
-    if (auto e = take_hf_quant_config(files, *hf, fmt::format("{}@{} hf_quant_config.json", ref.repo_id, hub.sha.substr(0, 12))))
+    if (auto e = take_hf_quant_config(files, *hf,
+                                      fmt::format("{}@{} hf_quant_config.json", ref.repo_id, hub.sha.substr(0, 12))))
       return *e;
   }
   auto loaded = generated_model(files, overrides);
@@ -528,14 +555,13 @@ Result<LoadedModel> load_hub_model(const HubReference& ref, const HubFetchOption
   transfer.config_bytes = c.http.bytes_received() - after_listing;
   if (auto e = read_checkpoint(c, hub, loaded.value(), files, overrides, transfer)) return *e;
   transfer.requests = c.http.requests();
-  loaded.value().source = fmt::format("hub {}@{}: listing + config.json + {}{}; {} B in {} request(s){}", ref.repo_id, hub.sha,
-                              files.index ? "index + " : "",
-                              transfer.shard_headers == "all"
-                                  ? fmt::format("{} shard header(s)", transfer.shard_headers_read)
-                                  : fmt::format("{} shard header length(s) + {} differing shard header(s)",
-                                                transfer.shard_lengths_read, transfer.shard_headers_read),
-                              with_commas(c.http.bytes_received()), c.http.requests(),
-                              c.settings.offline ? " (offline: cache only)" : "");
+  loaded.value().source = fmt::format(
+      "hub {}@{}: listing + config.json + {}{}; {} B in {} request(s){}", ref.repo_id, hub.sha,
+      files.index ? "index + " : "",
+      transfer.shard_headers == "all" ? fmt::format("{} shard header(s)", transfer.shard_headers_read)
+                                      : fmt::format("{} shard header length(s) + {} differing shard header(s)",
+                                                    transfer.shard_lengths_read, transfer.shard_headers_read),
+      with_commas(c.http.bytes_received()), c.http.requests(), c.settings.offline ? " (offline: cache only)" : "");
   loaded.value().hub_transfer = transfer;
   c.staged.commit();  // the whole read succeeded: what it fetched may serve the next one
   return loaded;

@@ -29,8 +29,8 @@ enum class ShardHeaderMode { automatic, all, lengths };
 Result<ShardHeaderMode> parse_shard_header_mode(const std::string& text);
 
 struct HubFetchOptions {
-  bool no_cache = false;   // --no-cache: neither read nor write the cache
-  bool refresh = false;    // --refresh: fetch again and overwrite the cache
+  bool no_cache = false;  // --no-cache: neither read nor write the cache
+  bool refresh = false;   // --refresh: fetch again and overwrite the cache
   unsigned concurrency = 16;
   ShardHeaderMode shard_headers = ShardHeaderMode::automatic;
   std::uint64_t header_budget_bytes = 2'000'000;  // auto: every header when estimated at no more (2 MB, 10^6)

@@ -7,21 +7,22 @@
 // verdict printed on top is the verdict for the printed command; then the
 // command is built from the plan and printed with where each flag came from.
 // Exit code: the plan's (0 fits, 1 does not, 2 bad input).
+#include "launch/launch_command.h"
+
 #include <filesystem>
 #include <iostream>
 
 #include "commands.h"
-#include "option_table.h"
 #include "core/units.h"
 #include "launch/disaggregation_flags.h"
 #include "launch/gpu_arch.h"
-#include "launch/launch_command.h"
 #include "launch/launch_render.h"
 #include "launch/recipe_catalogue.h"
 #include "model/dtype.h"
 #include "model/model_catalogue.h"
-#include "workload/workload.h"
+#include "option_table.h"
 #include "plan_inputs.h"
+#include "workload/workload.h"
 
 namespace preflight::cli {
 
@@ -78,8 +79,8 @@ LaunchModel describe_model(const Options& o, const LoadedModel& loaded, std::str
   const auto& spec = loaded.model;
   m.moe = spec.moe.routed_experts > 0;
   m.kda_state = spec.count_layers(LayerKind::kda) > 0;
-  m.recurrent_state = m.kda_state || spec.count_layers(LayerKind::gated_deltanet) > 0 ||
-                      spec.count_layers(LayerKind::mamba2) > 0;
+  m.recurrent_state =
+      m.kda_state || spec.count_layers(LayerKind::gated_deltanet) > 0 || spec.count_layers(LayerKind::mamba2) > 0;
   m.auto_kv_dtype = std::string(dtype_key(resolve_kv_dtype(KvDtype::automatic, dtype_bits(spec.dtype))));
   std::error_code ec;
   if (loaded.hub_transfer && loaded.listing && !loaded.listing->id.empty()) {
@@ -106,8 +107,8 @@ LaunchModel describe_model(const Options& o, const LoadedModel& loaded, std::str
   }
   const std::filesystem::path path(o.model);
   const auto folder = std::filesystem::is_directory(path, ec) ? path
-                      : path.has_parent_path()                  ? path.parent_path()
-                                                                : std::filesystem::path(".");
+                      : path.has_parent_path()                ? path.parent_path()
+                                                              : std::filesystem::path(".");
   m.ref = folder.string();
   m.local_path = true;
   m.described = o.model == m.ref ? "a local path, as given" : "the folder of " + o.model + "; engines load a folder";
@@ -119,9 +120,11 @@ LaunchModel describe_model(const Options& o, const LoadedModel& loaded, std::str
 namespace {
 
 // The pool's flags of a disaggregated deployment, added to every node's command.
-void add_pool_flags(LaunchPlan& launch, const std::vector<std::pair<std::string, std::string>>& flags, const std::string& source) {
+void add_pool_flags(LaunchPlan& launch, const std::vector<std::pair<std::string, std::string>>& flags,
+                    const std::string& source) {
   for (const auto& [flag, value] : flags) {
-    LaunchFlag f{flag, value.empty() ? std::nullopt : std::optional<std::string>(value), "disaggregation", "", "", source};
+    LaunchFlag f{flag,  value.empty() ? std::nullopt : std::optional<std::string>(value), "disaggregation", "", "",
+                 source};
     launch.flags.push_back(f);
     for (auto& c : launch.commands) c.flags.push_back(f);
   }
@@ -131,13 +134,15 @@ void add_pool_flags(LaunchPlan& launch, const std::vector<std::pair<std::string,
 // disaggregated side it is (with its flags), or null for a plain launch.
 int launch_deployment(const Options& o, Io& io, const DisaggregationFlags* flags, bool prefill) {
   if (o.gpus.empty())
-    return fail(io, Error{"", "", "--gpus is required (COUNTxFAMILY, e.g. 8xH100), or --prefill-gpus and --decode-gpus"});
+    return fail(io,
+                Error{"", "", "--gpus is required (COUNTxFAMILY, e.g. 8xH100), or --prefill-gpus and --decode-gpus"});
   if (o.engine.empty())
     return fail(io, Error{flag_of(&Options::engine), "", "launch needs --engine vllm or --engine sglang"});
   auto kind = parse_engine(o.engine);
   if (!kind) return fail(io, kind.error());
   if (*kind == EngineKind::generic)
-    return fail(io, Error{flag_of(&Options::engine), "", "launch needs --engine vllm or --engine sglang (the generic engine has no command line)"});
+    return fail(io, Error{flag_of(&Options::engine), "",
+                          "launch needs --engine vllm or --engine sglang (the generic engine has no command line)"});
 
   auto cluster = resolve_cluster(o);
   if (!cluster) return fail(io, cluster.error());
@@ -187,8 +192,10 @@ int launch_deployment(const Options& o, Io& io, const DisaggregationFlags* flags
   if (!launch) return fail(io, launch.error());
   if (flags != nullptr) add_pool_flags(launch.value(), prefill ? flags->prefill : flags->decode, flags->source);
 
-  if (o.format == "json") io.out << json_text(launch_json(*plan, in, *launch)) << "\n";
-  else io.out << render_launch(*plan, in, *launch, o.format == "md");
+  if (o.format == "json")
+    io.out << json_text(launch_json(*plan, in, *launch)) << "\n";
+  else
+    io.out << render_launch(*plan, in, *launch, o.format == "md");
   return plan->verdict.fits ? 0 : 1;
 }
 
@@ -201,10 +208,13 @@ int run_launch(const Options& o, Io& io) {
   }
   // Disaggregated: each pool's command as `launch` gives it for that pool, with its side's flags.
   if (!o.gpus.empty() || o.prefill_gpus.empty() || o.decode_gpus.empty())
-    return fail(io, Error{o.gpus.empty() ? (o.prefill_gpus.empty() ? flag_of(&Options::prefill_gpus) : flag_of(&Options::decode_gpus)) : flag_of(&Options::gpus), "",
-                          "a disaggregated launch needs --prefill-gpus and --decode-gpus (and no --gpus)"});
+    return fail(io, Error{o.gpus.empty() ? (o.prefill_gpus.empty() ? flag_of(&Options::prefill_gpus)
+                                                                   : flag_of(&Options::decode_gpus))
+                                         : flag_of(&Options::gpus),
+                          "", "a disaggregated launch needs --prefill-gpus and --decode-gpus (and no --gpus)"});
   if (o.format == "json")
-    return fail(io, Error{flag_of(&Options::format), "json", "a disaggregated launch prints two deployments: use the text form"});
+    return fail(io, Error{flag_of(&Options::format), "json",
+                          "a disaggregated launch prints two deployments: use the text form"});
   auto kind = parse_engine(o.engine.empty() ? "generic" : o.engine);
   if (!kind || *kind == EngineKind::generic)
     return fail(io, Error{flag_of(&Options::engine), "", "launch needs --engine vllm or --engine sglang"});

@@ -3,20 +3,20 @@
 // A thin front end: parse arguments into option structs, call the library,
 // render, and map errors to exit codes (0 fits, 1 does not fit, 2 bad input).
 // Sub-commands are rows of command_table() (command_table.cc).
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <iostream>
 #include <optional>
+#include <regex>
 #include <string_view>
 #include <vector>
-#include <regex>
 
 #include "cli_options.h"
-#include "option_table.h"
 #include "command_table.h"
 #include "core/result.h"
 #include "core/text.h"
+#include "option_table.h"
 #include "preflight_revision.h"
 #include "terminal_output.h"
 
@@ -40,7 +40,9 @@ std::string usage_error(const std::string& what, const std::string& command_name
 // An option given an empty value (--context '', an empty MODEL) is a mistake,
 // not a request for the default: say so rather than plan something else.
 const CLI::Validator kNonEmpty(
-    [](std::string& value) { return value.empty() ? std::string("empty value (leave the option out for its default)") : std::string(); },
+    [](std::string& value) {
+      return value.empty() ? std::string("empty value (leave the option out for its default)") : std::string();
+    },
     "", "non-empty");
 
 }  // namespace
@@ -105,7 +107,8 @@ int run_line(int argc, char** argv, bool lazy) {
       return 0;
     } catch (const CLI::ParseError& e) {
       std::string names;
-      for (const auto& row : preflight::cli::command_table()) names += (names.empty() ? "" : ", ") + std::string(row.name);
+      for (const auto& row : preflight::cli::command_table())
+        names += (names.empty() ? "" : ", ") + std::string(row.name);
       std::cerr << "preflight: " << usage_error(e.what(), names) << " (see preflight --help)\n";
       return 2;
     }

@@ -36,7 +36,8 @@ Result<NamedHeader> read_shard_header(const fs::path& path) {
   first.resize(static_cast<std::size_t>(in.gcount()));
   auto length = parse_safetensors_header_length(first, name);
   if (!length) return length.error();
-  if (8 + *length > size) return Error{name, "", fmt::format("header length {} runs past the {}-byte file", *length, size)};
+  if (8 + *length > size)
+    return Error{name, "", fmt::format("header length {} runs past the {}-byte file", *length, size)};
   std::string header(static_cast<std::size_t>(*length), '\0');
   in.read(header.data(), static_cast<std::streamsize>(*length));
   auto parsed = parse_safetensors_header(header, *length, size, name);
@@ -51,7 +52,8 @@ JsonKind classify(const std::string& text) {
   auto doc = parse_json(text, "MODEL", "", DuplicateKeys::last_wins);
   if (!doc || !doc->is_object()) return JsonKind::config;  // the config reader reports what is wrong
   if (doc->contains("siblings")) return JsonKind::listing;
-  if (doc->contains("weight_map") || (doc->contains("metadata") && !doc->contains("model_type") && !doc->contains("architectures")))
+  if (doc->contains("weight_map") ||
+      (doc->contains("metadata") && !doc->contains("model_type") && !doc->contains("architectures")))
     return JsonKind::index;
   return JsonKind::config;
 }
@@ -60,8 +62,8 @@ JsonKind classify(const std::string& text) {
 // headers of the shards it names (or of every *.safetensors without one; only
 // `only_shard` when a single shard was given), and a saved listing.
 Result<ModelFiles> folder_files(const fs::path& dir, const std::optional<fs::path>& only_shard,
-                                const std::optional<fs::path>& index_file, const std::optional<std::string>& listing_text,
-                                const std::string& listing_origin) {
+                                const std::optional<fs::path>& index_file,
+                                const std::optional<std::string>& listing_text, const std::string& listing_origin) {
   ModelFiles files;
   const auto config_path = dir / "config.json";
   auto config = read_file(config_path.string());
@@ -111,8 +113,10 @@ Result<ModelFiles> folder_files(const fs::path& dir, const std::optional<fs::pat
     if (!h) return h.error();
     files.headers.push_back(std::move(h).value());
   }
-  if (!files.headers.empty()) files.source += fmt::format(" + {} shard header(s)", files.headers.size());
-  else if (files.index) files.source += " + " + index_path.filename().string();
+  if (!files.headers.empty())
+    files.source += fmt::format(" + {} shard header(s)", files.headers.size());
+  else if (files.index)
+    files.source += " + " + index_path.filename().string();
   if (listing_text) {
     auto listing = parse_hub_listing(*listing_text, listing_origin);
     if (!listing) return listing.error();
@@ -133,9 +137,12 @@ Result<ModelFiles> path_files(const std::string& arg) {
   auto text = read_file(path.string());
   if (!text) return text.error();
   switch (classify(*text)) {
-    case JsonKind::listing: return folder_files(dir, std::nullopt, std::nullopt, *text, path.string());
-    case JsonKind::index: return folder_files(dir, std::nullopt, path, std::nullopt, "");
-    case JsonKind::config: break;
+    case JsonKind::listing:
+      return folder_files(dir, std::nullopt, std::nullopt, *text, path.string());
+    case JsonKind::index:
+      return folder_files(dir, std::nullopt, path, std::nullopt, "");
+    case JsonKind::config:
+      break;
   }
   ModelFiles files;
   files.name = arg;
@@ -153,9 +160,12 @@ Result<LoadedModel> load_model(const std::string& arg, const ModelOverrides& ove
   auto what = resolve_model_argument(arg, !arg.empty() && fs::exists(arg, ec));
   if (!what) return what.error();
   switch (what->kind) {
-    case ModelArgumentKind::hub: return load_hub_model(*what->hub, hub ? *hub : HubFetchOptions{}, overrides);
-    case ModelArgumentKind::catalogue: return load_catalogue_only(arg, overrides);
-    case ModelArgumentKind::path: break;
+    case ModelArgumentKind::hub:
+      return load_hub_model(*what->hub, hub ? *hub : HubFetchOptions{}, overrides);
+    case ModelArgumentKind::catalogue:
+      return load_catalogue_only(arg, overrides);
+    case ModelArgumentKind::path:
+      break;
   }
   auto files = path_files(arg);
   if (!files) return files.error();
@@ -168,9 +178,10 @@ Result<LoadedModel> load_catalogue_or_hub(const std::string& arg, const ModelOve
   if (!what) return what.error();
   if (what->kind != ModelArgumentKind::hub) return load_catalogue_only(arg, overrides, true);
   if (!allow_hub)
-    return Error{"model", arg,
-                 "a Hugging Face hub id; this server plans catalogue models only (start it with `preflight serve --hub` "
-                 "to fetch hub metadata)"};
+    return Error{
+        "model", arg,
+        "a Hugging Face hub id; this server plans catalogue models only (start it with `preflight serve --hub` "
+        "to fetch hub metadata)"};
   // A commit never changes: keep what it gave (bounded), so a page's many
   // requests for one model cost one fetch. Branches and tags are resolved each time.
   static std::mutex mutex;
@@ -185,8 +196,10 @@ Result<LoadedModel> load_catalogue_or_hub(const std::string& arg, const ModelOve
   auto loaded = load_hub_model(*what->hub, hub, overrides);
   if (!loaded || !pinned) return loaded;
   std::lock_guard<std::mutex> lock(mutex);
-  if (auto it = cache.find(key); it != cache.end()) it->second = *loaded;  // a refresh replaces what was kept
-  else if (cache.size() < 64) cache.emplace(key, *loaded);
+  if (auto it = cache.find(key); it != cache.end())
+    it->second = *loaded;  // a refresh replaces what was kept
+  else if (cache.size() < 64)
+    cache.emplace(key, *loaded);
   return loaded;
 }
 
@@ -228,8 +241,8 @@ Result<LoadedModel> load_catalogue_only(const std::string& arg, const ModelOverr
   // and a catalogue model with given overrides never changes, so keep it.
   static std::mutex mutex;
   static std::map<std::tuple<std::string, std::string, std::string, std::string>, LoadedModel> cache;
-  const auto key =
-      std::make_tuple(arg.empty() ? std::string(kDefaultModel) : arg, overrides.quantize, overrides.dtype, overrides.runner);
+  const auto key = std::make_tuple(arg.empty() ? std::string(kDefaultModel) : arg, overrides.quantize, overrides.dtype,
+                                   overrides.runner);
   {
     std::lock_guard<std::mutex> lock(mutex);
     if (auto it = cache.find(key); it != cache.end()) return it->second;

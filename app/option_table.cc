@@ -8,9 +8,11 @@ namespace preflight::cli {
 namespace {
 
 constexpr std::string_view kWorkload = "Workload (turns on the second pass)";
-constexpr std::string_view kLatency = "Latency targets (against the roofline bounds: a miss is certain, a meet a hypothesis)";
+constexpr std::string_view kLatency =
+    "Latency targets (against the roofline bounds: a miss is certain, a meet a hypothesis)";
 constexpr std::string_view kParallel = "Parallelism (default: a layout the engine supports, chosen and reported)";
-constexpr std::string_view kPools = "Disaggregated prefill and decode (instead of --gpus: a ledger per pool and the KV transfer)";
+constexpr std::string_view kPools =
+    "Disaggregated prefill and decode (instead of --gpus: a ledger per pool and the KV transfer)";
 constexpr std::string_view kEngine = "Engine (--engine picks vLLM or SGLang memory rules)";
 constexpr std::string_view kOverride = "Model overrides (what the engine loads)";
 constexpr std::string_view kPerf = "Throughput, cost and cold start (bounds and estimates)";
@@ -52,7 +54,8 @@ std::vector<OptionSpec> make_table() {
        "catalogue name (default kimi-k3), a path to config.json or its folder, or a Hugging Face hub id "
        "org/name[@revision] or hf://org/name (metadata only; HF_TOKEN, HF_ENDPOINT, HF_HUB_OFFLINE honoured)")
       .api = ApiUse::value;
-  flag("--no-cache", &Options::no_cache, kWithModel, "hub models: neither read nor write the metadata cache").api = ApiUse::none;
+  flag("--no-cache", &Options::no_cache, kWithModel, "hub models: neither read nor write the metadata cache").api =
+      ApiUse::none;
   // The API takes it too (serve --hub): a page can renew a hub model's cached metadata.
   flag("--refresh", &Options::refresh, kWithModel, "hub models: fetch the metadata again and overwrite the cache").api =
       ApiUse::value;
@@ -72,9 +75,10 @@ std::vector<OptionSpec> make_table() {
   text("--max-gpus", &Options::max_gpus, kFit, "", "largest count searched (default 256)");
   text("--counts", &Options::counts, kSweep, "",
        "GPU counts: A..B (powers of two up to one node, then whole nodes) or a list 8,16,32 (default 1..256)");
-  auto& solve = text("--solve", &Options::solve, kMax, "",
-                     "what to maximise: context, concurrency or rate (--context / --concurrency / --rate of the same name "
-                     "set the ceiling); rate: the highest requests/s whose estimate meets --ttft / --tpot");
+  auto& solve =
+      text("--solve", &Options::solve, kMax, "",
+           "what to maximise: context, concurrency or rate (--context / --concurrency / --rate of the same name "
+           "set the ceiling); rate: the highest requests/s whose estimate meets --ttft / --tpot");
   solve.choices = {"context", "concurrency", "rate"};
   solve.required_for = kMax;
   auto& only = text("--only", &Options::only, kExplain, "",
@@ -83,11 +87,13 @@ std::vector<OptionSpec> make_table() {
   only.choices = {"weights", "state", "kv", "engine", "perf", "disk"};
   only.api = ApiUse::none;
   flag("--tensors", &Options::tensors, kInspect,
-       "list every stored tensor: name, dtype, shape, bytes (the generated manifest)").api = ApiUse::value;
+       "list every stored tensor: name, dtype, shape, bytes (the generated manifest)")
+      .api = ApiUse::value;
 
   text("--context", &Options::context, kWithWorkload, kWorkload,
        "tokens per request: 131072, 128K, 1M (default: the model's window)");
-  text("--concurrency", &Options::concurrency, kWithWorkload, kWorkload, "running requests (default 1; with a mix, the total)");
+  text("--concurrency", &Options::concurrency, kWithWorkload, kWorkload,
+       "running requests (default 1; with a mix, the total)");
   text("--mix", &Options::mix, kWithWorkload, kWorkload,
        "a request mix instead of --context: LENGTH:SHARE% of the running requests, e.g. 2K:70%,32K:25%,1M:5%");
   text("--mix-file", &Options::mix_file, kWithWorkload, kWorkload,
@@ -102,7 +108,8 @@ std::vector<OptionSpec> make_table() {
        "recurrent state slots per running request (default 5, SGLang's buffering)");
   text("--reserve", &Options::reserve, kWithWorkload, kWorkload,
        "runtime reserve per GPU: 10% (default) or bytes such as 8GiB (generic engine)");
-  text("--chunk", &Options::chunk, kWithWorkload, kWorkload, "prefill chunk tokens for the activation estimate (default 16384)");
+  text("--chunk", &Options::chunk, kWithWorkload, kWorkload,
+       "prefill chunk tokens for the activation estimate (default 16384)");
   text("--kv-offload", &Options::kv_offload, kWithWorkload, kWorkload,
        "host memory per node for KV evicted from the GPUs (vLLM offloading connector, LMCache, SGLang HiCache), e.g. "
        "512GiB: the tokens each tier holds; never changes the verdict");
@@ -130,7 +137,8 @@ std::vector<OptionSpec> make_table() {
        "output tokens per request (default min(1024, half the length))");
 
   text("--tp", &Options::tp, kWithLayout, kParallel, "attention tensor parallel size");
-  text("--ep", &Options::ep, kWithLayout, kParallel, "expert parallel size (default: every GPU of a pipeline stage for MoE models)");
+  text("--ep", &Options::ep, kWithLayout, kParallel,
+       "expert parallel size (default: every GPU of a pipeline stage for MoE models)");
   text("--pp", &Options::pp, kWithLayout, kParallel, "pipeline parallel stages (default 1)");
   text("--dp", &Options::dp, kWithLayout, kParallel, "data-parallel attention groups (default: GPUs / (TP x PP))");
   text("--dcp", &Options::dcp, kWithLayout, kParallel, "decode context parallel size dividing TP (default 1)");
@@ -158,7 +166,8 @@ std::vector<OptionSpec> make_table() {
        "SGLang: static share (default: SGLang's formula)");
   text("--max-num-batched-tokens", &Options::max_num_batched_tokens, kWithWorkload, kEngine,
        "tokens per scheduler step (vLLM) / chunked prefill size (SGLang)");
-  text("--max-num-seqs", &Options::max_num_seqs, kWithWorkload, kEngine, "vLLM --max-num-seqs / SGLang --max-running-requests");
+  text("--max-num-seqs", &Options::max_num_seqs, kWithWorkload, kEngine,
+       "vLLM --max-num-seqs / SGLang --max-running-requests");
   text("--block-size", &Options::block_size, kWithWorkload, kEngine, "vLLM KV block size / SGLang page size, tokens");
   text("--mamba-full-memory-ratio", &Options::mamba_full_memory_ratio, kWithWorkload, kEngine,
        "SGLang: state pool to KV pool ratio (default 0.9)");
@@ -179,11 +188,14 @@ std::vector<OptionSpec> make_table() {
        "USD per GPU-hour (default: the catalogue's dated list price, where it has one)");
   text("--utilisation", &Options::utilisation, kWithWorkload, kPerf,
        "share of the throughput bound sustained on average: 0.5 (default) or 50%");
-  text("--api-price", &Options::api_price, kWithWorkload, kPerf, "an API's USD per million output tokens, for the break-even");
-  text("--staging-copies", &Options::staging_copies, kWithWorkload, kPerf, "full copies of the artifact kept on disk (default 1)");
+  text("--api-price", &Options::api_price, kWithWorkload, kPerf,
+       "an API's USD per million output tokens, for the break-even");
+  text("--staging-copies", &Options::staging_copies, kWithWorkload, kPerf,
+       "full copies of the artifact kept on disk (default 1)");
   text("--download-gbps", &Options::download_gbps, kWithWorkload, kPerf,
        "your download line rate in Gb/s (10 and 100 are always shown)");
-  text("--read-gb-s", &Options::read_gb_s, kWithWorkload, kPerf, "storage read rate per node in GB/s for loading (default 2)");
+  text("--read-gb-s", &Options::read_gb_s, kWithWorkload, kPerf,
+       "storage read rate per node in GB/s for loading (default 2)");
   text("--scale-out-gb-s", &Options::scale_out_gb_s, kWithWorkload, kPerf,
        "network between nodes per GPU, GB/s each way (default 50: one 400 Gb/s NIC per GPU)");
   text("--spec-tokens", &Options::spec_tokens, kWithWorkload, kPerf,
@@ -200,10 +212,12 @@ std::vector<OptionSpec> make_table() {
   format.extra_choice_commands = kFit | kSweep;
   format.api = ApiUse::ignored;  // the API always answers JSON
   flag("--brief", &Options::brief, kPlan,
-       "the verdict, first boundary, headroom and the figures behind them in at most 12 lines").api = ApiUse::none;
+       "the verdict, first boundary, headroom and the figures behind them in at most 12 lines")
+      .api = ApiUse::none;
 
   for (auto [name, member, help] :
-       {std::tuple<std::string_view, S, std::string_view>{"--host", &Options::host, "address to bind (default 127.0.0.1: loopback only)"},
+       {std::tuple<std::string_view, S, std::string_view>{"--host", &Options::host,
+                                                          "address to bind (default 127.0.0.1: loopback only)"},
         {"--port", &Options::port, "port (default 8080; 0 picks a free one and prints it)"},
         {"--max-body", &Options::max_body, "request body limit, 1KiB to 256MiB (default 4MiB)"},
         {"--threads", &Options::threads,
@@ -216,9 +230,10 @@ std::vector<OptionSpec> make_table() {
          "largest solver grid one request may ask for, GPU families x counts (default 4096; the CLI has no bound)"},
         {"--max-response", &Options::max_response, "largest answer, e.g. 64MiB (default)"}})
     text(name, member, kServe, "", help).api = ApiUse::none;
-  flag("--hub", &Options::allow_hub, kServe,
-       "let requests name Hugging Face hub models (org/name@rev, hf://): their metadata is fetched from HF_ENDPOINT and "
-       "cached by commit; off by default, so no request causes network traffic")
+  flag(
+      "--hub", &Options::allow_hub, kServe,
+      "let requests name Hugging Face hub models (org/name@rev, hf://): their metadata is fetched from HF_ENDPOINT and "
+      "cached by commit; off by default, so no request causes network traffic")
       .api = ApiUse::none;
   return t;
 }
@@ -247,7 +262,8 @@ namespace {
 template <typename Member>
 const char* flag_of_member(Member member) {
   for (const auto& spec : option_table())
-    if (const auto* m = std::get_if<Member>(&spec.member); m && *m == member) return spec.flag.data();  // a literal: NUL-terminated
+    if (const auto* m = std::get_if<Member>(&spec.member); m && *m == member)
+      return spec.flag.data();  // a literal: NUL-terminated
   return "option";
 }
 }  // namespace
@@ -277,9 +293,12 @@ void add_table_options(CLI::App& app, Options& o, Command command, const std::ve
     const std::string name(spec.flag);
     const std::string help(spec.help);
     CLI::Option* option = nullptr;
-    if (const auto* s = std::get_if<std::string Options::*>(&spec.member)) option = app.add_option(name, o.**s, help);
-    else if (const auto* b = std::get_if<bool Options::*>(&spec.member)) option = app.add_flag(name, o.**b, help);
-    else option = app.add_option(name, o.*std::get<std::vector<std::string> Options::*>(spec.member), help);
+    if (const auto* s = std::get_if<std::string Options::*>(&spec.member))
+      option = app.add_option(name, o.**s, help);
+    else if (const auto* b = std::get_if<bool Options::*>(&spec.member))
+      option = app.add_flag(name, o.**b, help);
+    else
+      option = app.add_option(name, o.*std::get<std::vector<std::string> Options::*>(spec.member), help);
     if (!spec.group.empty()) option->group(std::string(spec.group));
     if (!spec.default_text.empty()) option->default_str(std::string(spec.default_text));
     if (!spec.choices.empty()) {

@@ -37,14 +37,14 @@ enum class ApiUse { none, value, ignored, refused };
 using OptionMember = std::variant<std::string Options::*, bool Options::*, std::vector<std::string> Options::*>;
 
 struct OptionSpec {
-  std::string_view flag;           // "--context", or "MODEL" for the positional
+  std::string_view flag;  // "--context", or "MODEL" for the positional
   std::string_view help;
-  std::string_view group;          // "" : the command's own options
+  std::string_view group;  // "" : the command's own options
   OptionMember member;
-  std::uint32_t commands = 0;      // the sub-commands that take it
+  std::uint32_t commands = 0;  // the sub-commands that take it
   ApiUse api = ApiUse::value;
-  std::string_view api_refusal;    // ApiUse::refused: why
-  std::vector<std::string_view> choices;  // accepted values (empty: any)
+  std::string_view api_refusal;             // ApiUse::refused: why
+  std::vector<std::string_view> choices;    // accepted values (empty: any)
   std::uint32_t extra_choice_commands = 0;  // commands that also accept `extra_choice`
   std::string_view extra_choice;
   std::uint32_t required_for = 0;  // commands where the option is required
@@ -69,7 +69,6 @@ std::optional<std::vector<std::string_view>> flags_on_line(int argc, const char*
 
 // Adds the table's options of `command` to `app`, in table order; with `only`,
 // just those whose flag it lists, and the positional and required ones.
-void add_table_options(CLI::App& app, Options& o, Command command,
-                       const std::vector<std::string_view>* only = nullptr);
+void add_table_options(CLI::App& app, Options& o, Command command, const std::vector<std::string_view>* only = nullptr);
 
 }  // namespace preflight::cli

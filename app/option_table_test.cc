@@ -12,8 +12,8 @@
 #include <sstream>
 
 #include "api.h"
-#include "options_transfer.h"
 #include "embedded_files.h"
+#include "options_transfer.h"
 
 namespace preflight::cli {
 namespace {
@@ -77,9 +77,14 @@ TEST(OptionTable, TheApiTakesTheTablesKeys) {
         break;
       case ApiUse::value:
         ASSERT_TRUE(o.ok()) << key << ": " << o.error().to_string();
-        if (flag) EXPECT_TRUE(o.value().*std::get<bool Options::*>(spec.member)) << key;
-        else if (list) EXPECT_EQ(o.value().*std::get<std::vector<std::string> Options::*>(spec.member), (std::vector<std::string>{"x", "y"})) << key;
-        else EXPECT_EQ(o.value().*std::get<std::string Options::*>(spec.member), "x") << key;
+        if (flag)
+          EXPECT_TRUE(o.value().*std::get<bool Options::*>(spec.member)) << key;
+        else if (list)
+          EXPECT_EQ(o.value().*std::get<std::vector<std::string> Options::*>(spec.member),
+                    (std::vector<std::string>{"x", "y"}))
+              << key;
+        else
+          EXPECT_EQ(o.value().*std::get<std::string Options::*>(spec.member), "x") << key;
         break;
     }
   }
@@ -151,7 +156,7 @@ TEST(OptionTable, DeclaringOnlyTheNamedOptionsParsesTheSame) {
       {"plan", "--", "--gpus"},
       {"plan", "--gpus", "8xH100", "--contxt", "1M"},  // unknown: both fail
   };
-  const std::pair<const char*, Command> commands[] = {{"plan", kPlan}, {"fit", kFit}, {"sweep", kSweep},
+  const std::pair<const char*, Command> commands[] = {{"plan", kPlan}, {"fit", kFit},       {"sweep", kSweep},
                                                       {"max", kMax},   {"launch", kLaunch}, {"inspect", kInspect}};
   int lazy_parsed = 0;
   for (const auto& line : lines) {

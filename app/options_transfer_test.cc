@@ -16,9 +16,12 @@ TEST(OptionsTransfer, EveryTableMemberRoundTrips) {
     std::visit(
         [&](auto member) {
           using Field = std::remove_reference_t<decltype(sent.*member)>;
-          if constexpr (std::is_same_v<Field, bool>) sent.*member = !(sent.*member);
-          else if constexpr (std::is_same_v<Field, std::string>) sent.*member = "value " + std::to_string(n);
-          else sent.*member = {"a" + std::to_string(n), "b"};
+          if constexpr (std::is_same_v<Field, bool>)
+            sent.*member = !(sent.*member);
+          else if constexpr (std::is_same_v<Field, std::string>)
+            sent.*member = "value " + std::to_string(n);
+          else
+            sent.*member = {"a" + std::to_string(n), "b"};
         },
         spec.member);
   }

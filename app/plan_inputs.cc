@@ -1,8 +1,4 @@
 #include "plan_inputs.h"
-#include "option_table.h"
-
-#include "file_read.h"
-#include "hub_source.h"
 
 #include <fmt/format.h>
 
@@ -12,19 +8,22 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <sstream>
 #include <set>
+#include <sstream>
 #include <tuple>
 
 #include "core/bytes.h"
 #include "core/text.h"
 #include "core/units.h"
-#include "hardware/gpu_catalogue.h"
 #include "engine/engine_dtype.h"
+#include "file_read.h"
+#include "hardware/gpu_catalogue.h"
+#include "hub_source.h"
 #include "launch/gpu_arch.h"
 #include "launch/recipe_catalogue.h"
-#include "solve/fixes.h"
+#include "option_table.h"
 #include "solve/estimate_check.h"
+#include "solve/fixes.h"
 #include "solve/plan_probe.h"
 #include "workload/request_trace.h"
 
@@ -56,14 +55,19 @@ Result<double> parse_number(const std::string& text, const char* flag, double ma
   const auto* end = text.data() + text.size();
   auto [ptr, ec] = std::from_chars(text.data(), end, v, std::chars_format::general);
   if (ec == std::errc::result_out_of_range)
-    return Error{flag, "", fmt::format("{} is out of range (at most {})", echo(text), with_commas(static_cast<std::uint64_t>(max)))};
+    return Error{
+        flag, "",
+        fmt::format("{} is out of range (at most {})", echo(text), with_commas(static_cast<std::uint64_t>(max)))};
   if (ec != std::errc() || ptr != end)
     return Error{flag, "", fmt::format("expected a number such as 0.9 or 2.5, got {}", echo(text))};
   if (!std::isfinite(v)) return Error{flag, "", fmt::format("expected a finite number, got {}", echo(text))};
   if (!(v > 0)) return Error{flag, "", fmt::format("expected a number above 0, got {}", echo(text))};
   if (v < kSmallestNumber)
     return Error{flag, "", fmt::format("expected a number of at least {}, got {}", kSmallestNumber, echo(text))};
-  if (v > max) return Error{flag, "", fmt::format("{} is beyond the largest accepted, {}", echo(text), with_commas(static_cast<std::uint64_t>(max)))};
+  if (v > max)
+    return Error{
+        flag, "",
+        fmt::format("{} is beyond the largest accepted, {}", echo(text), with_commas(static_cast<std::uint64_t>(max)))};
   return v;
 }
 
@@ -99,12 +103,15 @@ std::optional<Error> set_fraction(const std::string& text, const char* flag, dou
 // refused here, by its flag, rather than overflowing deep in the arithmetic.
 Result<std::uint64_t> within(Result<std::uint64_t> v, const char* flag, std::uint64_t max, const char* unit) {
   if (!v) return v;
-  if (*v > max) return Error{flag, "", fmt::format("{} {} is beyond the largest accepted, {}", with_commas(*v), unit, with_commas(max))};
+  if (*v > max)
+    return Error{flag, "",
+                 fmt::format("{} {} is beyond the largest accepted, {}", with_commas(*v), unit, with_commas(max))};
   return v;
 }
 
 template <typename T>
-std::optional<Error> set_positive(const std::string& text, const char* flag, std::uint64_t max, const char* unit, T& out) {
+std::optional<Error> set_positive(const std::string& text, const char* flag, std::uint64_t max, const char* unit,
+                                  T& out) {
   if (text.empty()) return std::nullopt;
   auto v = within(parse_positive_integer(text, flag), flag, max, unit);
   if (!v) return v.error();
@@ -116,14 +123,14 @@ std::optional<Error> set_positive(const std::string& text, const char* flag, std
 // deployment (the longest context windows are 10M tokens; the largest
 // clusters a few hundred thousand GPUs) and small enough that the plan's
 // products stay within 64 bits for any real model.
-constexpr std::uint64_t kMaxTokens = 1ULL << 30;     // 1,073,741,824 tokens
-constexpr std::uint64_t kMaxRequests = 1ULL << 24;   // 16,777,216 requests
-constexpr std::uint64_t kMaxParallel = 1ULL << 20;   // TP, EP, PP, DP, DCP, GPUs per node
-constexpr std::uint64_t kMaxSmall = 1024;            // state slots, staging copies
+constexpr std::uint64_t kMaxTokens = 1ULL << 30;    // 1,073,741,824 tokens
+constexpr std::uint64_t kMaxRequests = 1ULL << 24;  // 16,777,216 requests
+constexpr std::uint64_t kMaxParallel = 1ULL << 20;  // TP, EP, PP, DP, DCP, GPUs per node
+constexpr std::uint64_t kMaxSmall = 1024;           // state slots, staging copies
 // Rates and prices: beyond any line, disk or price list, finite.
-constexpr double kMaxPrice = 1e6;     // USD per GPU-hour, USD per million tokens
-constexpr double kMaxRate = 1e6;      // Gb/s, GB/s
-constexpr double kMaxShare = 1e3;     // engine fractions and ratios (checked again by the engine's own rules)
+constexpr double kMaxPrice = 1e6;  // USD per GPU-hour, USD per million tokens
+constexpr double kMaxRate = 1e6;   // Gb/s, GB/s
+constexpr double kMaxShare = 1e3;  // engine fractions and ratios (checked again by the engine's own rules)
 
 Result<HubFetchOptions> hub_options(const Options& o) {
   HubFetchOptions hub{o.no_cache, o.refresh};
@@ -159,12 +166,14 @@ Result<PlanRequest> plan_request(const Options& o) {
     return !s.empty();
   };
   if (any(o.context)) {
-    auto v = within(parse_token_count(o.context, flag_of(&Options::context)), flag_of(&Options::context), kMaxTokens, "tokens");
+    auto v = within(parse_token_count(o.context, flag_of(&Options::context)), flag_of(&Options::context), kMaxTokens,
+                    "tokens");
     if (!v) return v.error();
     w.context_tokens = *v;
   }
   if (any(o.concurrency)) {
-    if (auto e = set_positive(o.concurrency, flag_of(&Options::concurrency), kMaxRequests, "requests", w.concurrency)) return *e;
+    if (auto e = set_positive(o.concurrency, flag_of(&Options::concurrency), kMaxRequests, "requests", w.concurrency))
+      return *e;
   }
   std::shared_ptr<const RequestTrace> trace;  // --mix-file with input,output columns
   if (any(o.mix) || any(o.mix_file)) {
@@ -194,10 +203,12 @@ Result<PlanRequest> plan_request(const Options& o) {
     auto v = parse_byte_size(bare ? o.kv_offload + "GiB" : o.kv_offload, flag_of(&Options::kv_offload));
     // The error names what was typed, not the text with GiB appended.
     if (!v)
-      return Error{flag_of(&Options::kv_offload), "",
-                   fmt::format("expected a size such as 512GiB or 1TiB (a bare number is GiB), got {}", echo(o.kv_offload))};
+      return Error{
+          flag_of(&Options::kv_offload), "",
+          fmt::format("expected a size such as 512GiB or 1TiB (a bare number is GiB), got {}", echo(o.kv_offload))};
     if (*v == 0 || *v > (1ULL << 50))
-      return Error{flag_of(&Options::kv_offload), "", fmt::format("expected host memory per node above 0 and at most 1 PiB, got {}", echo(o.kv_offload))};
+      return Error{flag_of(&Options::kv_offload), "",
+                   fmt::format("expected host memory per node above 0 and at most 1 PiB, got {}", echo(o.kv_offload))};
     w.kv_offload_bytes_per_node = *v;
   }
   if (any(o.kv_dtype)) {
@@ -211,7 +222,8 @@ Result<PlanRequest> plan_request(const Options& o) {
     w.state_dtype = *d;
   }
   if (any(o.state_slots)) {
-    if (auto e = set_positive(o.state_slots, flag_of(&Options::state_slots), kMaxSmall, "slots", w.state_slots)) return *e;
+    if (auto e = set_positive(o.state_slots, flag_of(&Options::state_slots), kMaxSmall, "slots", w.state_slots))
+      return *e;
   }
   if (any(o.reserve)) {
     auto v = parse_reserve(o.reserve, flag_of(&Options::reserve));
@@ -222,8 +234,9 @@ Result<PlanRequest> plan_request(const Options& o) {
     if (auto e = set_positive(o.chunk, flag_of(&Options::chunk), kMaxTokens, "tokens", w.chunk_tokens)) return *e;
   }
   auto& t = r.latency;
-  for (const auto& [text, flag, out] : {std::tuple<const std::string&, const char*, double&>{o.ttft, flag_of(&Options::ttft), t.ttft_s},
-                                        {o.tpot, flag_of(&Options::tpot), t.tpot_s}}) {
+  for (const auto& [text, flag, out] :
+       {std::tuple<const std::string&, const char*, double&>{o.ttft, flag_of(&Options::ttft), t.ttft_s},
+        {o.tpot, flag_of(&Options::tpot), t.tpot_s}}) {
     if (!any(text)) continue;
     auto v = parse_duration(text, flag);
     if (!v) return v.error();
@@ -234,13 +247,17 @@ Result<PlanRequest> plan_request(const Options& o) {
   } else if (any(o.rate)) {
     auto v = parse_number(o.rate, flag_of(&Options::rate), kMaxRate);
     if (!v) return v.error();
-    if (!(*v > 0)) return Error{flag_of(&Options::rate), "", fmt::format("expected requests per second above 0, got {}", echo(o.rate))};
+    if (!(*v > 0))
+      return Error{flag_of(&Options::rate), "",
+                   fmt::format("expected requests per second above 0, got {}", echo(o.rate))};
     t.rate_per_s = *v;
   }
   if (any(o.input_tokens))
-    if (auto e = set_positive(o.input_tokens, flag_of(&Options::input_tokens), kMaxTokens, "tokens", t.input_tokens)) return *e;
+    if (auto e = set_positive(o.input_tokens, flag_of(&Options::input_tokens), kMaxTokens, "tokens", t.input_tokens))
+      return *e;
   if (any(o.output_tokens))
-    if (auto e = set_positive(o.output_tokens, flag_of(&Options::output_tokens), kMaxTokens, "tokens", t.output_tokens)) return *e;
+    if (auto e = set_positive(o.output_tokens, flag_of(&Options::output_tokens), kMaxTokens, "tokens", t.output_tokens))
+      return *e;
   if (any(o.requests))
     if (auto e = set_positive(o.requests, flag_of(&Options::requests), kMaxRequests, "requests", t.requests)) return *e;
   if (any(o.seed)) {
@@ -256,13 +273,16 @@ Result<PlanRequest> plan_request(const Options& o) {
   if (any(o.power_price)) {
     auto v = parse_number(o.power_price, flag_of(&Options::power_price), kMaxPrice);
     if (!v) return v.error();
-    if (!(*v > 0)) return Error{flag_of(&Options::power_price), "", fmt::format("expected USD per kWh above 0, got {}", echo(o.power_price))};
+    if (!(*v > 0))
+      return Error{flag_of(&Options::power_price), "",
+                   fmt::format("expected USD per kWh above 0, got {}", echo(o.power_price))};
     t.power_price_usd_per_kwh = *v;
   }
   if (any(o.pue)) {
     auto v = parse_number(o.pue, flag_of(&Options::pue), 10);
     if (!v) return v.error();
-    if (!(*v >= 1)) return Error{flag_of(&Options::pue), "", fmt::format("expected a PUE of 1 or more, got {}", echo(o.pue))};
+    if (!(*v >= 1))
+      return Error{flag_of(&Options::pue), "", fmt::format("expected a PUE of 1 or more, got {}", echo(o.pue))};
     t.pue = *v;
   }
   if (any(o.latency_efficiency)) {
@@ -274,7 +294,8 @@ Result<PlanRequest> plan_request(const Options& o) {
   }
   if (t.burst) {
     if (!o.concurrency.empty())
-      return Error{flag_of(&Options::rate), "", "--rate inf sends --requests at once: give it or --concurrency, not both"};
+      return Error{flag_of(&Options::rate), "",
+                   "--rate inf sends --requests at once: give it or --concurrency, not both"};
     w.concurrency = t.requests > 0 ? t.requests : 1000;
   }
   t.phase = o.latency_phase;
@@ -290,9 +311,11 @@ Result<PlanRequest> plan_request(const Options& o) {
     if (t.replay_arrivals && t.tpot_s > 0 && !any(o.concurrency) && trace->rate_per_s() > 0)
       t.rate_per_s = std::min(trace->rate_per_s(), kMaxRate);
   }
-  if (t.rate_per_s > 0 && o.latency_phase != LatencyPhase::prefill) {  // a prefill pool's prompts in flight are set for it
+  if (t.rate_per_s > 0 &&
+      o.latency_phase != LatencyPhase::prefill) {  // a prefill pool's prompts in flight are set for it
     if (!o.concurrency.empty())
-      return Error{flag_of(&Options::rate), "", "the running requests follow from the rate: give --rate or --concurrency, not both"};
+      return Error{flag_of(&Options::rate), "",
+                   "the running requests follow from the rate: give --rate or --concurrency, not both"};
     // The length the output default is taken from: the mix's mean, the context, or none yet (the model's window).
     const auto length = typical_length(w) > 0 ? typical_length(w) : UINT64_MAX;
     const auto output = t.output_tokens > 0 ? t.output_tokens : default_output_tokens(length);
@@ -307,7 +330,8 @@ Result<PlanRequest> plan_request(const Options& o) {
   if (auto e = set_positive(o.pp, flag_of(&Options::pp), kMaxParallel, "stages", l.pp)) return *e;
   if (auto e = set_positive(o.dp, flag_of(&Options::dp), kMaxParallel, "groups", l.dp)) return *e;
   if (auto e = set_positive(o.dcp, flag_of(&Options::dcp), kMaxParallel, "GPUs", l.dcp)) return *e;
-  if (auto e = set_positive(o.gpus_per_node, flag_of(&Options::gpus_per_node), kMaxParallel, "GPUs", l.gpus_per_node)) return *e;
+  if (auto e = set_positive(o.gpus_per_node, flag_of(&Options::gpus_per_node), kMaxParallel, "GPUs", l.gpus_per_node))
+    return *e;
 
   auto& e = r.engine;
   if (!o.engine.empty()) {
@@ -320,12 +344,23 @@ Result<PlanRequest> plan_request(const Options& o) {
     if (!v) return v.error();
     e.version = std::move(v).value();
   }
-  if (auto err = set_number(o.gpu_memory_utilization, flag_of(&Options::gpu_memory_utilization), kMaxShare, e.gpu_memory_utilization)) return *err;
-  if (auto err = set_number(o.mem_fraction_static, flag_of(&Options::mem_fraction_static), kMaxShare, e.mem_fraction_static)) return *err;
-  if (auto err = set_number(o.mamba_full_memory_ratio, flag_of(&Options::mamba_full_memory_ratio), kMaxShare, e.mamba_full_memory_ratio)) return *err;
-  if (auto err = set_positive(o.max_num_batched_tokens, flag_of(&Options::max_num_batched_tokens), kMaxTokens, "tokens", e.max_num_batched_tokens)) return *err;
-  if (auto err = set_positive(o.max_num_seqs, flag_of(&Options::max_num_seqs), kMaxRequests, "requests", e.max_num_seqs)) return *err;
-  if (auto err = set_positive(o.block_size, flag_of(&Options::block_size), kMaxTokens, "tokens", e.block_size)) return *err;
+  if (auto err = set_number(o.gpu_memory_utilization, flag_of(&Options::gpu_memory_utilization), kMaxShare,
+                            e.gpu_memory_utilization))
+    return *err;
+  if (auto err =
+          set_number(o.mem_fraction_static, flag_of(&Options::mem_fraction_static), kMaxShare, e.mem_fraction_static))
+    return *err;
+  if (auto err = set_number(o.mamba_full_memory_ratio, flag_of(&Options::mamba_full_memory_ratio), kMaxShare,
+                            e.mamba_full_memory_ratio))
+    return *err;
+  if (auto err = set_positive(o.max_num_batched_tokens, flag_of(&Options::max_num_batched_tokens), kMaxTokens, "tokens",
+                              e.max_num_batched_tokens))
+    return *err;
+  if (auto err =
+          set_positive(o.max_num_seqs, flag_of(&Options::max_num_seqs), kMaxRequests, "requests", e.max_num_seqs))
+    return *err;
+  if (auto err = set_positive(o.block_size, flag_of(&Options::block_size), kMaxTokens, "tokens", e.block_size))
+    return *err;
   if (!o.radix_cache.empty()) e.radix_cache = o.radix_cache;
   e.enforce_eager = o.enforce_eager;
   auto checked = validate_engine_options(e);
@@ -334,22 +369,30 @@ Result<PlanRequest> plan_request(const Options& o) {
   if (any(o.spec_tokens) && o.spec_tokens != "0") {
     auto v = parse_positive_integer(o.spec_tokens, flag_of(&Options::spec_tokens));
     if (!v) return v.error();
-    if (*v > 64) return Error{flag_of(&Options::spec_tokens), "", fmt::format("expected at most 64 draft tokens per step, got {}", *v)};
+    if (*v > 64)
+      return Error{flag_of(&Options::spec_tokens), "",
+                   fmt::format("expected at most 64 draft tokens per step, got {}", *v)};
     w.spec_tokens = *v;
   }
   auto& p = r.perf;
-  if (auto err = set_positive(o.prompt_tokens, flag_of(&Options::prompt_tokens), kMaxTokens, "tokens", p.prompt_tokens)) return *err;
-  if (auto err = set_positive(o.staging_copies, flag_of(&Options::staging_copies), kMaxSmall, "copies", p.staging_copies)) return *err;
+  if (auto err = set_positive(o.prompt_tokens, flag_of(&Options::prompt_tokens), kMaxTokens, "tokens", p.prompt_tokens))
+    return *err;
+  if (auto err =
+          set_positive(o.staging_copies, flag_of(&Options::staging_copies), kMaxSmall, "copies", p.staging_copies))
+    return *err;
   if (auto err = set_number(o.price, flag_of(&Options::price), kMaxPrice, p.price_usd_per_gpu_hour)) return *err;
   if (auto err = set_number(o.api_price, flag_of(&Options::api_price), kMaxPrice, p.api_usd_per_m)) return *err;
   if (auto err = set_number(o.download_gbps, flag_of(&Options::download_gbps), kMaxRate, p.download_gbps)) return *err;
   if (auto err = set_number(o.read_gb_s, flag_of(&Options::read_gb_s), kMaxRate, p.read_gb_s)) return *err;
-  if (o.scale_out_gb_s == "0") p.scale_out_gb_s = 0;  // 0: cross-node traffic at the NVLink rate (stated)
-  else if (auto err = set_number(o.scale_out_gb_s, flag_of(&Options::scale_out_gb_s), kMaxRate, p.scale_out_gb_s)) return *err;
+  if (o.scale_out_gb_s == "0")
+    p.scale_out_gb_s = 0;  // 0: cross-node traffic at the NVLink rate (stated)
+  else if (auto err = set_number(o.scale_out_gb_s, flag_of(&Options::scale_out_gb_s), kMaxRate, p.scale_out_gb_s))
+    return *err;
   if (auto err = set_fraction(o.utilisation, flag_of(&Options::utilisation), p.utilisation)) return *err;
   if (auto err = set_fraction(o.spec_acceptance, flag_of(&Options::spec_acceptance), p.spec_acceptance)) return *err;
   if (!o.draft.empty()) {
-    if (w.spec_tokens == 0) return Error{flag_of(&Options::draft), "", "a draft model needs --spec-tokens N (draft tokens per step)"};
+    if (w.spec_tokens == 0)
+      return Error{flag_of(&Options::draft), "", "a draft model needs --spec-tokens N (draft tokens per step)"};
     auto draft = load_named_model(o, o.draft, {});
     if (!draft) {
       // The loaders name the model argument MODEL; here it came from --draft.
@@ -368,9 +411,12 @@ std::string workload_flags_of(const Options& o) {
   // name the workload flags given (else the model), which are what to change.
   std::string flags;
   for (const auto& [flag, value] : {std::pair<const char*, const std::string*>{flag_of(&Options::context), &o.context},
-                                    {flag_of(&Options::concurrency), &o.concurrency}, {flag_of(&Options::prompt_tokens), &o.prompt_tokens},
-                                    {flag_of(&Options::chunk), &o.chunk}, {flag_of(&Options::state_slots), &o.state_slots},
-                                    {flag_of(&Options::spec_tokens), &o.spec_tokens}, {flag_of(&Options::max_num_batched_tokens), &o.max_num_batched_tokens},
+                                    {flag_of(&Options::concurrency), &o.concurrency},
+                                    {flag_of(&Options::prompt_tokens), &o.prompt_tokens},
+                                    {flag_of(&Options::chunk), &o.chunk},
+                                    {flag_of(&Options::state_slots), &o.state_slots},
+                                    {flag_of(&Options::spec_tokens), &o.spec_tokens},
+                                    {flag_of(&Options::max_num_batched_tokens), &o.max_num_batched_tokens},
                                     {flag_of(&Options::max_num_seqs), &o.max_num_seqs}})
     if (!value->empty()) flags += fmt::format("{}{} {}", flags.empty() ? "" : " ", flag, *value);
   return flags;
@@ -384,8 +430,9 @@ Error overflow_error(const std::string& workload_flags, const Error& arithmetic)
 }
 
 Result<LoadedModel> load_model_for(const Options& o) {
-  if (o.upload) return load_uploaded_model(o.upload->name, o.upload->config, o.upload->index, o.upload->listing,
-                                         {o.quantize, o.dtype, o.runner});
+  if (o.upload)
+    return load_uploaded_model(o.upload->name, o.upload->config, o.upload->index, o.upload->listing,
+                               {o.quantize, o.dtype, o.runner});
   return load_named_model(o, o.model, {o.quantize, o.dtype, o.runner});
 }
 
@@ -464,16 +511,16 @@ Result<ResolvedRequest> resolve_one_cluster(const Options& o, ClusterFrom from, 
 Error named_for_pool(Error e, LatencyPhase phase) {
   if (phase == LatencyPhase::both) return e;
   const std::string side = phase == LatencyPhase::prefill ? "--prefill-" : "--decode-";
-  for (const auto* flag : {flag_of(&Options::gpus), flag_of(&Options::tp), flag_of(&Options::ep),
-                           flag_of(&Options::pp), flag_of(&Options::dp)}) {
+  for (const auto* flag : {flag_of(&Options::gpus), flag_of(&Options::tp), flag_of(&Options::ep), flag_of(&Options::pp),
+                           flag_of(&Options::dp)}) {
     const std::string single(flag);
     const std::string pool = side + single.substr(2);
     if (e.origin == single) e.origin = pool;
     for (std::size_t at = 0; (at = e.message.find(single, at)) != std::string::npos;) {
       const auto end = at + single.size();
       const bool word = (at == 0 || e.message[at - 1] == ' ' || e.message[at - 1] == '(') &&
-                        (end == e.message.size() || !(std::isalnum(static_cast<unsigned char>(e.message[end])) ||
-                                                      e.message[end] == '-'));
+                        (end == e.message.size() ||
+                         !(std::isalnum(static_cast<unsigned char>(e.message[end])) || e.message[end] == '-'));
       if (word) {
         e.message.replace(at, single.size(), pool);
         at += pool.size();
@@ -493,12 +540,14 @@ Result<ResolvedRequest> resolve_request(const Options& o, ClusterFrom from, cons
 
 std::optional<Error> refuse_pool_flags_without_pools(const Options& o) {
   if (!o.prefill_gpus.empty() || !o.decode_gpus.empty()) return std::nullopt;
-  for (std::string Options::*member : {&Options::prefill_tp, &Options::prefill_ep, &Options::prefill_pp, &Options::prefill_dp,
-                             &Options::decode_tp, &Options::decode_ep, &Options::decode_pp, &Options::decode_dp})
+  for (std::string Options::*member :
+       {&Options::prefill_tp, &Options::prefill_ep, &Options::prefill_pp, &Options::prefill_dp, &Options::decode_tp,
+        &Options::decode_ep, &Options::decode_pp, &Options::decode_dp})
     if (!(o.*member).empty())
-      return Error{flag_of(member), "",
-                   fmt::format("sets a pool of a disaggregated plan: give {} and {} too, or use the single cluster's flag",
-                               flag_of(&Options::prefill_gpus), flag_of(&Options::decode_gpus))};
+      return Error{
+          flag_of(member), "",
+          fmt::format("sets a pool of a disaggregated plan: give {} and {} too, or use the single cluster's flag",
+                      flag_of(&Options::prefill_gpus), flag_of(&Options::decode_gpus))};
   return std::nullopt;
 }
 
@@ -551,7 +600,8 @@ Result<Plan> make_plan(const ResolvedRequest& r) {
         return inner(g, pr);
       };
     PlanEvaluator evaluate = practical_evaluator(verdicts, model);
-    if (request.latency.ttft_s > 0 || request.latency.tpot_s > 0)  // suggestions must pass the estimate, as the plan does
+    if (request.latency.ttft_s > 0 ||
+        request.latency.tpot_s > 0)  // suggestions must pass the estimate, as the plan does
       evaluate = with_estimate_check(std::move(evaluate), latency_estimate_check(context, request.latency.percentile));
     PlanRequest resolved = request;
     if (!layout_given(request.layout)) {

@@ -8,9 +8,9 @@
 #include <string>
 
 #include "cli_options.h"
-#include "io.h"
 #include "core/result.h"
 #include "hardware/gpu_catalogue.h"
+#include "io.h"
 #include "model_source.h"
 #include "plan/plan.h"
 
@@ -37,13 +37,13 @@ Result<LoadedModel> load_model_for(const Options& o);
 // (resolved_workload), and the reports say "the model's context window".
 struct ResolvedRequest {
   LoadedModel loaded;
-  std::optional<Cluster> cluster;      // --gpus COUNTxFAMILY (plan, explain, max, launch)
-  std::vector<Accelerator> families;   // --gpu FAMILY ... (fit, sweep): the catalogue's all when none is named
-  PlanRequest request;                 // gpu_count set when there is a cluster
+  std::optional<Cluster> cluster;     // --gpus COUNTxFAMILY (plan, explain, max, launch)
+  std::vector<Accelerator> families;  // --gpu FAMILY ... (fit, sweep): the catalogue's all when none is named
+  PlanRequest request;                // gpu_count set when there is a cluster
   // How the plan runs, not what it plans:
-  bool suggest = true;                      // a red plan searches the changes that plan green
-  const RequestBudget* budget = nullptr;    // the web API's deadline, checked between plans
-  std::string workload_flags;               // "--context 1M --concurrency 64": what an overflow error names
+  bool suggest = true;                    // a red plan searches the changes that plan green
+  const RequestBudget* budget = nullptr;  // the web API's deadline, checked between plans
+  std::string workload_flags;             // "--context 1M --concurrency 64": what an overflow error names
 };
 
 // Which cluster options a command reads.

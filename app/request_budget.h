@@ -21,8 +21,8 @@ class RequestStopped : public std::runtime_error {
 
 struct RequestBudget {
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
-  std::string deadline_text;               // "30 s (serve --request-timeout)"
-  std::atomic<bool> client_gone{false};    // set by the connection layer when the peer closes
+  std::string deadline_text;             // "30 s (serve --request-timeout)"
+  std::atomic<bool> client_gone{false};  // set by the connection layer when the peer closes
 
   bool expired() const { return std::chrono::steady_clock::now() >= deadline; }
 

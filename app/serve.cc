@@ -15,10 +15,8 @@
 // page may send without a CORS preflight, and other methods. Work bounds:
 // --max-cells for the solvers' grids, --max-response for answers. Every error
 // is a JSON object with a one-line message, and the server keeps serving.
-#include <httplib.h>
-
 #include <fmt/format.h>
-
+#include <httplib.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -27,7 +25,6 @@
 #include <thread>
 
 #include "api.h"
-#include "option_table.h"
 #include "commands.h"
 #include "core/bytes.h"
 #include "core/json_read.h"
@@ -36,9 +33,10 @@
 #include "embedded_files.h"
 #include "http_guard.h"
 #include "http_server.h"
-#include "request_cost.h"
+#include "option_table.h"
 #include "options_transfer.h"
 #include "plan_inputs.h"
+#include "request_cost.h"
 #include "serve_module.h"
 #include "terminal_output.h"
 
@@ -87,7 +85,8 @@ void handle_api(const httplib::Request& req, httplib::Response& res, bool post, 
   }
   const RequestBudget* budget = current_request_budget();
   if (budget != nullptr && budget->expired()) {
-    send_json(res, 503, api_error_json(503, "the request waited past this server's deadline of " + budget->deadline_text), 3);
+    send_json(res, 503,
+              api_error_json(503, "the request waited past this server's deadline of " + budget->deadline_text), 3);
     return;
   }
   Result<Options> options = Error{"request", "", "no parameters"};
@@ -98,7 +97,8 @@ void handle_api(const httplib::Request& req, httplib::Response& res, bool post, 
     return;
   }
   if (post && type == BodyType::json) {
-    auto body = req.body.empty() ? Result<nlohmann::json>(nlohmann::json::object()) : parse_json(req.body, "request body");
+    auto body =
+        req.body.empty() ? Result<nlohmann::json>(nlohmann::json::object()) : parse_json(req.body, "request body");
     if (!body) {
       send_error(res, 400, body.error().to_string());
       return;
@@ -117,9 +117,10 @@ void handle_api(const httplib::Request& req, httplib::Response& res, bool post, 
   request.cell_bound = bounds.max_cells;
   auto r = run_api(command, std::move(request));
   if (r.body.size() > bounds.max_response) {
-    send_error(res, 400, fmt::format("the answer would be {} bytes, beyond this server's bound of {} (serve "
-                                     "--max-response); run the CLI for it",
-                                     with_commas(r.body.size()), with_commas(bounds.max_response)));
+    send_error(res, 400,
+               fmt::format("the answer would be {} bytes, beyond this server's bound of {} (serve "
+                           "--max-response); run the CLI for it",
+                           with_commas(r.body.size()), with_commas(bounds.max_response)));
     return;
   }
   send_json(res, r.status, std::move(r.body), r.exit_code);
@@ -141,7 +142,8 @@ Result<std::uint64_t> bounded(const std::string& text, const char* flag, std::ui
 int serve_http(const Options& o, Io& io) {
   std::uint64_t port = 8080;
   if (!o.port.empty()) {
-    if (o.port == "0") port = 0;
+    if (o.port == "0")
+      port = 0;
     else {
       auto v = bounded(o.port, flag_of(&Options::port), 8080, 1, 65535, false);
       if (!v) return fail(io, v.error());
@@ -154,9 +156,13 @@ int serve_http(const Options& o, Io& io) {
   const std::uint64_t cores = std::max(2u, std::thread::hardware_concurrency());
   auto workers = bounded(o.threads, flag_of(&Options::threads), cores, 1, 256, false);
   if (!workers) return fail(io, workers.error());
-  auto timeout = o.request_timeout.empty() ? Result<std::uint64_t>(30) : parse_positive_integer(o.request_timeout, flag_of(&Options::request_timeout));
+  auto timeout = o.request_timeout.empty()
+                     ? Result<std::uint64_t>(30)
+                     : parse_positive_integer(o.request_timeout, flag_of(&Options::request_timeout));
   if (!timeout) return fail(io, timeout.error());
-  if (*timeout > 3600) return fail(io, Error{flag_of(&Options::request_timeout), "", fmt::format("expected 1 to 3,600 seconds, got {}", echo(o.request_timeout))});
+  if (*timeout > 3600)
+    return fail(io, Error{flag_of(&Options::request_timeout), "",
+                          fmt::format("expected 1 to 3,600 seconds, got {}", echo(o.request_timeout))});
   ServeBounds bounds;
   bounds.allow_hub = o.allow_hub;
   auto cells = bounded(o.max_cells, flag_of(&Options::max_cells), bounds.max_cells, 1, 1'000'000, false);
@@ -181,10 +187,12 @@ int serve_http(const Options& o, Io& io) {
 
   const int bound = server.bind(host, static_cast<int>(port));
   if (bound == -EADDRINUSE || bound == -EACCES)
-    return fail(io, Error{flag_of(&Options::port), "", fmt::format("cannot listen on {}:{}: {}", host, port,
-                                                    bound == -EADDRINUSE ? "the port is in use" : "permission denied")});
+    return fail(io, Error{flag_of(&Options::port), "",
+                          fmt::format("cannot listen on {}:{}: {}", host, port,
+                                      bound == -EADDRINUSE ? "the port is in use" : "permission denied")});
   if (bound <= 0)
-    return fail(io, Error{flag_of(&Options::host), "", fmt::format("cannot listen on {}: not an address of this machine", echo(host))});
+    return fail(io, Error{flag_of(&Options::host), "",
+                          fmt::format("cannot listen on {}: not an address of this machine", echo(host))});
 
   char machine[256] = {};
   gethostname(machine, sizeof machine - 1);
@@ -196,7 +204,8 @@ int serve_http(const Options& o, Io& io) {
     res.set_header("Cross-Origin-Resource-Policy", "same-origin");
     if (const auto allow = allowed_methods_if_refused(req.method, req.path); !allow.empty()) {
       res.set_header("Allow", allow);
-      send_error(res, 405, fmt::format("{} is not allowed on {} (allowed: {})", echo(req.method, 16), echo(req.path, 80), allow));
+      send_error(res, 405,
+                 fmt::format("{} is not allowed on {} (allowed: {})", echo(req.method, 16), echo(req.path, 80), allow));
       return httplib::Server::HandlerResponse::Handled;
     }
     const std::string host_header = req.get_header_value("Host");
@@ -205,7 +214,8 @@ int serve_http(const Options& o, Io& io) {
       return httplib::Server::HandlerResponse::Handled;
     }
     if (req.path.starts_with("/api/"))
-      if (const auto problem = origin_problem(req.get_header_value("Origin"), req.get_header_value("Sec-Fetch-Site"), host_header);
+      if (const auto problem =
+              origin_problem(req.get_header_value("Origin"), req.get_header_value("Sec-Fetch-Site"), host_header);
           !problem.empty()) {
         send_error(res, 403, fmt::format("Origin {}: {}", echo(req.get_header_value("Origin"), 80), problem));
         return httplib::Server::HandlerResponse::Handled;
@@ -221,8 +231,9 @@ int serve_http(const Options& o, Io& io) {
     const std::string type = f.type;
     server.Get(f.url, [text, type](const httplib::Request&, httplib::Response& res) {
       // The page loads its own scripts and styles and talks to its own API only.
-      res.set_header("Content-Security-Policy",
-                     "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'");
+      res.set_header(
+          "Content-Security-Policy",
+          "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'");
       res.set_content(std::string(text), type.c_str());
     });
   }

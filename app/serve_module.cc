@@ -36,13 +36,16 @@ int run_serve(const Options& o, Io& io) {
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
     const char* why = dlerror();
-    return fail(io, Error{"serve", "", fmt::format("cannot load {} (built beside the preflight binary, installed in " PREFLIGHT_SERVE_MODULE_DIR " from it): {}", echo(path),
-                                                   one_line(why != nullptr ? why : "unknown error"))});
+    return fail(
+        io,
+        Error{"serve", "",
+              fmt::format("cannot load {} (built beside the preflight binary, installed in " PREFLIGHT_SERVE_MODULE_DIR
+                          " from it): {}",
+                          echo(path), one_line(why != nullptr ? why : "unknown error"))});
   }
   using Entry = int (*)(const char*);
   auto entry = reinterpret_cast<Entry>(dlsym(handle, "preflight_serve_entry"));
-  if (entry == nullptr)
-    return fail(io, Error{"serve", "", fmt::format("{} has no preflight_serve_entry", echo(path))});
+  if (entry == nullptr) return fail(io, Error{"serve", "", fmt::format("{} has no preflight_serve_entry", echo(path))});
   // The handle stays open: the server runs until the process ends. What the
   // binary printed so far goes out before the module writes to the same stdout.
   io.out.flush();

@@ -69,9 +69,12 @@ std::string short_help(std::string_view help) {
 std::string zsh_description(std::string_view text) {
   std::string out;
   for (char c : text) {
-    if (c == '\'') out += "'\\''";
-    else if (c == '[' || c == ']' || c == ':' || c == '\\') out += std::string("\\") + c;
-    else out += c;
+    if (c == '\'')
+      out += "'\\''";
+    else if (c == '[' || c == ']' || c == ':' || c == '\\')
+      out += std::string("\\") + c;
+    else
+      out += c;
   }
   return out;
 }
@@ -111,7 +114,8 @@ std::string bash_completion(const CompletionNames& names) {
   for (const auto& spec : option_table()) {
     if (spec.flag == flag_of(&Options::model)) continue;
     switch (value_kind(spec)) {
-      case ValueKind::none: break;
+      case ValueKind::none:
+        break;
       case ValueKind::choices:
         for (const auto& row : command_table())
           if ((spec.commands & row.options) != 0 && (spec.extra_choice_commands & row.options) != 0)
@@ -131,7 +135,9 @@ std::string bash_completion(const CompletionNames& names) {
       case ValueKind::file:
         s += fmt::format("    *:{}) COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n", spec.flag);
         break;
-      case ValueKind::free_text: free_text.push_back("*:" + std::string(spec.flag)); break;
+      case ValueKind::free_text:
+        free_text.push_back("*:" + std::string(spec.flag));
+        break;
     }
   }
   // A value the user types (a count, a length, a size): nothing to offer, and no option names.
@@ -184,12 +190,23 @@ std::string zsh_completion(const CompletionNames& names) {
       const std::string help = zsh_description(short_help(spec->help));
       std::string action;
       switch (value_kind(*spec)) {
-        case ValueKind::none: break;
-        case ValueKind::choices: action = fmt::format(":value:({})", words(choices_for(*spec, row.options))); break;
-        case ValueKind::gpu_family: action = fmt::format(":GPU family:({})", words(names.gpu_families)); break;
-        case ValueKind::model_or_file: action = ":model:_preflight_models"; break;
-        case ValueKind::file: action = ":file:_files"; break;
-        case ValueKind::free_text: action = ":value: "; break;
+        case ValueKind::none:
+          break;
+        case ValueKind::choices:
+          action = fmt::format(":value:({})", words(choices_for(*spec, row.options)));
+          break;
+        case ValueKind::gpu_family:
+          action = fmt::format(":GPU family:({})", words(names.gpu_families));
+          break;
+        case ValueKind::model_or_file:
+          action = ":model:_preflight_models";
+          break;
+        case ValueKind::file:
+          action = ":file:_files";
+          break;
+        case ValueKind::free_text:
+          action = ":value: ";
+          break;
       }
       if (spec->flag == flag_of(&Options::model)) {
         s += "        '1:model:_preflight_models' \\\n";

@@ -7,11 +7,11 @@
 #include <iostream>
 
 #include "commands.h"
-#include "option_table.h"
 #include "core/bytes.h"
 #include "core/parallel_for.h"
 #include "core/text.h"
 #include "core/units.h"
+#include "option_table.h"
 #include "plan_inputs.h"
 #include "report/solve_report.h"
 #include "solve/fit.h"
@@ -31,9 +31,9 @@ TextStyle style_of(const Options& o) { return o.format == "md" ? TextStyle::mark
 // mistake worth naming rather than silently ignoring.
 std::optional<Error> reject_gpus(const Options& o, const char* command) {
   if (o.gpus.empty()) return std::nullopt;
-  return Error{flag_of(&Options::gpus), "",
-               fmt::format("{} searches the GPU count itself; name families with --gpu FAMILY (got '{}')", command,
-                           o.gpus)};
+  return Error{
+      flag_of(&Options::gpus), "",
+      fmt::format("{} searches the GPU count itself; name families with --gpu FAMILY (got '{}')", command, o.gpus)};
 }
 
 // What every solver needs: the model, the catalogue's families, the request.
@@ -77,7 +77,8 @@ int run_fit(const Options& o, Io& io) {
   if (!in) return fail(io, in.error());
   std::uint64_t cells = 0;
   if (options.max_gpus <= kMaxSolverGpus)  // a larger value is solve_fit's error to report
-    for (const auto& gpu : in->families) cells += whole_node_counts(options.max_gpus, node_size(gpu, in->request.layout)).size();
+    for (const auto& gpu : in->families)
+      cells += whole_node_counts(options.max_gpus, node_size(gpu, in->request.layout)).size();
   if (auto e = check_cells(o, cells)) return fail(io, *e);
   const auto& model = in->loaded.model;
   const PlanContext context(model);
@@ -89,9 +90,12 @@ int run_fit(const Options& o, Io& io) {
   auto fits = solve_fit(model, evaluator_for(*in, context), in->families, in->request, options);
   if (!fits) return fail(io, fits.error());
   add_fit_perf(fits.value(), context, in->request);
-  if (o.format == "json") io.out << json_text(fit_json(model, in->request, options, *fits)) << "\n";
-  else if (o.format == "csv") io.out << fit_csv(*fits);
-  else io.out << render_fit(model, in->request, options, *fits, style_of(o));
+  if (o.format == "json")
+    io.out << json_text(fit_json(model, in->request, options, *fits)) << "\n";
+  else if (o.format == "csv")
+    io.out << fit_csv(*fits);
+  else
+    io.out << render_fit(model, in->request, options, *fits, style_of(o));
   for (const auto& f : *fits)
     if (f.fits) return 0;
   return 1;
@@ -127,14 +131,17 @@ int run_max(const Options& o, Io& io) {
     auto result = solve_max_rate(model, evaluator_for(*in, context), gpu, request, options);
     if (!result) return fail(io, result.error());
     add_rate_estimate(result.value(), context, gpu, request);
-    if (o.format == "json") io.out << json_text(max_rate_json(model, gpu, request, *result)) << "\n";
-    else io.out << render_max_rate(model, gpu, request, *result, style_of(o));
+    if (o.format == "json")
+      io.out << json_text(max_rate_json(model, gpu, request, *result)) << "\n";
+    else
+      io.out << render_max_rate(model, gpu, request, *result, style_of(o));
     return result->found ? 0 : 1;
   }
   // The solved quantity's own flag, when given, is the ceiling of the search.
   MaxOptions options;
   options.what = *what;
-  if (*what == SolveFor::context && request.workload.context_tokens > 0) options.ceiling = request.workload.context_tokens;
+  if (*what == SolveFor::context && request.workload.context_tokens > 0)
+    options.ceiling = request.workload.context_tokens;
   if (*what == SolveFor::concurrency && !o.concurrency.empty()) options.ceiling = request.workload.concurrency;
   const auto& model = in->loaded.model;
   const PlanContext context(model);
@@ -144,8 +151,10 @@ int run_max(const Options& o, Io& io) {
   }
   auto result = solve_max(model, evaluator_for(*in, context), gpu, request, options);
   if (!result) return fail(io, result.error());
-  if (o.format == "json") io.out << json_text(max_json(model, gpu, request, *result)) << "\n";
-  else io.out << render_max(model, gpu, request, *result, style_of(o));
+  if (o.format == "json")
+    io.out << json_text(max_json(model, gpu, request, *result)) << "\n";
+  else
+    io.out << render_max(model, gpu, request, *result, style_of(o));
   return result->found ? 0 : 1;
 }
 
@@ -169,9 +178,12 @@ int run_sweep(const Options& o, Io& io) {
   auto sweep =
       preflight::run_sweep(model, evaluator_for(*in, context), in->families, in->request, *counts, threads, estimate);
   add_sweep_perf(sweep, context, in->request, threads);
-  if (o.format == "json") io.out << json_text(sweep_json(model, in->request, sweep)) << "\n";
-  else if (o.format == "csv") io.out << sweep_csv(sweep);
-  else io.out << render_sweep(model, in->request, sweep, style_of(o));
+  if (o.format == "json")
+    io.out << json_text(sweep_json(model, in->request, sweep)) << "\n";
+  else if (o.format == "csv")
+    io.out << sweep_csv(sweep);
+  else
+    io.out << render_sweep(model, in->request, sweep, style_of(o));
   return sweep.green_cells > 0 ? 0 : 1;
 }
 

@@ -17,7 +17,8 @@ TerminalSafeBuffer::int_type TerminalSafeBuffer::overflow(int_type ch) {
 
 std::streamsize TerminalSafeBuffer::xsputn(const char* text, std::streamsize count) {
   pending_.append(text, static_cast<std::size_t>(count));
-  if (pending_.size() >= kPiece || pending_.find('\n', pending_.size() - static_cast<std::size_t>(count)) != std::string::npos)
+  if (pending_.size() >= kPiece ||
+      pending_.find('\n', pending_.size() - static_cast<std::size_t>(count)) != std::string::npos)
     flush_complete();
   return count;
 }

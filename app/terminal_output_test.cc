@@ -31,8 +31,12 @@ TEST(TerminalSafeBuffer, EscapesControlsKeepsLinesAndUtf8) {
            {"a\tb\n", "a\tb\n"},
            {"\x1b[2Jcleared\n", "\\x1b[2Jcleared\n"},
            {"bell\a and CR\r\n", "bell\\x07 and CR\\r\n"},
-           {"DeepSeek\xe2\x80\xae" "evil\n", "DeepSeek\\u202eevil\n"},  // a bidirectional override
-           {"c1 \xc2\x9b" "31m\n", "c1 \\u009b31m\n"},                  // C1 CSI
+           {"DeepSeek\xe2\x80\xae"
+            "evil\n",
+            "DeepSeek\\u202eevil\n"},  // a bidirectional override
+           {"c1 \xc2\x9b"
+            "31m\n",
+            "c1 \\u009b31m\n"},  // C1 CSI
            {"caf\xc3\xa9 \xe2\x86\x92 GiB\n", "caf\xc3\xa9 \xe2\x86\x92 GiB\n"},
            {"broken \xff\n", "broken \\xff\n"},
            {"{\"name\": \"\\u001b\"}\n", "{\"name\": \"\\u001b\"}\n"},  // JSON's own escapes pass as text

@@ -24,14 +24,13 @@ constexpr int kTensorsPerShard = 1'500;
 // big indexes big.
 std::string tensor_name(int i) {
   static const char* const kProj[] = {"gate_proj", "up_proj", "down_proj"};
-  static const char* const kSuffix[] = {"weight", "weight_scale_inv", "input_scale",
-                                        "weight_packed", "weight_shape"};
+  static const char* const kSuffix[] = {"weight", "weight_scale_inv", "input_scale", "weight_packed", "weight_shape"};
   const int suffix = i % 5;
   const int proj = (i / 5) % 3;
   const int expert = (i / 15) % 384;
   const int layer = i / (15 * 384);
-  return "model.layers." + std::to_string(layer) + ".mlp.experts." + std::to_string(expert) + "." +
-         kProj[proj] + "." + kSuffix[suffix];
+  return "model.layers." + std::to_string(layer) + ".mlp.experts." + std::to_string(expert) + "." + kProj[proj] + "." +
+         kSuffix[suffix];
 }
 
 const std::string& index_json() {
@@ -70,9 +69,8 @@ const std::vector<Shard>& shards() {
         // Alternate FP8 weights [2048, 7168] and their F32 block scales [16, 56].
         const bool weight = t % 2 == 0;
         const std::uint64_t bytes = weight ? 2048ULL * 7168 : 16ULL * 56 * 4;
-        json += ",\"" + tensor_name(s * kTensorsPerShard + t) + "\":{\"dtype\":\"" +
-                (weight ? "F8_E4M3" : "F32") + "\",\"shape\":" +
-                (weight ? "[2048,7168]" : "[16,56]") + ",\"data_offsets\":[" +
+        json += ",\"" + tensor_name(s * kTensorsPerShard + t) + "\":{\"dtype\":\"" + (weight ? "F8_E4M3" : "F32") +
+                "\",\"shape\":" + (weight ? "[2048,7168]" : "[16,56]") + ",\"data_offsets\":[" +
                 std::to_string(offset) + "," + std::to_string(offset + bytes) + "]}";
         offset += bytes;
       }
@@ -97,8 +95,7 @@ void BM_ParseIndex25MB(benchmark::State& state) {
     shard_files = index->shard_files.size();
     benchmark::DoNotOptimize(index);
   }
-  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
-                          static_cast<std::int64_t>(text.size()));
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(text.size()));
   state.counters["MB"] = static_cast<double>(text.size()) / 1e6;
   state.counters["tensors"] = kIndexTensors;
   state.counters["shard_files"] = static_cast<double>(shard_files);
@@ -119,8 +116,7 @@ void BM_ParseShardHeaders100x1500(benchmark::State& state) {
       benchmark::DoNotOptimize(header);
     }
   }
-  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
-                          static_cast<std::int64_t>(header_bytes));
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(header_bytes));
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * kShards);
   state.counters["header_MB"] = static_cast<double>(header_bytes) / 1e6;
   state.counters["tensors"] = kShards * kTensorsPerShard;

@@ -5,9 +5,8 @@
 #include <benchmark/benchmark.h>
 
 #include <deque>
-#include <memory>
-
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 

@@ -4,10 +4,9 @@
 // server's own parser (core/json_read.h: depth-bounded), whose errors are one line.
 #include <cstddef>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "api.h"
 #include "core/json_read.h"
@@ -26,6 +25,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (!options) return 0;
   const auto response = preflight::cli::run_api(command, std::move(options).value());
   if (response.status == 500) __builtin_trap();  // an internal error is a bug, not an answer
-  (void)nlohmann::json::parse(response.body);   // every answer is JSON (throws, and so fails, otherwise)
+  (void)nlohmann::json::parse(response.body);    // every answer is JSON (throws, and so fails, otherwise)
   return 0;
 }

@@ -40,7 +40,8 @@ void check_profiles(const preflight::EngineProfiles& p) {
     if (&era != &eras.back()) check(probe < (&era + 1)->from);
   }
   check(!p.sglang.tiers.empty());
-  for (const auto& [arch, pad] : p.vllm.mxfp4_padding) check(pad.intermediate_multiple >= 1 && pad.hidden_multiple >= 1);
+  for (const auto& [arch, pad] : p.vllm.mxfp4_padding)
+    check(pad.intermediate_multiple >= 1 && pad.hidden_multiple >= 1);
 }
 
 }  // namespace
@@ -50,8 +51,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string origin = "fuzz.json";
   try {
     auto parsed = preflight::parse_engine_profiles(text, origin);
-    if (parsed.ok()) check_profiles(*parsed);
-    else check_error(parsed.error(), origin);
+    if (parsed.ok())
+      check_profiles(*parsed);
+    else
+      check_error(parsed.error(), origin);
     // The same bytes as an --engine-version value.
     if (size <= 256) {
       auto v = preflight::parse_engine_version(text, "--engine-version");

@@ -22,9 +22,7 @@ void check(bool ok) {
   if (!ok) std::abort();
 }
 
-void check_error(const preflight::Error& error) {
-  check(error.to_string().find('\n') == std::string::npos);
-}
+void check_error(const preflight::Error& error) { check(error.to_string().find('\n') == std::string::npos); }
 
 void check_catalogue(const preflight::GpuCatalogue& catalogue) {
   for (const auto& a : catalogue.all()) {

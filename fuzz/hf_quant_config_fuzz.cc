@@ -4,17 +4,17 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "artifact/hf_quant_config.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   // The input as hf_quant_config.json beside a plain config, then as the config beside a real file.
-  const auto merged = preflight::merge_hf_quant_config(R"({"model_type": "llama"})", "config.json", text, "hf_quant_config.json");
+  const auto merged =
+      preflight::merge_hf_quant_config(R"({"model_type": "llama"})", "config.json", text, "hf_quant_config.json");
   if (!merged.ok() && merged.error().to_string().find('\n') != std::string::npos) std::abort();
   if (merged.ok() && merged->merged) {
     const auto doc = nlohmann::json::parse(merged->config, nullptr, false);

@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
-#include "hub/hub_reference.h"
 #include "core/text.h"
+#include "hub/hub_reference.h"
 #include "hub/hub_settings.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -53,8 +53,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // The input as the start of a file of unknown size, then as a whole file.
   for (std::uint64_t file_size : {std::uint64_t{0}, static_cast<std::uint64_t>(size)}) {
     auto header = preflight::parse_safetensors_prefix(bytes, file_size, "fuzz.safetensors");
-    if (header.ok()) check_header(*header, file_size);
-    else check_error(header.error());
+    if (header.ok())
+      check_header(*header, file_size);
+    else
+      check_error(header.error());
   }
 
   // The two-step read the CLI does: 8 bytes, then N bytes.
@@ -64,8 +66,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;
   }
   const std::string_view rest = bytes.substr(8);
-  const std::string_view json = rest.substr(0, static_cast<std::size_t>(
-                                                   std::min<std::uint64_t>(*n, rest.size())));
+  const std::string_view json = rest.substr(0, static_cast<std::size_t>(std::min<std::uint64_t>(*n, rest.size())));
   auto header = preflight::parse_safetensors_header(json, *n, 0, "fuzz.safetensors");
   const auto full = preflight::parse_safetensors_header_full(json, *n, 0, "fuzz.safetensors");
   check(header.ok() == full.ok());
@@ -79,7 +80,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } else {
     check(header.error().to_string() == full.error().to_string());
   }
-  if (header.ok()) check_header(*header, 0);
-  else check_error(header.error());
+  if (header.ok())
+    check_header(*header, 0);
+  else
+    check_error(header.error());
   return 0;
 }

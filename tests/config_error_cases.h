@@ -3,8 +3,8 @@
 // build_model_from_config's one-line error, word for word.
 #pragma once
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -23,8 +23,10 @@ inline void expect_config_errors(const nlohmann::json& good, const std::vector<B
     SCOPED_TRACE(c.pointer);
     auto doc = good;
     const nlohmann::json::json_pointer ptr(c.pointer);
-    if (std::string(c.value) == "DELETE") doc[ptr.parent_pointer()].erase(ptr.back());
-    else doc[ptr] = nlohmann::json::parse(c.value);
+    if (std::string(c.value) == "DELETE")
+      doc[ptr.parent_pointer()].erase(ptr.back());
+    else
+      doc[ptr] = nlohmann::json::parse(c.value);
     const auto result = build_model_from_config(doc.dump(), "config.json");
     ASSERT_FALSE(result.ok());
     EXPECT_EQ(result.error().to_string(), c.error);

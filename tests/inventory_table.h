@@ -46,7 +46,8 @@ inline std::vector<InventoryRow> read_inventory_table(const std::string& referen
         const auto dash = part.find('-');
         const int lo = std::stoi(part.substr(0, dash));
         const int hi = dash == std::string::npos ? lo : std::stoi(part.substr(dash + 1));
-        for (int l = lo; l <= hi; ++l) row.names.push_back(std::string(lm[1]) + std::to_string(l) + "." + std::string(lm[3]));
+        for (int l = lo; l <= hi; ++l)
+          row.names.push_back(std::string(lm[1]) + std::to_string(l) + "." + std::string(lm[3]));
       }
     }
     rows.push_back(std::move(row));

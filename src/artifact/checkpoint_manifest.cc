@@ -14,9 +14,12 @@ namespace {
 
 std::string disagreement(const Reconciliation& r) {
   std::vector<std::string> parts;
-  if (r.missing_count > 0) parts.push_back(fmt::format("{} generated tensor(s) the files do not hold", with_commas(r.missing_count)));
-  if (r.extra_count > 0) parts.push_back(fmt::format("{} stored tensor(s) config.json does not generate", with_commas(r.extra_count)));
-  if (r.mismatched_count > 0) parts.push_back(fmt::format("{} of another dtype or shape", with_commas(r.mismatched_count)));
+  if (r.missing_count > 0)
+    parts.push_back(fmt::format("{} generated tensor(s) the files do not hold", with_commas(r.missing_count)));
+  if (r.extra_count > 0)
+    parts.push_back(fmt::format("{} stored tensor(s) config.json does not generate", with_commas(r.extra_count)));
+  if (r.mismatched_count > 0)
+    parts.push_back(fmt::format("{} of another dtype or shape", with_commas(r.mismatched_count)));
   std::string bytes;
   if (r.bytes_known() && r.generated_bytes > 0) {
     const double pct = 100.0 * (static_cast<double>(r.real_bytes) - static_cast<double>(r.generated_bytes)) /
@@ -39,8 +42,9 @@ void infer_experts(ModelSpec& model) {
   model.notes.push_back(fmt::format(
       "the files hold {} routed experts per MoE layer; config.json was not read for them (no family reader), so "
       "experts per token are {}",
-      experts, model.moe.experts_per_token > 0 ? std::to_string(model.moe.experts_per_token)
-                                               : "unknown: active parameters count no routed expert"));
+      experts,
+      model.moe.experts_per_token > 0 ? std::to_string(model.moe.experts_per_token)
+                                      : "unknown: active parameters count no routed expert"));
 }
 
 void adopt(ModelSpec& model, const Reconciliation& r, const std::vector<FileTensor>& tensors, ManifestSource source) {

@@ -42,13 +42,17 @@ std::uint64_t logical_params_of(StorageFormat format, const std::vector<std::uin
   const auto elements = element_count(shape);
   switch (format) {
     case StorageFormat::mxfp4_packed:
-    case StorageFormat::nvfp4_packed: return checked_mul(elements, 2, "parameters");  // two 4-bit codes per byte
-    case StorageFormat::int_packed: return checked_mul(elements, 8, "parameters");    // 4-bit, the common case: 8 per I32
+    case StorageFormat::nvfp4_packed:
+      return checked_mul(elements, 2, "parameters");  // two 4-bit codes per byte
+    case StorageFormat::int_packed:
+      return checked_mul(elements, 8, "parameters");  // 4-bit, the common case: 8 per I32
     case StorageFormat::weight_scale:
     case StorageFormat::zero_point:
     case StorageFormat::quant_metadata:
-    case StorageFormat::activation_scale: return 0;
-    default: return elements;
+    case StorageFormat::activation_scale:
+      return 0;
+    default:
+      return elements;
   }
 }
 
@@ -107,7 +111,8 @@ std::vector<FileTensor> file_tensors(const TensorManifest& generated, const Safe
   // A shard whose bytes matched holds the generated tensors the index places there.
   for_each_concrete_tensor(generated, [&](const ConcreteTensor& t) {
     const auto at = index.weight_map.find(t.name);
-    if (at == index.weight_map.end() || read_files.count(std::string(at->second)) > 0) return;  // not stored, or read below
+    if (at == index.weight_map.end() || read_files.count(std::string(at->second)) > 0)
+      return;  // not stored, or read below
     out.push_back(FileTensor{t.name, t.dtype, t.shape, t.bytes});
   });
   for (const auto& s : shards_read)
@@ -128,7 +133,8 @@ FilesManifest files_manifest(const ModelSpec& model, const std::vector<FileTenso
   // An unquantized float tensor is held in its parameter's dtype (see the header).
   const auto as_loaded = [&](StoredTensor& t, std::optional<Dtype> parameter) {
     const Dtype load = parameter.value_or(model.dtype);
-    if (t.format != StorageFormat::plain || !is_float_dtype(t.dtype) || !is_float_dtype(load) || t.dtype == load) return;
+    if (t.format != StorageFormat::plain || !is_float_dtype(t.dtype) || !is_float_dtype(load) || t.dtype == load)
+      return;
     t.dtype = load;
     t.bytes_each = checked_mul(element_count(t.shape), dtype_bits(load) / 8, t.name);
     ++out.recast;
@@ -152,8 +158,8 @@ FilesManifest files_manifest(const ModelSpec& model, const std::vector<FileTenso
       if (f.dtype == e.dtype) t.format = e.format;
       if (is_expert_template(e)) {
         t.first_instance = e.first_instance + g->second.instance;
-        t.logical_params_each = f.dtype == e.dtype && f.shape == e.shape ? e.logical_params_each
-                                                                         : logical_params_of(t.format, f.shape);
+        t.logical_params_each =
+            f.dtype == e.dtype && f.shape == e.shape ? e.logical_params_each : logical_params_of(t.format, f.shape);
       } else if (is_fused_slice(e) && !f.shape.empty() && f.shape.front() == e.instances) {
         // gpt-oss: all experts of a layer in one tensor, one slice per expert.
         t.instances = e.instances;

@@ -48,12 +48,12 @@ std::vector<FileTensor> file_tensors(const TensorManifest& generated, const Safe
 // tensor, else the model dtype. The files' own bytes stay in disk_bytes.
 struct FilesManifest {
   TensorManifest manifest;
-  std::uint64_t disk_bytes = 0;     // the stored tensors' bytes, as in the files
-  std::uint64_t recast = 0;         // tensors whose GPU dtype differs from the stored one
-  std::uint64_t tensors = 0;        // stored tensors read
-  std::uint64_t by_reader = 0;      // classified by the family reader's tensor of the same name
-  std::uint64_t by_naming = 0;      // by the naming table
-  std::uint64_t unclassified = 0;   // placed replicated
+  std::uint64_t disk_bytes = 0;                 // the stored tensors' bytes, as in the files
+  std::uint64_t recast = 0;                     // tensors whose GPU dtype differs from the stored one
+  std::uint64_t tensors = 0;                    // stored tensors read
+  std::uint64_t by_reader = 0;                  // classified by the family reader's tensor of the same name
+  std::uint64_t by_naming = 0;                  // by the naming table
+  std::uint64_t unclassified = 0;               // placed replicated
   std::vector<std::string> unclassified_names;  // the first ten
 };
 

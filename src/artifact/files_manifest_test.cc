@@ -17,8 +17,8 @@
 #include "model/family_registry.h"
 #include "model/inventory.h"
 #include "plan/ledger_check.h"
-#include "report/reconstruction.h"
 #include "plan/plan.h"
+#include "report/reconstruction.h"
 #include "support/fixtures.h"
 
 namespace preflight {
@@ -38,7 +38,9 @@ NamedHeader shard(const std::string& file, const std::vector<FileTensor>& tensor
 // Every concrete tensor of a manifest (what a checkpoint of it would store).
 std::vector<FileTensor> stored(const TensorManifest& m) {
   std::vector<FileTensor> out;
-  for_each_concrete_tensor(m, [&](const ConcreteTensor& t) { out.push_back(FileTensor{t.name, t.dtype, t.shape, t.bytes}); });
+  for_each_concrete_tensor(m, [&](const ConcreteTensor& t) {
+    out.push_back(FileTensor{t.name, t.dtype, t.shape, t.bytes});
+  });
   return out;
 }
 
@@ -76,7 +78,8 @@ std::vector<std::uint64_t> brute_force(const ModelSpec& model, const Layout& l) 
         const auto e = t.first_instance + i;
         // Group g holds E / EP experts, the first E % EP groups one more.
         std::uint64_t g = 0, start = 0;
-        while (g + 1 < l.ep && e >= start + E / l.ep + (g < E % l.ep ? 1 : 0)) start += E / l.ep + (g < E % l.ep ? 1 : 0), ++g;
+        while (g + 1 < l.ep && e >= start + E / l.ep + (g < E % l.ep ? 1 : 0))
+          start += E / l.ep + (g < E % l.ep ? 1 : 0), ++g;
         expert_block[{s, g}] += bytes;
         continue;
       }
@@ -118,7 +121,8 @@ std::vector<std::uint64_t> planned_weights(const Plan& plan) {
 std::uint64_t expected_sum(const ModelSpec& model, const Layout& l) {
   std::uint64_t sum = 0;
   for (const auto& t : model.manifest.tensors) {
-    const bool replicated = t.role == ParallelRole::replicated || (t.role == ParallelRole::expert && model.moe.routed_experts == 0);
+    const bool replicated =
+        t.role == ParallelRole::replicated || (t.role == ParallelRole::expert && model.moe.routed_experts == 0);
     const bool expert = t.role == ParallelRole::expert && !replicated;
     sum += t.bytes() * (replicated ? l.stage_ranks() : expert ? 1 : l.dp);
   }
@@ -230,7 +234,8 @@ TEST(FilesManifest, Phi2WithoutAReaderIsPlannedFromItsHeader) {
     for (const auto& row : rank.rows) EXPECT_NE(row.evidence, Evidence::derived) << row.id;
   EXPECT_EQ(find_figure(plan.figures, "model.tensor_payload")->evidence, Evidence::official);
   EXPECT_EQ(find_figure(plan.figures, "model.tensor_payload")->exact, 5'559'367'680u);
-  EXPECT_NE(plan.verdict.summary.find("PhiForCausalLM has no family reader"), std::string::npos) << plan.verdict.summary;
+  EXPECT_NE(plan.verdict.summary.find("PhiForCausalLM has no family reader"), std::string::npos)
+      << plan.verdict.summary;
   EXPECT_EQ(plan.files_disagree, model.files_disagree);
 
   // inspect's reconstruction follows the same labels.
@@ -248,15 +253,18 @@ TEST(FilesManifest, Phi2WithoutAReaderIsPlannedFromItsHeader) {
 // vocab x hidden; the files do not have it, so neither does the plan.
 TEST(FilesManifest, AnUntiedGuessGetsNoHeadTheFilesDoNotHave) {
   // model_type renamed: Gemma itself is described now (and ties its head by default).
-  const std::string config = R"({"architectures": ["GemmaCustomForCausalLM"], "model_type": "gemma_custom", "hidden_size": 2048,
+  const std::string config =
+      R"({"architectures": ["GemmaCustomForCausalLM"], "model_type": "gemma_custom", "hidden_size": 2048,
     "intermediate_size": 16384, "num_attention_heads": 8, "num_key_value_heads": 1, "head_dim": 256,
     "num_hidden_layers": 18, "vocab_size": 256000, "max_position_embeddings": 8192, "torch_dtype": "bfloat16"})";
   auto model = build_model_from_config(config, "gemma/config.json").value_or_throw();
   std::vector<FileTensor> files;
   std::uint64_t head = 0;
   for (auto& t : stored(model.manifest)) {
-    if (t.name == "lm_head.weight") head = t.bytes;
-    else files.push_back(t);
+    if (t.name == "lm_head.weight")
+      head = t.bytes;
+    else
+      files.push_back(t);
   }
   ASSERT_EQ(head, 256000u * 2048 * 2);  // the guess holds a 1.05 GB head
   const auto generated = model.manifest.payload_bytes();
@@ -280,7 +288,8 @@ TEST(FilesManifest, FilesThatContradictTheirConfig) {
       t.bytes *= 2;
     }
   const std::uint64_t H = 4096;
-  files.push_back(tensor("model.layers.32.self_attn.q_proj.weight", {H, H}));  // an MTP layer past the 32 decoder layers
+  files.push_back(
+      tensor("model.layers.32.self_attn.q_proj.weight", {H, H}));  // an MTP layer past the 32 decoder layers
   files.push_back(tensor("model.layers.32.enorm.weight", {H}));
   files.push_back(tensor("vision_tower.blocks.0.attn.qkv.weight", {3 * 1024, 1024}));
   files.push_back(tensor("multi_modal_projector.linear_1.weight", {H, 1024}));
@@ -288,8 +297,8 @@ TEST(FilesManifest, FilesThatContradictTheirConfig) {
   auto split = files;  // two shards, to see the order does not matter
   std::vector<FileTensor> first(split.begin(), split.begin() + static_cast<long>(split.size() / 2));
   std::vector<FileTensor> second(split.begin() + static_cast<long>(split.size() / 2), split.end());
-  const auto r = use_shard_headers(model, {shard("model-00001-of-00002.safetensors", first),
-                                           shard("model-00002-of-00002.safetensors", second)});
+  const auto r = use_shard_headers(
+      model, {shard("model-00001-of-00002.safetensors", first), shard("model-00002-of-00002.safetensors", second)});
   EXPECT_EQ(r.extra_count, 4u);
   EXPECT_TRUE(r.adds_up());
   const std::uint64_t extra = 2 * H * H + 2 * H + 2 * 3 * 1024 * 1024 + 2 * H * 1024;
@@ -303,7 +312,8 @@ TEST(FilesManifest, FilesThatContradictTheirConfig) {
   EXPECT_EQ(by_module[ModuleClass::projector], 2 * H * 1024);
   EXPECT_EQ(by_module[ModuleClass::unclassified], 0u);
   for (std::uint64_t gpus : {1, 2, 8}) expect_planned_as_brute_force(model, gpus, {});
-  expect_planned_as_brute_force(model, 8, LayoutOptions{4, 0, 2, 0, 1, 0});  // MTP on the last stage, vision on the first
+  expect_planned_as_brute_force(model, 8,
+                                LayoutOptions{4, 0, 2, 0, 1, 0});  // MTP on the last stage, vision on the first
 }
 
 // An MoE architecture without a reader: the experts are the files', dealt over EP.
@@ -367,8 +377,9 @@ TEST(FilesManifest, NoReaderSnapshotPlansVllmsKvCacheAsTheReaderDoes) {
     const auto with_reader = build_plan(reader, h100, request).value_or_throw();
     const auto without = build_plan(generic, h100, request).value_or_throw();
     EXPECT_EQ(without.engine->kv_cache_tokens, with_reader.engine->kv_cache_tokens) << c.gpus << " GPUs";
-    const double error = std::abs(static_cast<double>(without.engine->kv_cache_tokens) - static_cast<double>(c.logged)) /
-                         static_cast<double>(c.logged);
+    const double error =
+        std::abs(static_cast<double>(without.engine->kv_cache_tokens) - static_cast<double>(c.logged)) /
+        static_cast<double>(c.logged);
     EXPECT_LT(error, 0.005) << without.engine->kv_cache_tokens << " vs logged " << c.logged;
     EXPECT_EQ(without.engine->workers.front().weights_bytes, with_reader.engine->workers.front().weights_bytes);
   }

@@ -49,14 +49,14 @@ class GeneratedNames {
     std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
   const TensorManifest& manifest_;
-  std::vector<bool> templated_;          // by entry: an "{E}" entry
-  std::vector<std::size_t> offset_;      // by entry: its first slot in seen_
-  std::vector<bool> seen_;               // one per concrete tensor
+  std::vector<bool> templated_;      // by entry: an "{E}" entry
+  std::vector<std::size_t> offset_;  // by entry: its first slot in seen_
+  std::vector<bool> seen_;           // one per concrete tensor
   // Whole names (plain entries, and "{E}" entries whose number touches other digits).
   std::unordered_map<std::string, Slot, Hash, std::equal_to<>> direct_;
   // "{E}" names, to the entries that carry them (experts split over entries by first_instance).
   std::unordered_map<std::string, std::vector<std::uint32_t>, Hash, std::equal_to<>> templates_;
-  mutable std::string key_;              // find's scratch key (find is not thread-safe)
+  mutable std::string key_;  // find's scratch key (find is not thread-safe)
 };
 
 }  // namespace preflight

@@ -61,11 +61,11 @@ TEST(GeneratedNames, EveryCatalogueModelsNamesAreFoundAsTheExpansionFindsThem) {
 TEST(GeneratedNames, TableOfNames) {
   TensorManifest m;
   m.tensors = {entry("model.embed_tokens.weight"),
-               entry("model.layers.3.experts.{E}.w1.weight", 4),           // experts 0..3
-               entry("model.layers.3.experts.{E}.w1.weight", 4, 4),        // experts 4..7 in a second entry
-               entry("model.layers.3.experts.5.w1.weight"),                // shadowed by the entry before it
-               entry("blocks.w{E}1.weight", 12),                           // the number touches a digit
-               entry("fused.experts.w2.weight", 8)};                       // one fused tensor
+               entry("model.layers.3.experts.{E}.w1.weight", 4),     // experts 0..3
+               entry("model.layers.3.experts.{E}.w1.weight", 4, 4),  // experts 4..7 in a second entry
+               entry("model.layers.3.experts.5.w1.weight"),          // shadowed by the entry before it
+               entry("blocks.w{E}1.weight", 12),                     // the number touches a digit
+               entry("fused.experts.w2.weight", 8)};                 // one fused tensor
   GeneratedNames names(m);
   struct Case {
     std::string name;

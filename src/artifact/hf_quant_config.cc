@@ -23,7 +23,8 @@ Result<MergedConfig> merge_hf_quant_config(const std::string& config_text, const
   auto hf = parse_json(hf_text, hf_origin, "", DuplicateKeys::last_wins);
   if (!hf) return hf.error();
   if (!hf->is_object()) return Error{hf_origin, "", fmt::format("expected a JSON object, got {}", show(*hf))};
-  if (!hf->contains("quantization")) return Error{hf_origin, "/quantization", "missing: ModelOpt writes its settings there"};
+  if (!hf->contains("quantization"))
+    return Error{hf_origin, "/quantization", "missing: ModelOpt writes its settings there"};
   const auto& q = (*hf)["quantization"];
   if (!q.is_object()) return Error{hf_origin, "/quantization", fmt::format("expected an object, got {}", show(q))};
   auto config = parse_json(config_text, config_origin, "", DuplicateKeys::last_wins);
@@ -45,7 +46,8 @@ Result<MergedConfig> merge_hf_quant_config(const std::string& config_text, const
   doc["quantization_config"] = std::move(merged);
   out.config = doc.dump();
   out.merged = true;
-  out.note = fmt::format("quantization from {} (ModelOpt's hf_quant_config.json: config.json declares none)", hf_origin);
+  out.note =
+      fmt::format("quantization from {} (ModelOpt's hf_quant_config.json: config.json declares none)", hf_origin);
   return out;
 }
 

@@ -19,7 +19,7 @@ namespace preflight {
 struct MergedConfig {
   std::string config;  // config.json's text, with quantization_config when it was taken from the file
   bool merged = false;
-  std::string note;    // what was done, for the report
+  std::string note;  // what was done, for the report
 };
 
 // config.json's text with hf_quant_config.json's `quantization` as its

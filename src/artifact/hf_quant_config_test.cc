@@ -14,7 +14,8 @@ constexpr const char* kHf =
         "kv_cache_quant_algo": "FP8", "group_size": 16, "exclude_modules": ["lm_head", "model.layers.*.self_attn*"]}})";
 
 TEST(HfQuantConfig, FillsAConfigThatDeclaresNone) {
-  auto got = merge_hf_quant_config(R"({"model_type": "llama", "hidden_size": 8})", "config.json", kHf, "hf_quant_config.json");
+  auto got =
+      merge_hf_quant_config(R"({"model_type": "llama", "hidden_size": 8})", "config.json", kHf, "hf_quant_config.json");
   ASSERT_TRUE(got.ok()) << got.error().to_string();
   ASSERT_TRUE(got->merged);
   const auto doc = nlohmann::json::parse(got->config);
@@ -30,8 +31,9 @@ TEST(HfQuantConfig, ConfigJsonWins) {
   ASSERT_TRUE(got.ok());
   EXPECT_FALSE(got->merged);
   EXPECT_EQ(got->config, config);
-  EXPECT_EQ(got->note,
-            "hf_quant_config.json not read: config.json declares quantization_config, which vLLM and SGLang read first");
+  EXPECT_EQ(
+      got->note,
+      "hf_quant_config.json not read: config.json declares quantization_config, which vLLM and SGLang read first");
   const std::string wrapped = R"({"text_config": {"quantization_config": {"quant_method": "fp8"}}})";
   auto inner = merge_hf_quant_config(wrapped, "config.json", kHf, "hf_quant_config.json");
   ASSERT_TRUE(inner.ok());

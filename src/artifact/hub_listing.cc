@@ -29,9 +29,8 @@ constexpr std::uint64_t kU64Max = std::numeric_limits<std::uint64_t>::max();
 bool ends_with_safetensors(const std::string& path) { return path.ends_with(".safetensors"); }
 
 bool lower_hex(std::string_view s, std::size_t length) {
-  return s.size() == length && std::all_of(s.begin(), s.end(), [](char c) {
-           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-         });
+  return s.size() == length &&
+         std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
 }
 
 // An optional member: absent and null both mean "not given".
@@ -41,8 +40,8 @@ const json* optional_member(const json& object, std::string_view key) {
   return &*it;
 }
 
-std::optional<Error> read_count(const json& value, const std::string& field, std::string_view what,
-                                std::uint64_t& out, std::string_view origin) {
+std::optional<Error> read_count(const json& value, const std::string& field, std::string_view what, std::uint64_t& out,
+                                std::string_view origin) {
   const auto n = artifact::as_count(value);
   if (!n)
     return Error{std::string(origin), field,
@@ -51,22 +50,18 @@ std::optional<Error> read_count(const json& value, const std::string& field, std
   return std::nullopt;
 }
 
-std::optional<Error> read_sibling(const json& entry, std::size_t i, HubFile& out,
-                                  std::string_view origin) {
+std::optional<Error> read_sibling(const json& entry, std::size_t i, HubFile& out, std::string_view origin) {
   const std::string where = fmt::format("/siblings/{}", i);
   if (!entry.is_object())
-    return Error{std::string(origin), where,
-                 fmt::format("expected an object with \"rfilename\", got {}", show(entry))};
+    return Error{std::string(origin), where, fmt::format("expected an object with \"rfilename\", got {}", show(entry))};
   auto name = entry.find("rfilename");
   if (name == entry.end()) return Error{std::string(origin), where + "/rfilename", "missing"};
   if (!name->is_string())
-    return Error{std::string(origin), where + "/rfilename",
-                 fmt::format("expected a file path, got {}", show(*name))};
+    return Error{std::string(origin), where + "/rfilename", fmt::format("expected a file path, got {}", show(*name))};
   out.path = name->get<std::string>();
   if (const std::string problem = artifact::relative_path_problem(out.path); !problem.empty())
     return Error{std::string(origin), where + "/rfilename",
-                 fmt::format("file path {} {}; expected a path inside the repository",
-                             quote(out.path), problem)};
+                 fmt::format("file path {} {}; expected a path inside the repository", quote(out.path), problem)};
 
   if (const json* size = optional_member(entry, "size")) {
     if (auto e = read_count(*size, where + "/size", "a size in bytes", out.size, origin)) return e;
@@ -76,8 +71,7 @@ std::optional<Error> read_sibling(const json& entry, std::size_t i, HubFile& out
   if (const json* lfs = optional_member(entry, "lfs")) {
     const std::string lw = where + "/lfs";
     if (!lfs->is_object())
-      return Error{std::string(origin), lw,
-                   fmt::format("expected an object with sha256 and size, got {}", show(*lfs))};
+      return Error{std::string(origin), lw, fmt::format("expected an object with sha256 and size, got {}", show(*lfs))};
     auto sha = lfs->find("sha256");
     if (sha == lfs->end()) return Error{std::string(origin), lw + "/sha256", "missing"};
     if (!sha->is_string() || !lower_hex(sha->get_ref<const std::string&>(), 64))
@@ -86,8 +80,7 @@ std::optional<Error> read_sibling(const json& entry, std::size_t i, HubFile& out
     out.lfs_sha256 = sha->get<std::string>();
     if (const json* lfs_size_value = optional_member(*lfs, "size")) {
       std::uint64_t lfs_size = 0;
-      if (auto e = read_count(*lfs_size_value, lw + "/size", "a size in bytes", lfs_size, origin))
-        return e;
+      if (auto e = read_count(*lfs_size_value, lw + "/size", "a size in bytes", lfs_size, origin)) return e;
       // For an LFS file the listing's size is the object's size; two different
       // figures mean the listing was edited or mixes revisions.
       if (out.has_size && lfs_size != out.size)
@@ -100,31 +93,26 @@ std::optional<Error> read_sibling(const json& entry, std::size_t i, HubFile& out
   return std::nullopt;
 }
 
-std::optional<Error> read_safetensors(const json& doc, HubListing& listing,
-                                      std::string_view origin) {
+std::optional<Error> read_safetensors(const json& doc, HubListing& listing, std::string_view origin) {
   const json* st = optional_member(doc, "safetensors");
   if (st == nullptr) return std::nullopt;  // not every repository has safetensors weights
   if (!st->is_object())
     return Error{std::string(origin), "/safetensors",
                  fmt::format("expected an object with parameters and total, got {}", show(*st))};
   auto parameters = st->find("parameters");
-  if (parameters == st->end())
-    return Error{std::string(origin), "/safetensors/parameters", "missing"};
+  if (parameters == st->end()) return Error{std::string(origin), "/safetensors/parameters", "missing"};
   if (!parameters->is_object())
     return Error{std::string(origin), "/safetensors/parameters",
-                 fmt::format("expected an object of dtype -> parameter count, got {}",
-                             show(*parameters))};
+                 fmt::format("expected an object of dtype -> parameter count, got {}", show(*parameters))};
   for (const auto& [dtype, count] : parameters->items()) {
     std::uint64_t n = 0;
-    if (auto e = read_count(count, "/safetensors/parameters/" + pointer_token(dtype),
-                            "a parameter count", n, origin))
+    if (auto e = read_count(count, "/safetensors/parameters/" + pointer_token(dtype), "a parameter count", n, origin))
       return e;
     listing.parameters_by_dtype.emplace(dtype, n);
   }
   auto total = st->find("total");
   if (total == st->end()) return Error{std::string(origin), "/safetensors/total", "missing"};
-  return read_count(*total, "/safetensors/total", "a parameter count", listing.parameters_total,
-                    origin);
+  return read_count(*total, "/safetensors/total", "a parameter count", listing.parameters_total, origin);
 }
 
 // cardData.license when it is a string; else the first "license:..." tag.
@@ -171,8 +159,7 @@ Result<HubListing> parse_listing_checked(std::string_view json_text, std::string
                  "missing; expected the repository's files (save the listing with ?blobs=true "
                  "to get their sizes)"};
   if (!siblings->is_array())
-    return Error{std::string(origin), "/siblings",
-                 fmt::format("expected an array of files, got {}", show(*siblings))};
+    return Error{std::string(origin), "/siblings", fmt::format("expected an array of files, got {}", show(*siblings))};
   std::unordered_map<std::string, std::size_t> first_at;
   std::uint64_t total_bytes = 0;
   listing.siblings.reserve(siblings->size());
@@ -181,8 +168,7 @@ Result<HubListing> parse_listing_checked(std::string_view json_text, std::string
     if (auto e = read_sibling((*siblings)[i], i, file, origin)) return *e;
     if (auto [it, inserted] = first_at.emplace(file.path, i); !inserted)
       return Error{std::string(origin), fmt::format("/siblings/{}/rfilename", i),
-                   fmt::format("{} is listed twice (first at /siblings/{})", quote(file.path),
-                               it->second)};
+                   fmt::format("{} is listed twice (first at /siblings/{})", quote(file.path), it->second)};
     if (file.size > kU64Max - total_bytes)
       return Error{std::string(origin), fmt::format("/siblings/{}/size", i),
                    "the file sizes add up to more than 2^64 bytes"};
@@ -204,8 +190,8 @@ Result<HubListing> parse_listing_checked(std::string_view json_text, std::string
 }  // namespace
 
 std::uint64_t HubListing::shard_count() const {
-  return static_cast<std::uint64_t>(std::count_if(
-      siblings.begin(), siblings.end(), [](const HubFile& f) { return ends_with_safetensors(f.path); }));
+  return static_cast<std::uint64_t>(
+      std::count_if(siblings.begin(), siblings.end(), [](const HubFile& f) { return ends_with_safetensors(f.path); }));
 }
 
 std::uint64_t HubListing::shard_bytes() const {

@@ -40,7 +40,7 @@ struct HubListing {
   std::map<std::string, std::uint64_t> parameters_by_dtype;  // safetensors.parameters
   std::uint64_t parameters_total = 0;                        // safetensors.total
   std::optional<std::uint64_t> used_storage;                 // usedStorage
-  std::string license;  // cardData.license, else a "license:..." tag; may be empty
+  std::string license;                                       // cardData.license, else a "license:..." tag; may be empty
 
   // *.safetensors siblings (every such file in the repository, subfolders
   // included) and the sum of their known sizes. The parser refuses listings

@@ -58,7 +58,8 @@ Result<ModelFiles> catalogue_files(std::string_view name) {
   files.config = std::string(embedded::embedded_file(entry.config_path));
   // The origin load_catalogue_model gives, so errors read alike.
   files.config_origin = fmt::format("{} ({})", entry.name, entry.config_path);
-  if (files.config.empty()) return Error{"MODEL", "", fmt::format("{}: embedded {} is missing", entry.name, entry.config_path)};
+  if (files.config.empty())
+    return Error{"MODEL", "", fmt::format("{}: embedded {} is missing", entry.name, entry.config_path)};
   if (!entry.artifact_path.empty()) {
     auto facts = parse_artifact_facts(embedded::embedded_file(entry.artifact_path), entry.artifact_path);
     if (!facts) return facts.error();
@@ -111,7 +112,8 @@ namespace {
 // checkpoint names a tensor so: a file that does is refused, by its name.
 std::optional<Error> check_names(const ModelFiles& files) {
   for (const auto& named : files.headers) {
-    if (has_control(named.file)) return Error{"", "", fmt::format("shard name {} holds a control character", echo(named.file))};
+    if (has_control(named.file))
+      return Error{"", "", fmt::format("shard name {} holds a control character", echo(named.file))};
     for (const auto& t : named.header.tensors)
       if (has_control(t.name))
         return Error{named.file, "", fmt::format("tensor name {} holds a control character", echo(t.name))};
@@ -164,7 +166,8 @@ std::optional<Error> finish_loading(LoadedModel& loaded, const ModelFiles& files
     if (!overridden) return overridden.error();
     model = std::move(overridden).value();
     if (loaded.reconciliation && model.name != files_name)
-      model.notes.push_back("the reconciliation checks the files' own manifest (before --quantize / --dtype) against them");
+      model.notes.push_back(
+          "the reconciliation checks the files' own manifest (before --quantize / --dtype) against them");
   }
   auto asked = parse_runner(overrides.runner);
   if (!asked) return asked.error();

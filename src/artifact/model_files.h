@@ -34,8 +34,8 @@ struct HubTransfer {
   std::string shard_headers;  // "all" or "lengths": what was read of the shards
   std::uint64_t listing_bytes = 0, config_bytes = 0, index_bytes = 0, shard_bytes = 0;
   std::uint64_t requests = 0;
-  std::uint64_t shard_lengths_read = 0;  // 8-byte prefixes (lengths mode)
-  std::uint64_t shard_headers_read = 0;  // whole headers
+  std::uint64_t shard_lengths_read = 0;      // 8-byte prefixes (lengths mode)
+  std::uint64_t shard_headers_read = 0;      // whole headers
   std::uint64_t estimated_header_bytes = 0;  // what reading every header would have cost (auto's basis)
 };
 
@@ -54,11 +54,11 @@ struct ModelFiles {
   std::string config_origin;              // how errors name it
   std::optional<ArtifactFacts> artifact;  // official facts beside the files (the catalogue's)
   std::optional<SafetensorsIndex> index;
-  std::vector<NamedHeader> headers;       // every checkpoint shard's header (the lengths mode: the differing ones')
+  std::vector<NamedHeader> headers;  // every checkpoint shard's header (the lengths mode: the differing ones')
   std::optional<HubListing> listing;
   std::string listing_origin;
-  std::vector<std::string> notes;         // what reading them noticed (files left out)
-  std::string source;                     // what was read, for the report
+  std::vector<std::string> notes;  // what reading them noticed (files left out)
+  std::string source;              // what was read, for the report
   // The catalogue's scheme for a quantized repo whose config is its base's
   // (CatalogueModel::quantize): the --quantize applied when none is given.
   std::string default_quantize;

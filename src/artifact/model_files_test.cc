@@ -22,15 +22,17 @@ TEST(ModelFiles, WhatAModelArgumentNames) {
   for (const auto& c : std::vector<Case>{
            {"", false, true, K::catalogue, ""},
            {"kimi-k3", false, true, K::catalogue, ""},
-           {"moonshotai/kimi-k3", false, true, K::catalogue, ""},          // an alias the catalogue knows
-           {"moonshotai/Kimi-K3@main", false, true, K::hub, ""},           // a revision: always the Hub
+           {"moonshotai/kimi-k3", false, true, K::catalogue, ""},  // an alias the catalogue knows
+           {"moonshotai/Kimi-K3@main", false, true, K::hub, ""},   // a revision: always the Hub
            {"hf://moonshotai/Kimi-K3", false, true, K::hub, ""},
-           {"some-org/some-model", false, true, K::hub, ""},               // unknown to the catalogue
+           {"some-org/some-model", false, true, K::hub, ""},  // unknown to the catalogue
            {"./Kimi-K3", true, true, K::path, ""},
-           {"kimi-k3", true, true, K::path, ""},                           // a folder of that name wins
-           {"/nonexistent", false, true, K::catalogue, "MODEL: /nonexistent: no such file or folder (nor a catalogue model)"},
-           {"config.json", false, true, K::catalogue, "MODEL: config.json: no such file or folder (nor a catalogue model)"},
-           {"/etc/passwd", true, false, K::catalogue, ""},                 // the web API never opens paths
+           {"kimi-k3", true, true, K::path, ""},  // a folder of that name wins
+           {"/nonexistent", false, true, K::catalogue,
+            "MODEL: /nonexistent: no such file or folder (nor a catalogue model)"},
+           {"config.json", false, true, K::catalogue,
+            "MODEL: config.json: no such file or folder (nor a catalogue model)"},
+           {"/etc/passwd", true, false, K::catalogue, ""},  // the web API never opens paths
        }) {
     const auto r = resolve_model_argument(c.arg, c.exists, c.files);
     if (std::string(c.error).empty()) {

@@ -46,8 +46,10 @@ TEST(PlainHeaderScan, ScansThePlainShapeAndDeclinesTheRest) {
     bool scanned;
   };
   const std::vector<Case> cases = {
-      {"writer's shape, padded", R"({"__metadata__":{"format":"pt"},"b":{"dtype":"F32","shape":[2],"data_offsets":[8,16]},)"
-                                 R"("a":{"dtype":"BF16","shape":[2,2],"data_offsets":[0,8]}}    )", true},
+      {"writer's shape, padded",
+       R"({"__metadata__":{"format":"pt"},"b":{"dtype":"F32","shape":[2],"data_offsets":[8,16]},)"
+       R"("a":{"dtype":"BF16","shape":[2,2],"data_offsets":[0,8]}}    )",
+       true},
       {"keys in another order", R"({"w":{"data_offsets":[0,4],"shape":[],"dtype":"F32"}})", true},
       {"empty header", "{}", true},
       {"empty metadata", R"({"__metadata__":{}})", true},
@@ -64,11 +66,15 @@ TEST(PlainHeaderScan, ScansThePlainShapeAndDeclinesTheRest) {
       {"two metadata objects", R"({"__metadata__":{},"__metadata__":{}})", false},
       {"text after the object", R"({} x)", false},
       // Scanned, then refused by the same checks as the full reader (and so worded by it):
-      {"a repeated tensor", R"({"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"w":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})", true},
+      {"a repeated tensor",
+       R"({"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"w":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})",
+       true},
       {"an unknown dtype", R"({"w":{"dtype":"F4","shape":[2],"data_offsets":[0,1]}})", true},
       {"offsets not two", R"({"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4,8]}})", true},
       {"size mismatch", R"({"w":{"dtype":"F32","shape":[2],"data_offsets":[0,4]}})", true},
-      {"a hole", R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"b":{"dtype":"F32","shape":[1],"data_offsets":[8,12]}})", true},
+      {"a hole",
+       R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"b":{"dtype":"F32","shape":[1],"data_offsets":[8,12]}})",
+       true},
   };
   for (const auto& c : cases) {
     EXPECT_EQ(scan_plain_header(c.json).has_value(), c.scanned) << c.what;
@@ -80,7 +86,8 @@ TEST(PlainHeaderScan, ScansThePlainShapeAndDeclinesTheRest) {
 TEST(PlainHeaderScan, EveryFuzzSeedReadsAsTheFullReaderReadsIt) {
   namespace fs = std::filesystem;
   std::size_t seeds = 0;
-  for (const auto& entry : fs::directory_iterator(fs::path(PREFLIGHT_SOURCE_DIR) / "fuzz" / "corpus" / "safetensors_header")) {
+  for (const auto& entry :
+       fs::directory_iterator(fs::path(PREFLIGHT_SOURCE_DIR) / "fuzz" / "corpus" / "safetensors_header")) {
     const std::string bytes = testing::read_file(entry.path().string());
     ++seeds;
     auto n = parse_safetensors_header_length(bytes, "s.safetensors");
@@ -109,7 +116,8 @@ TEST(PlainHeaderScan, AWholeModelsTensorsInOneHeader) {
     const std::uint32_t instances = t.name.find("{E}") == std::string::npos ? 1 : t.instances;
     for (std::uint32_t k = 0; k < instances; ++k) {
       std::string name = t.name;
-      if (const auto at = name.find("{E}"); at != std::string::npos) name.replace(at, 3, std::to_string(t.first_instance + k));
+      if (const auto at = name.find("{E}"); at != std::string::npos)
+        name.replace(at, 3, std::to_string(t.first_instance + k));
       std::string shape;
       std::uint64_t elements = 1;
       for (const auto d : t.shape) {

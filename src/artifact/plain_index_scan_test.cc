@@ -47,9 +47,11 @@ TEST(PlainIndexScan, ScansThePlainShapeAndDeclinesTheRest) {
   };
   const std::vector<Case> cases = {
       {"writer's shape", R"({"metadata": {"total_size": 10}, "weight_map": {"a.weight": "m-1.safetensors"}})", true},
-      {"no spaces, weight_map first", R"({"weight_map":{"a":"x.safetensors","b":"y.safetensors"},"metadata":{}})", true},
+      {"no spaces, weight_map first", R"({"weight_map":{"a":"x.safetensors","b":"y.safetensors"},"metadata":{}})",
+       true},
       {"metadata only", R"({"metadata": {"total_size": "12", "format": "pt"}})", true},
-      {"unknown members kept as text", "{\n\t\"_note\": [1, 2.5e3, null],\r\n \"weight_map\": {\"w\": \"m.safetensors\"}\n}\n", true},
+      {"unknown members kept as text",
+       "{\n\t\"_note\": [1, 2.5e3, null],\r\n \"weight_map\": {\"w\": \"m.safetensors\"}\n}\n", true},
       {"empty object", "{}", true},  // scanned; the full reader's checks then decline it
       {"an escape in a name", R"({"weight_map": {"a\u0041": "m.safetensors"}})", false},
       {"a non-ASCII name", "{\"weight_map\": {\"\xc3\xa9\": \"m.safetensors\"}}", false},
@@ -70,7 +72,8 @@ TEST(PlainIndexScan, ScansThePlainShapeAndDeclinesTheRest) {
 }
 
 TEST(PlainIndexScan, KeepsFileOrderAndViews) {
-  const std::string text = R"({"weight_map": {"b": "2.safetensors", "a": "1.safetensors"}, "metadata": {"total_size": 7}})";
+  const std::string text =
+      R"({"weight_map": {"b": "2.safetensors", "a": "1.safetensors"}, "metadata": {"total_size": 7}})";
   std::vector<std::pair<std::string_view, std::string_view>> members;
   const auto scanned = scan(text, &members);
   ASSERT_TRUE(scanned.has_value());
@@ -89,8 +92,8 @@ TEST(PlainIndexScan, EveryIndexFileReadsAsTheFullReaderReadsIt) {
   namespace fs = std::filesystem;
   const fs::path root = fs::path(PREFLIGHT_SOURCE_DIR);
   std::vector<fs::path> files;
-  for (const fs::path& dir : {root / "tests", root / "fuzz" / "corpus" / "safetensors_index",
-                             fs::path(testing::reference_path("models"))})
+  for (const fs::path& dir :
+       {root / "tests", root / "fuzz" / "corpus" / "safetensors_index", fs::path(testing::reference_path("models"))})
     for (const auto& entry : fs::recursive_directory_iterator(dir))
       if (entry.is_regular_file() && (entry.path().filename().string().find("index") != std::string::npos ||
                                       entry.path().parent_path().filename() == "safetensors_index"))
@@ -109,8 +112,9 @@ TEST(PlainIndexScan, EveryIndexFileReadsAsTheFullReaderReadsIt) {
 TEST(PlainIndexScan, ALargeGeneratedIndex) {
   std::string text = R"({"metadata": {"total_size": 1560936091448}, "weight_map": {)";
   for (int i = 0; i < 20000; ++i)
-    text += (i ? ", " : "") + std::string("\"language_model.model.layers.") + std::to_string(i / 200) + ".mlp.experts." +
-            std::to_string(i % 200) + ".weight\": \"model-" + std::to_string(1 + i % 96) + "-of-00096.safetensors\"";
+    text += (i ? ", " : "") + std::string("\"language_model.model.layers.") + std::to_string(i / 200) +
+            ".mlp.experts." + std::to_string(i % 200) + ".weight\": \"model-" + std::to_string(1 + i % 96) +
+            "-of-00096.safetensors\"";
   text += "}}";
   ASSERT_TRUE(scan(text).has_value());
   expect_same_as_full(text, "generated");

@@ -145,5 +145,4 @@ class PlainJsonScanner {
   const char* end_;
 };
 
-
 }  // namespace preflight

@@ -99,9 +99,12 @@ struct ShardExpectation {
 
 const char* reconciliation_method_key(ReconciliationMethod m) {
   switch (m) {
-    case ReconciliationMethod::shard_headers: return "shard_headers";
-    case ReconciliationMethod::index_and_shard_sizes: return "index_and_shard_sizes";
-    case ReconciliationMethod::index_names: return "index_names";
+    case ReconciliationMethod::shard_headers:
+      return "shard_headers";
+    case ReconciliationMethod::index_and_shard_sizes:
+      return "index_and_shard_sizes";
+    case ReconciliationMethod::index_names:
+      return "index_names";
   }
   return "unknown";
 }
@@ -134,7 +137,8 @@ bool Reconciliation::adds_up() const {
   return expected == static_cast<std::int64_t>(real_bytes);
 }
 
-Reconciliation reconcile_with_headers(const TensorManifest& generated_manifest, const std::vector<NamedHeader>& shards) {
+Reconciliation reconcile_with_headers(const TensorManifest& generated_manifest,
+                                      const std::vector<NamedHeader>& shards) {
   Reconciliation r;
   r.method = ReconciliationMethod::shard_headers;
   r.generated_tensors = generated_manifest.tensor_count();
@@ -181,7 +185,9 @@ struct ShardSizeCheck::Generated {
 
 ShardSizeCheck::ShardSizeCheck(const TensorManifest& generated, const SafetensorsIndex& index,
                                std::vector<ShardSize> shards)
-    : manifest_(generated), index_(index), shards_(std::move(shards)),
+    : manifest_(generated),
+      index_(index),
+      shards_(std::move(shards)),
       generated_(std::make_unique<Generated>(Generated{GeneratedNames(generated), {}, {}})) {
   auto& expected = generated_->expected;
   auto& slots = generated_->slots;
@@ -230,7 +236,8 @@ Reconciliation ShardSizeCheck::reconcile(const std::vector<NamedHeader>& headers
     const auto slot = cached ? slots[at] : generated.find(name);
     if (!slot) {
       ++r.extra_count;  // its bytes are inside the shard's payload difference below
-      note(r, {std::string(name), "", fmt::format("in {} (header not read: bytes in the shard's difference)", file), 0});
+      note(r,
+           {std::string(name), "", fmt::format("in {} (header not read: bytes in the shard's difference)", file), 0});
       continue;
     }
     generated.mark_seen(*slot);

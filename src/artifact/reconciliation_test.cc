@@ -52,10 +52,10 @@ TEST(Reconciliation, ExactWhenHeadersMatch) {
 TEST(Reconciliation, MissingExtraAndMisSizedAddUp) {
   SafetensorsHeader h;
   h.header_length = 64;
-  h.tensors = {tensor("model.embed_tokens.weight", Dtype::F32, {10, 4}, 0, 160),     // mis-sized: +80
+  h.tensors = {tensor("model.embed_tokens.weight", Dtype::F32, {10, 4}, 0, 160),  // mis-sized: +80
                tensor("model.layers.0.experts.0.w1.weight", Dtype::BF16, {2, 4}, 160, 176),
                tensor("model.layers.0.experts.1.w1.weight", Dtype::BF16, {2, 4}, 176, 192),
-               tensor("lm_head.weight", Dtype::BF16, {10, 4}, 192, 272)};           // extra: +80
+               tensor("lm_head.weight", Dtype::BF16, {10, 4}, 192, 272)};  // extra: +80
   const auto r = reconcile_with_headers(two_tensors_and_experts(), {{"a.safetensors", h}});
   EXPECT_FALSE(r.exact());
   EXPECT_EQ(r.missing_count, 1u);  // expert 2
@@ -75,8 +75,10 @@ TEST(Reconciliation, MissingExtraAndMisSizedAddUp) {
 TEST(Reconciliation, IndexGivesNamesOnly) {
   SafetensorsIndex index;
   index.total_size = 999;
-  index.weight_map = {{"model.embed_tokens.weight", "a"}, {"model.layers.0.experts.0.w1.weight", "a"},
-                      {"model.layers.0.experts.1.w1.weight", "b"}, {"model.layers.0.experts.2.w1.weight", "b"},
+  index.weight_map = {{"model.embed_tokens.weight", "a"},
+                      {"model.layers.0.experts.0.w1.weight", "a"},
+                      {"model.layers.0.experts.1.w1.weight", "b"},
+                      {"model.layers.0.experts.2.w1.weight", "b"},
                       {"rotary.inv_freq", "b"}};
   index.shard_files = {"a", "b"};
   const auto r = reconcile_with_index(two_tensors_and_experts(), index);
@@ -91,8 +93,10 @@ TEST(Reconciliation, IndexGivesNamesOnly) {
 // Index + sizes: shard a holds embed (80 B) + expert 0 (16 B), shard b experts 1, 2 (32 B).
 SafetensorsIndex two_shard_index() {
   SafetensorsIndex index;
-  index.weight_map = {{"model.embed_tokens.weight", "a"}, {"model.layers.0.experts.0.w1.weight", "a"},
-                      {"model.layers.0.experts.1.w1.weight", "b"}, {"model.layers.0.experts.2.w1.weight", "b"}};
+  index.weight_map = {{"model.embed_tokens.weight", "a"},
+                      {"model.layers.0.experts.0.w1.weight", "a"},
+                      {"model.layers.0.experts.1.w1.weight", "b"},
+                      {"model.layers.0.experts.2.w1.weight", "b"}};
   index.shard_files = {"a", "b"};
   return index;
 }
@@ -156,7 +160,7 @@ TEST(Reconciliation, HeaderOfADifferingShardNamesTheTensor) {
 
 TEST(Reconciliation, ExtraNamesAndMissingShardsStillAddUp) {
   auto index = two_shard_index();
-  index.weight_map["lm_head.weight"] = "b";  // not generated: shard b needs its header
+  index.weight_map["lm_head.weight"] = "b";     // not generated: shard b needs its header
   index.weight_map["model.norm.weight"] = "c";  // shard c has no size
   index.shard_files = {"a", "b", "c"};
   const std::vector<ShardSize> sizes{{"a", 8 + 56 + 96, 56}, {"b", 8 + 24 + 112, 24}};

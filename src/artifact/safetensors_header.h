@@ -41,8 +41,8 @@ struct HeaderTensor {
 };
 
 struct SafetensorsHeader {
-  std::uint64_t header_length = 0;            // N from the first 8 bytes (little-endian u64)
-  std::vector<HeaderTensor> tensors;          // in offset order
+  std::uint64_t header_length = 0;              // N from the first 8 bytes (little-endian u64)
+  std::vector<HeaderTensor> tensors;            // in offset order
   std::map<std::string, std::string> metadata;  // "__metadata__"
 
   // The byte buffer's size: where the last tensor ends (offsets are contiguous from 0).
@@ -53,15 +53,12 @@ struct SafetensorsHeader {
 
 // The first 8 bytes of a shard -> N. Errors: fewer than 8 bytes; N == 0;
 // N > 100,000,000 (with a hint when the bytes look like text, e.g. a Git LFS pointer).
-Result<std::uint64_t> parse_safetensors_header_length(std::string_view first_bytes,
-                                                      std::string_view origin);
+Result<std::uint64_t> parse_safetensors_header_length(std::string_view first_bytes, std::string_view origin);
 
 // The JSON header (exactly N bytes, possibly space-padded). file_size: the
 // shard's size when known, else 0 (then only the internal consistency is checked).
-Result<SafetensorsHeader> parse_safetensors_header(std::string_view header_json,
-                                                   std::uint64_t header_length,
-                                                   std::uint64_t file_size,
-                                                   std::string_view origin);
+Result<SafetensorsHeader> parse_safetensors_header(std::string_view header_json, std::uint64_t header_length,
+                                                   std::uint64_t file_size, std::string_view origin);
 // The full JSON reader alone, without the fast path for the plain shape
 // (plain_header_scan.h) that parse_safetensors_header tries first: what the
 // fast path must agree with (tests, the differential fuzz target).
@@ -70,8 +67,7 @@ Result<SafetensorsHeader> parse_safetensors_header_full(std::string_view header_
 
 // Convenience: a whole in-memory prefix (8 bytes + header, possibly followed by
 // payload bytes, which are ignored) -> header.
-Result<SafetensorsHeader> parse_safetensors_prefix(std::string_view bytes,
-                                                   std::uint64_t file_size,
+Result<SafetensorsHeader> parse_safetensors_prefix(std::string_view bytes, std::uint64_t file_size,
                                                    std::string_view origin);
 
 }  // namespace preflight

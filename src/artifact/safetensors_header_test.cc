@@ -20,19 +20,16 @@ std::string le64(std::uint64_t n) {
 }
 
 // A shard prefix as a writer lays it out: N, then exactly N header bytes.
-std::string shard(std::string_view header_json) {
-  return le64(header_json.size()) + std::string(header_json);
-}
+std::string shard(std::string_view header_json) { return le64(header_json.size()) + std::string(header_json); }
 
 // A one-tensor header {"w": ENTRY}.
 std::string one(std::string_view entry) { return shard("{\"w\":" + std::string(entry) + "}"); }
 
 TEST(SafetensorsHeader, ReadsTensorsInOffsetOrderWithMetadata) {
   // Key order is alphabetical in most writers; offset order is what the layout checks.
-  const std::string json =
-      R"({"__metadata__":{"format":"pt"},)"
-      R"("a.weight":{"dtype":"BF16","shape":[4],"data_offsets":[16,24]},)"
-      R"("b.weight":{"dtype":"F32","shape":[2,2],"data_offsets":[0,16]}})";
+  const std::string json = R"({"__metadata__":{"format":"pt"},)"
+                           R"("a.weight":{"dtype":"BF16","shape":[4],"data_offsets":[16,24]},)"
+                           R"("b.weight":{"dtype":"F32","shape":[2,2],"data_offsets":[0,16]}})";
   const std::string bytes = shard(json);
   const std::uint64_t file_size = 8 + json.size() + 24;
   auto header = parse_safetensors_prefix(bytes, file_size, "s.safetensors");
@@ -67,9 +64,9 @@ TEST(SafetensorsHeader, ByteArithmeticOfARealisticShard) {
   std::uint64_t offset = 0;
   for (const auto& t : tensors) {
     const std::uint64_t size = t.rows * t.cols * t.bytes_per;
-    json += std::string(",\"") + t.name + "\":{\"dtype\":\"" + t.dtype + "\",\"shape\":[" +
-            std::to_string(t.rows) + "," + std::to_string(t.cols) + "],\"data_offsets\":[" +
-            std::to_string(offset) + "," + std::to_string(offset + size) + "]}";
+    json += std::string(",\"") + t.name + "\":{\"dtype\":\"" + t.dtype + "\",\"shape\":[" + std::to_string(t.rows) +
+            "," + std::to_string(t.cols) + "],\"data_offsets\":[" + std::to_string(offset) + "," +
+            std::to_string(offset + size) + "]}";
     offset += size;
   }
   json += "}";
@@ -98,16 +95,14 @@ TEST(SafetensorsHeader, EveryDtypeHasItsElementSize) {
     const char* name;
     Dtype dtype;
     std::uint64_t bytes;
-  } rows[] = {{"BOOL", Dtype::BOOL, 1},       {"U8", Dtype::U8, 1},   {"I8", Dtype::I8, 1},
-              {"F8_E4M3", Dtype::F8_E4M3, 1}, {"F8_E5M2", Dtype::F8_E5M2, 1},
-              {"I16", Dtype::I16, 2},         {"F16", Dtype::F16, 2}, {"BF16", Dtype::BF16, 2},
-              {"I32", Dtype::I32, 4},         {"F32", Dtype::F32, 4}, {"F64", Dtype::F64, 8},
-              {"I64", Dtype::I64, 8}};
+  } rows[] = {{"BOOL", Dtype::BOOL, 1},       {"U8", Dtype::U8, 1},           {"I8", Dtype::I8, 1},
+              {"F8_E4M3", Dtype::F8_E4M3, 1}, {"F8_E5M2", Dtype::F8_E5M2, 1}, {"I16", Dtype::I16, 2},
+              {"F16", Dtype::F16, 2},         {"BF16", Dtype::BF16, 2},       {"I32", Dtype::I32, 4},
+              {"F32", Dtype::F32, 4},         {"F64", Dtype::F64, 8},         {"I64", Dtype::I64, 8}};
   for (const auto& row : rows) {
     const std::uint64_t size = 3 * row.bytes;
-    const std::string bytes = one(std::string(R"({"dtype":")") + row.name +
-                                  R"(","shape":[3],"data_offsets":[0,)" + std::to_string(size) +
-                                  "]}");
+    const std::string bytes = one(std::string(R"({"dtype":")") + row.name + R"(","shape":[3],"data_offsets":[0,)" +
+                                  std::to_string(size) + "]}");
     auto header = parse_safetensors_prefix(bytes, bytes.size() + size, "s");
     ASSERT_TRUE(header.ok()) << row.name << ": " << header.error().to_string();
     EXPECT_EQ(header->tensors[0].dtype, row.dtype) << row.name;
@@ -118,9 +113,8 @@ TEST(SafetensorsHeader, EveryDtypeHasItsElementSize) {
 TEST(SafetensorsHeader, ScalarsEmptyTensorsAndEmptyHeaders) {
   // The README allows 0-rank tensors (a scalar) and tensors with a 0 dimension
   // (no bytes, still in the header).
-  const std::string json =
-      R"({"empty":{"dtype":"F32","shape":[0,4],"data_offsets":[4,4]},)"
-      R"("scalar":{"dtype":"F32","shape":[],"data_offsets":[0,4]}})";
+  const std::string json = R"({"empty":{"dtype":"F32","shape":[0,4],"data_offsets":[4,4]},)"
+                           R"("scalar":{"dtype":"F32","shape":[],"data_offsets":[0,4]}})";
   auto header = parse_safetensors_prefix(shard(json), 8 + json.size() + 4, "s");
   ASSERT_TRUE(header.ok()) << header.error().to_string();
   ASSERT_EQ(header->tensors.size(), 2u);
@@ -164,15 +158,12 @@ struct BadShard {
 
 TEST(SafetensorsBadInput, EachProblemIsOneLocatedLine) {
   const std::string f32_2x2 = R"({"dtype":"F32","shape":[2,2],"data_offsets":[0,16]})";
-  const std::string two_gap =
-      R"({"a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]},)"
-      R"("b":{"dtype":"F32","shape":[4],"data_offsets":[20,36]}})";
-  const std::string two_overlap =
-      R"({"a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]},)"
-      R"("b":{"dtype":"F32","shape":[4],"data_offsets":[8,24]}})";
-  const std::string inside =
-      R"({"a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]},)"
-      R"("z":{"dtype":"F32","shape":[0],"data_offsets":[8,8]}})";
+  const std::string two_gap = R"({"a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]},)"
+                              R"("b":{"dtype":"F32","shape":[4],"data_offsets":[20,36]}})";
+  const std::string two_overlap = R"({"a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]},)"
+                                  R"("b":{"dtype":"F32","shape":[4],"data_offsets":[8,24]}})";
+  const std::string inside = R"({"a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]},)"
+                             R"("z":{"dtype":"F32","shape":[0],"data_offsets":[8,8]}})";
   const std::string sized = R"({"w":{"dtype":"F32","shape":[2,2],"data_offsets":[0,16]}})";
   const std::string n = std::to_string(sized.size());
   const std::uint64_t sized_file = 8 + sized.size() + 16;
@@ -198,8 +189,7 @@ TEST(SafetensorsBadInput, EachProblemIsOneLocatedLine) {
        "s.safetensors: header: the length prefix says 100 bytes, but only 2 follow it"},
       {"header starts with a space", shard(" {}"), 0,
        "s.safetensors: header: must begin with '{' (0x7B), got ' ' (0x20)"},
-      {"header is an array", shard("[]"), 0,
-       "s.safetensors: header: must begin with '{' (0x7B), got '[' (0x5B)"},
+      {"header is an array", shard("[]"), 0, "s.safetensors: header: must begin with '{' (0x7B), got '[' (0x5B)"},
       {"header starts with a NUL", shard(std::string("\0{}", 3)), 0,
        "s.safetensors: header: must begin with '{' (0x7B), got 0x00"},
       {"header not JSON", shard("{not json}"), 0,
@@ -208,8 +198,7 @@ TEST(SafetensorsBadInput, EachProblemIsOneLocatedLine) {
       {"header cut short", shard(R"({"w":)"), 0,
        "s.safetensors: header: invalid JSON: parse error at line 1, column 6: syntax error while "
        "parsing value - unexpected end of input; expected '[', '{', or a literal"},
-      {"NUL padding", shard(std::string("{}\0\0", 4)), 0,
-       "s.safetensors: header: invalid JSON: NUL byte at offset 2"},
+      {"NUL padding", shard(std::string("{}\0\0", 4)), 0, "s.safetensors: header: invalid JSON: NUL byte at offset 2"},
       {"trailing garbage", shard("{} x"), 0,
        "s.safetensors: header: invalid JSON: parse error at line 1, column 4: syntax error while "
        "parsing value - invalid literal; last read: '{} x'; expected end of input"},
@@ -225,29 +214,22 @@ TEST(SafetensorsBadInput, EachProblemIsOneLocatedLine) {
        "s.safetensors: /w/dtype: duplicate key (a second value would silently replace the first)"},
       {"entry not an object", one("5"), 0,
        "s.safetensors: /w: expected an object with dtype, shape and data_offsets, got 5"},
-      {"tensor without dtype", one(R"({"shape":[1],"data_offsets":[0,4]})"), 0,
-       "s.safetensors: /w/dtype: missing"},
+      {"tensor without dtype", one(R"({"shape":[1],"data_offsets":[0,4]})"), 0, "s.safetensors: /w/dtype: missing"},
       {"dtype not a string", one(R"({"dtype":16,"shape":[1],"data_offsets":[0,2]})"), 0,
        "s.safetensors: /w/dtype: expected a dtype name such as \"BF16\", got 16"},
       {"unknown dtype", one(R"({"dtype":"FP16","shape":[1],"data_offsets":[0,2]})"), 0,
-       "s.safetensors: /w/dtype: \"FP16\" is not a safetensors dtype (preflight reads " + supported +
-           ")"},
+       "s.safetensors: /w/dtype: \"FP16\" is not a safetensors dtype (preflight reads " + supported + ")"},
       {"lower-case dtype", one(R"({"dtype":"bf16","shape":[1],"data_offsets":[0,2]})"), 0,
-       "s.safetensors: /w/dtype: \"bf16\" is not a safetensors dtype (preflight reads " + supported +
-           ")"},
+       "s.safetensors: /w/dtype: \"bf16\" is not a safetensors dtype (preflight reads " + supported + ")"},
       {"format dtype preflight lacks", one(R"({"dtype":"C64","shape":[1],"data_offsets":[0,8]})"), 0,
        "s.safetensors: /w/dtype: \"C64\" is a safetensors dtype preflight does not support yet "
        "(preflight reads " +
            supported + ")"},
-      {"tensor name needing escapes",
-       shard(R"({"a/b~c":{"dtype":"X","shape":[1],"data_offsets":[0,1]}})"), 0,
-       "s.safetensors: /a~1b~0c/dtype: \"X\" is not a safetensors dtype (preflight reads " +
-           supported + ")"},
-      {"tensor name with a newline",
-       shard(R"({"a\nb":{"shape":[1],"data_offsets":[0,1]}})"), 0,
+      {"tensor name needing escapes", shard(R"({"a/b~c":{"dtype":"X","shape":[1],"data_offsets":[0,1]}})"), 0,
+       "s.safetensors: /a~1b~0c/dtype: \"X\" is not a safetensors dtype (preflight reads " + supported + ")"},
+      {"tensor name with a newline", shard(R"({"a\nb":{"shape":[1],"data_offsets":[0,1]}})"), 0,
        "s.safetensors: /a\\u000ab/dtype: missing"},
-      {"missing shape", one(R"({"dtype":"F32","data_offsets":[0,4]})"), 0,
-       "s.safetensors: /w/shape: missing"},
+      {"missing shape", one(R"({"dtype":"F32","data_offsets":[0,4]})"), 0, "s.safetensors: /w/shape: missing"},
       {"shape not an array", one(R"({"dtype":"F32","shape":4,"data_offsets":[0,16]})"), 0,
        "s.safetensors: /w/shape: expected an array of non-negative integers, got 4"},
       {"negative dimension", one(R"({"dtype":"F32","shape":[2,-3],"data_offsets":[0,24]})"), 0,
@@ -260,8 +242,7 @@ TEST(SafetensorsBadInput, EachProblemIsOneLocatedLine) {
        "s.safetensors: /w/shape/0: expected a non-negative integer, got \"4\""},
       {"dimension past 2^64", one(R"({"dtype":"U8","shape":[18446744073709551616],"data_offsets":[0,1]})"), 0,
        "s.safetensors: /w/shape/0: expected a non-negative integer, got 1.8446744073709552e+19"},
-      {"missing data_offsets", one(R"({"dtype":"F32","shape":[1]})"), 0,
-       "s.safetensors: /w/data_offsets: missing"},
+      {"missing data_offsets", one(R"({"dtype":"F32","shape":[1]})"), 0, "s.safetensors: /w/data_offsets: missing"},
       {"data_offsets not an array", one(R"({"dtype":"F32","shape":[1],"data_offsets":"0-4"})"), 0,
        "s.safetensors: /w/data_offsets: expected [BEGIN, END], got \"0-4\""},
       {"data_offsets with one number", one(R"({"dtype":"F32","shape":[1],"data_offsets":[4]})"), 0,
@@ -273,15 +254,12 @@ TEST(SafetensorsBadInput, EachProblemIsOneLocatedLine) {
       {"BEGIN after END", one(R"({"dtype":"F32","shape":[1],"data_offsets":[8,4]})"), 0,
        "s.safetensors: /w/data_offsets: BEGIN 8 is after END 4"},
       {"size does not match the shape",
-       shard(R"({"model.embed_tokens.weight":{"dtype":"BF16","shape":[128,4096],"data_offsets":[0,1048575]}})"),
-       0,
+       shard(R"({"model.embed_tokens.weight":{"dtype":"BF16","shape":[128,4096],"data_offsets":[0,1048575]}})"), 0,
        "s.safetensors: /model.embed_tokens.weight/data_offsets: [0, 1048575] is 1048575 bytes, but "
        "shape [128, 4096] of BF16 needs 1048576 (524288 elements x 2 bytes)"},
-      {"element count past 2^64",
-       one(R"({"dtype":"U8","shape":[4294967296,4294967296],"data_offsets":[0,0]})"), 0,
+      {"element count past 2^64", one(R"({"dtype":"U8","shape":[4294967296,4294967296],"data_offsets":[0,0]})"), 0,
        "s.safetensors: /w/shape: [4294967296, 4294967296] has more than 2^64 elements"},
-      {"byte count past 2^64",
-       one(R"({"dtype":"F32","shape":[4611686018427387904],"data_offsets":[0,0]})"), 0,
+      {"byte count past 2^64", one(R"({"dtype":"F32","shape":[4611686018427387904],"data_offsets":[0,0]})"), 0,
        "s.safetensors: /w/shape: [4611686018427387904] of F32 is more than 2^64 bytes"},
       {"hole before the first tensor", one(R"({"dtype":"F32","shape":[1],"data_offsets":[8,12]})"), 0,
        "s.safetensors: /w/data_offsets: begins at 8, but the byte buffer starts at 0, leaving 8 "
@@ -289,21 +267,18 @@ TEST(SafetensorsBadInput, EachProblemIsOneLocatedLine) {
       {"hole between tensors", shard(two_gap), 0,
        "s.safetensors: /b/data_offsets: begins at 20, but \"a\" ends at 16, leaving 4 bytes "
        "unindexed (safetensors requires the byte buffer to be fully indexed)"},
-      {"overlapping tensors", shard(two_overlap), 0,
-       "s.safetensors: /b/data_offsets: [8, 24] overlaps \"a\" [0, 16]"},
+      {"overlapping tensors", shard(two_overlap), 0, "s.safetensors: /b/data_offsets: [8, 24] overlaps \"a\" [0, 16]"},
       {"empty tensor inside another", shard(inside), 0,
        "s.safetensors: /z/data_offsets: [8, 8] overlaps \"a\" [0, 16]"},
       {"file longer than the header says", shard(sized), sized_file + 100,
-       "s.safetensors: payload: the file should be 8 + " + n + " + 16 = " +
-           std::to_string(sized_file) + " bytes, but it is " + std::to_string(sized_file + 100) +
+       "s.safetensors: payload: the file should be 8 + " + n + " + 16 = " + std::to_string(sized_file) +
+           " bytes, but it is " + std::to_string(sized_file + 100) +
            " (100 bytes at the end are not indexed by any tensor)"},
       {"file shorter than the header says", shard(sized), sized_file - 1,
-       "s.safetensors: payload: the file should be 8 + " + n + " + 16 = " +
-           std::to_string(sized_file) + " bytes, but it is " + std::to_string(sized_file - 1) +
-           " (truncated download?)"},
+       "s.safetensors: payload: the file should be 8 + " + n + " + 16 = " + std::to_string(sized_file) +
+           " bytes, but it is " + std::to_string(sized_file - 1) + " (truncated download?)"},
       {"payload past 2^64",
-       one(R"({"dtype":"U8","shape":[18446744073709551615],"data_offsets":[0,18446744073709551615]})"),
-       0,
+       one(R"({"dtype":"U8","shape":[18446744073709551615],"data_offsets":[0,18446744073709551615]})"), 0,
        "s.safetensors: payload: the tensors end at byte 18446744073709551615 of the byte buffer; "
        "with the 8 + 91 header bytes the file would exceed 2^64 bytes"},
       {"metadata not an object", shard(R"({"__metadata__":["pt"]})"), 0,

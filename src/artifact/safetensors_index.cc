@@ -25,8 +25,7 @@ using nlohmann::json;
 
 // metadata.total_size / total_parameters: an integer as Python's json writes
 // it, or a string of digits as some converters write it.
-std::optional<Error> read_metadata_count(const json& metadata, std::string_view key,
-                                         std::optional<std::uint64_t>& out,
+std::optional<Error> read_metadata_count(const json& metadata, std::string_view key, std::optional<std::uint64_t>& out,
                                          std::string_view origin) {
   auto it = metadata.find(key);
   if (it == metadata.end()) return std::nullopt;
@@ -55,39 +54,36 @@ Result<SafetensorsIndex> parse_index_checked(std::string_view json_text, std::st
   auto& files = owned->files;
   // The weight_map's names stream straight into the result: no DOM node per name
   // (Kimi K3's index has 497,220; its DOM was over 100 MB and most of the parse).
-  StreamedMembers streamed{"weight_map", [&](const std::string& name, const std::string& file) -> std::optional<Error> {
-    const auto field = [&name] { return "/weight_map/" + pointer_token(name); };  // built only for an error
-    if (const std::string problem = artifact::relative_path_problem(file); !problem.empty())
-      return Error{std::string(origin), field(),
-                   fmt::format("shard file {} {}; expected a path inside the model folder", quote(file), problem)};
-    auto known = files.find(file);
-    if (known == files.end()) known = files.insert(file).first;
-    // A copy, not a move: it is allocated at its length, and the parser keeps its
-    // token buffer (a moved name keeps the buffer's doubled capacity, ~60% more).
-    if (index.weight_map.count(name) > 0)
-      return Error{std::string(origin), "/weight_map/" + pointer_token(name),
-                   "duplicate key (a second value would silently replace the first)"};
-    const std::string& kept = owned->names.emplace_back(name);
-    index.weight_map.emplace(kept, *known);
-    return std::nullopt;
-  }};
+  StreamedMembers streamed{
+      "weight_map", [&](const std::string& name, const std::string& file) -> std::optional<Error> {
+        const auto field = [&name] { return "/weight_map/" + pointer_token(name); };  // built only for an error
+        if (const std::string problem = artifact::relative_path_problem(file); !problem.empty())
+          return Error{std::string(origin), field(),
+                       fmt::format("shard file {} {}; expected a path inside the model folder", quote(file), problem)};
+        auto known = files.find(file);
+        if (known == files.end()) known = files.insert(file).first;
+        // A copy, not a move: it is allocated at its length, and the parser keeps its
+        // token buffer (a moved name keeps the buffer's doubled capacity, ~60% more).
+        if (index.weight_map.count(name) > 0)
+          return Error{std::string(origin), "/weight_map/" + pointer_token(name),
+                       "duplicate key (a second value would silently replace the first)"};
+        const std::string& kept = owned->names.emplace_back(name);
+        index.weight_map.emplace(kept, *known);
+        return std::nullopt;
+      }};
   auto doc = parse_json(json_text, origin, "", DuplicateKeys::reject, streamed);
   if (!doc) return doc.error();
   json& root = doc.value();
   if (!root.is_object())
     return Error{std::string(origin), "",
-                 fmt::format("expected a JSON object with \"weight_map\" and \"metadata\", got {}",
-                             show(root))};
+                 fmt::format("expected a JSON object with \"weight_map\" and \"metadata\", got {}", show(root))};
 
   const auto metadata = root.find("metadata");
   if (metadata != root.end()) {
     if (!metadata->is_object())
-      return Error{std::string(origin), "/metadata",
-                   fmt::format("expected an object, got {}", show(*metadata))};
+      return Error{std::string(origin), "/metadata", fmt::format("expected an object, got {}", show(*metadata))};
     if (auto e = read_metadata_count(*metadata, "total_size", index.total_size, origin)) return *e;
-    if (auto e = read_metadata_count(*metadata, "total_parameters", index.total_parameters,
-                                     origin))
-      return *e;
+    if (auto e = read_metadata_count(*metadata, "total_parameters", index.total_parameters, origin)) return *e;
   }
 
   const auto map = root.find("weight_map");
@@ -106,8 +102,7 @@ Result<SafetensorsIndex> parse_index_checked(std::string_view json_text, std::st
     return Error{std::string(origin), "/weight_map/" + pointer_token(first.key()),
                  fmt::format("expected a shard file name, got {}", show(first.value()))};
   if (index.weight_map.empty())
-    return Error{std::string(origin), "/weight_map",
-                 "is empty; expected tensor name -> shard file entries"};
+    return Error{std::string(origin), "/weight_map", "is empty; expected tensor name -> shard file entries"};
   index.shard_files.assign(files.begin(), files.end());
   return index;
 }
@@ -115,7 +110,8 @@ Result<SafetensorsIndex> parse_index_checked(std::string_view json_text, std::st
 // The index from the plain scan (plain_index_scan.h), or nullopt for anything
 // the full reader must judge: every check of parse_index_checked holds here too,
 // and a failed one declines rather than words an error.
-std::optional<SafetensorsIndex> from_plain_scan(const std::shared_ptr<const std::string>& text, std::string_view origin) {
+std::optional<SafetensorsIndex> from_plain_scan(const std::shared_ptr<const std::string>& text,
+                                                std::string_view origin) {
   SafetensorsIndex index;
   index.storage = text;  // the names and files are views into the text itself
   // Shards are few (96 for K3): each distinct file is checked once.
@@ -164,7 +160,8 @@ Result<SafetensorsIndex> parse_safetensors_index_full(std::string_view json_text
   }
 }
 
-Result<SafetensorsIndex> parse_safetensors_index(std::shared_ptr<const std::string> json_text, std::string_view origin) {
+Result<SafetensorsIndex> parse_safetensors_index(std::shared_ptr<const std::string> json_text,
+                                                 std::string_view origin) {
   if (auto plain = from_plain_scan(json_text, origin)) return std::move(plain).value();
   return parse_safetensors_index_full(*json_text, origin);
 }

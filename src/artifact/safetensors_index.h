@@ -33,8 +33,8 @@ struct SafetensorsIndex {
   // instead of a copy of every name (peak 192 -> ~100 MB while reading it).
   // Views may also point at string literals (tests); never at a temporary.
   std::map<std::string_view, std::string_view> weight_map;
-  std::vector<std::string> shard_files;           // unique weight_map values, sorted
-  std::shared_ptr<const void> storage;            // what weight_map's views point into; shared by copies
+  std::vector<std::string> shard_files;  // unique weight_map values, sorted
+  std::shared_ptr<const void> storage;   // what weight_map's views point into; shared by copies
 };
 
 // Errors: not JSON, not an object, neither weight_map nor metadata, a

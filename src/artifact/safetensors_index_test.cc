@@ -25,15 +25,13 @@ TEST(IndexReal, GptOss20bHasThreeShardsNumberedFromZero) {
   ASSERT_TRUE(index.ok()) << index.error().to_string();
   // Counted from the map's values: "-of-00002" would say 2.
   EXPECT_EQ(index->shard_files,
-            (std::vector<std::string>{"model-00000-of-00002.safetensors",
-                                      "model-00001-of-00002.safetensors",
+            (std::vector<std::string>{"model-00000-of-00002.safetensors", "model-00001-of-00002.safetensors",
                                       "model-00002-of-00002.safetensors"}));
   ASSERT_TRUE(index->total_size.has_value());
   EXPECT_EQ(*index->total_size, 13'761'264'768u);
   EXPECT_FALSE(index->total_parameters.has_value());
   EXPECT_EQ(index->weight_map.size(), 459u);
-  EXPECT_EQ(index->weight_map.at("model.layers.0.input_layernorm.weight"),
-            "model-00000-of-00002.safetensors");
+  EXPECT_EQ(index->weight_map.at("model.layers.0.input_layernorm.weight"), "model-00000-of-00002.safetensors");
 }
 
 TEST(IndexReal, DeepSeekV3MetadataOnlyKeepsTheAnomalousTotal) {
@@ -49,8 +47,7 @@ TEST(IndexReal, DeepSeekV3MetadataOnlyKeepsTheAnomalousTotal) {
 }
 
 TEST(IndexReal, KimiLinearMetadataOnlyHasSizeAndParameters) {
-  const std::string rel =
-      "models/moonshotai__Kimi-Linear-48B-A3B-Instruct/model.safetensors.index.metadata.json";
+  const std::string rel = "models/moonshotai__Kimi-Linear-48B-A3B-Instruct/model.safetensors.index.metadata.json";
   auto index = parse_safetensors_index(shared_text(rel), rel);
   ASSERT_TRUE(index.ok()) << index.error().to_string();
   EXPECT_EQ(index->total_size, std::optional<std::uint64_t>(98'245'528'576u));
@@ -68,8 +65,8 @@ TEST(IndexFormat, NumericStringsSubfoldersAndUnknownKeys) {
       "i.json");
   ASSERT_TRUE(index.ok()) << index.error().to_string();
   EXPECT_EQ(index->total_size, std::optional<std::uint64_t>(13'761'264'768u));
-  EXPECT_EQ(index->shard_files, (std::vector<std::string>{"model-00001-of-00002.safetensors",
-                                                          "sub/model-00002-of-00002.safetensors"}));
+  EXPECT_EQ(index->shard_files,
+            (std::vector<std::string>{"model-00001-of-00002.safetensors", "sub/model-00002-of-00002.safetensors"}));
   EXPECT_EQ(index->weight_map.size(), 3u);
 
   // No metadata at all is fine when the map is there.
@@ -149,12 +146,12 @@ TEST(IndexBadInput, EachProblemIsOneLocatedLine) {
        "i.json: /weight_map/b: expected a shard file name, got null"},
       {"duplicate, the second not a string", R"({"weight_map": {"w": "a.safetensors", "w": [1]}})",
        "i.json: /weight_map/w: expected a shard file name, got [1]"},
-      {"duplicate after other names", R"({"weight_map": {"w": "a.safetensors", "x": "a.safetensors", "w": "a.safetensors"}})",
+      {"duplicate after other names",
+       R"({"weight_map": {"w": "a.safetensors", "x": "a.safetensors", "w": "a.safetensors"}})",
        "i.json: /weight_map/w: duplicate key (a second value would silently replace the first)"},
       {"duplicate weight_map", R"({"weight_map": {"w": "a.safetensors"}, "weight_map": {"x": "a.safetensors"}})",
        "i.json: /weight_map: duplicate key (a second value would silently replace the first)"},
-      {"nested too deep", std::string(600, '['),
-       "i.json: invalid JSON: nested deeper than 512 levels"},
+      {"nested too deep", std::string(600, '['), "i.json: invalid JSON: nested deeper than 512 levels"},
       {"duplicate metadata", R"({"metadata": {}, "metadata": {"total_size": 1}})",
        "i.json: /metadata: duplicate key (a second value would silently replace the first)"},
   };
@@ -174,11 +171,13 @@ TEST(ShardSelection, TheIndexDecidesWhichFilesAreTheCheckpoint) {
   const std::vector<std::string> mistral{"model-00002-of-00002.safetensors", "consolidated.safetensors",
                                          "model-00001-of-00002.safetensors"};
   const auto s = select_checkpoint_shards(mistral, &index);
-  EXPECT_EQ(s.shards, (std::vector<std::string>{"model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"}));
+  EXPECT_EQ(s.shards,
+            (std::vector<std::string>{"model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"}));
   EXPECT_EQ(s.ignored, std::vector<std::string>{"consolidated.safetensors"});
   EXPECT_TRUE(s.absent.empty());
-  EXPECT_EQ(s.ignored_note(), "not read: consolidated.safetensors (1 file(s) the index does not name: the same weights "
-                              "saved another way)");
+  EXPECT_EQ(s.ignored_note(),
+            "not read: consolidated.safetensors (1 file(s) the index does not name: the same weights "
+            "saved another way)");
 
   const auto partial = select_checkpoint_shards({"model-00001-of-00002.safetensors"}, &index);
   EXPECT_EQ(partial.absent, std::vector<std::string>{"model-00002-of-00002.safetensors"});

@@ -9,8 +9,8 @@
 namespace preflight {
 
 void throw_byte_overflow(std::string_view what, std::string_view op, std::uint64_t a, std::uint64_t b) {
-  throw InputError(Error{"arithmetic", std::string(what),
-                         fmt::format("{} of {} and {} overflows 64-bit bytes", op, a, b)});
+  throw InputError(
+      Error{"arithmetic", std::string(what), fmt::format("{} of {} and {} overflows 64-bit bytes", op, a, b)});
 }
 
 namespace {
@@ -44,22 +44,15 @@ std::uint64_t checked_mul_div(std::uint64_t a, std::uint64_t b, std::uint64_t c,
   return static_cast<std::uint64_t>(v);
 }
 
-
 std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return b == 0 ? 0 : a / b + (a % b != 0); }
 
 std::string with_commas(std::uint64_t value) { return group_thousands(std::to_string(value)); }
 
 std::string format_gb(Bytes bytes, int decimals) { return scaled(bytes, 1e9, decimals, "GB"); }
 std::string format_tb(Bytes bytes, int decimals) { return scaled(bytes, 1e12, decimals, "TB"); }
-std::string format_gib(Bytes bytes, int decimals) {
-  return scaled(bytes, static_cast<double>(kGiB), decimals, "GiB");
-}
-std::string format_mib(Bytes bytes, int decimals) {
-  return scaled(bytes, static_cast<double>(kMiB), decimals, "MiB");
-}
-std::string format_tib(Bytes bytes, int decimals) {
-  return scaled(bytes, static_cast<double>(kTiB), decimals, "TiB");
-}
+std::string format_gib(Bytes bytes, int decimals) { return scaled(bytes, static_cast<double>(kGiB), decimals, "GiB"); }
+std::string format_mib(Bytes bytes, int decimals) { return scaled(bytes, static_cast<double>(kMiB), decimals, "MiB"); }
+std::string format_tib(Bytes bytes, int decimals) { return scaled(bytes, static_cast<double>(kTiB), decimals, "TiB"); }
 
 std::string format_binary(Bytes bytes, int decimals) {
   if (bytes >= kTiB) return format_tib(bytes, decimals);

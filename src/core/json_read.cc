@@ -46,9 +46,7 @@ class StrictDomBuilder final : public nlohmann::json_sax<json> {
   bool boolean(bool value) override { return put(json(value)); }
   bool number_integer(number_integer_t value) override { return put(json(value)); }
   bool number_unsigned(number_unsigned_t value) override { return put(json(value)); }
-  bool number_float(number_float_t value, const string_t& /*text*/) override {
-    return put(json(value));
-  }
+  bool number_float(number_float_t value, const string_t& /*text*/) override { return put(json(value)); }
   bool string(string_t& value) override {
     if (pending_) {
       pending_ = false;
@@ -65,8 +63,8 @@ class StrictDomBuilder final : public nlohmann::json_sax<json> {
   bool start_object(std::size_t /*elements*/) override {
     if (!settle_pending()) return false;
     // The streamed object: a member of the root, under the name the caller gave.
-    const bool streamed = streamed_ != nullptr && stack_.size() == 1 && stack_.back()->is_object() && slot_ != nullptr &&
-                          root_key_ == streamed_->object;
+    const bool streamed = streamed_ != nullptr && stack_.size() == 1 && stack_.back()->is_object() &&
+                          slot_ != nullptr && root_key_ == streamed_->object;
     if (!open(json::object())) return false;
     if (streamed) streamed_container_ = stack_.back();
     return true;
@@ -102,8 +100,7 @@ class StrictDomBuilder final : public nlohmann::json_sax<json> {
     return true;
   }
 
-  bool parse_error(std::size_t /*position*/, const std::string& /*last_token*/,
-                   const json::exception& error) override {
+  bool parse_error(std::size_t /*position*/, const std::string& /*last_token*/, const json::exception& error) override {
     syntax_error_ = error.what();
     return false;
   }
@@ -183,9 +180,9 @@ class StrictDomBuilder final : public nlohmann::json_sax<json> {
   std::vector<json*> stack_;
   json* slot_ = nullptr;
   StreamedMembers* streamed_;
-  std::string root_key_;                   // the root member being read (only when streaming)
+  std::string root_key_;  // the root member being read (only when streaming)
   const json* streamed_container_ = nullptr;
-  bool pending_ = false;                   // a key of the streamed object awaits its value
+  bool pending_ = false;  // a key of the streamed object awaits its value
   std::string pending_key_;
   std::optional<Error> streamed_error_;
   std::string duplicate_pointer_;
@@ -200,8 +197,7 @@ namespace {
 Result<json> parse_json_with(std::string_view text, std::string_view origin, std::string_view field,
                              DuplicateKeys duplicates, StreamedMembers* streamed) {
   if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos)
-    return Error{std::string(origin), std::string(field),
-                 fmt::format("invalid JSON: NUL byte at offset {}", nul)};
+    return Error{std::string(origin), std::string(field), fmt::format("invalid JSON: NUL byte at offset {}", nul)};
   json root;
   StrictDomBuilder builder(root, duplicates, streamed);
   bool ok = false;
@@ -210,15 +206,13 @@ Result<json> parse_json_with(std::string_view text, std::string_view origin, std
   } catch (const json::exception& e) {
     // sax_parse reports syntax errors through parse_error(); anything thrown
     // here is still bad input, never a crash.
-    return Error{std::string(origin), std::string(field),
-                 "invalid JSON: " + escape_control(e.what())};
+    return Error{std::string(origin), std::string(field), "invalid JSON: " + escape_control(e.what())};
   }
   if (ok) return root;
   if (builder.streamed_error()) return *builder.streamed_error();
   if (builder.too_deep())
     return Error{std::string(origin), std::string(field),
-                 fmt::format("invalid JSON: nested deeper than {} levels",
-                             kMaxJsonDepth)};
+                 fmt::format("invalid JSON: nested deeper than {} levels", kMaxJsonDepth)};
   if (!builder.duplicate_pointer().empty())
     return Error{std::string(origin), builder.duplicate_pointer(),
                  "duplicate key (a second value would silently replace the first)"};
@@ -227,8 +221,7 @@ Result<json> parse_json_with(std::string_view text, std::string_view origin, std
   if (const std::size_t close = what.find("] ");
       what.starts_with("[json.exception.") && close != std::string_view::npos)
     what.remove_prefix(close + 2);
-  return Error{std::string(origin), std::string(field),
-               "invalid JSON: " + shorten_last_read(escape_control(what))};
+  return Error{std::string(origin), std::string(field), "invalid JSON: " + shorten_last_read(escape_control(what))};
 }
 
 }  // namespace
@@ -275,10 +268,14 @@ std::string pointer_token(std::string_view key) {
   out.reserve(key.size());
   for (char c : key) {
     const auto u = static_cast<unsigned char>(c);
-    if (c == '~') out += "~0";
-    else if (c == '/') out += "~1";
-    else if (u < 0x20 || u == 0x7F) out += fmt::format("\\u{:04x}", u);
-    else out.push_back(c);
+    if (c == '~')
+      out += "~0";
+    else if (c == '/')
+      out += "~1";
+    else if (u < 0x20 || u == 0x7F)
+      out += fmt::format("\\u{:04x}", u);
+    else
+      out.push_back(c);
   }
   return out;
 }

@@ -21,10 +21,9 @@
 // document in the plain shape is read by core/plain_json.h first.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstddef>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>

@@ -35,13 +35,27 @@ bool append_ascii_string(std::string_view s, std::string& out) {
     out.append(s.data() + run, i - run);
     run = i + 1;
     switch (c) {
-      case '\b': out += "\\b"; break;
-      case '\t': out += "\\t"; break;
-      case '\n': out += "\\n"; break;
-      case '\f': out += "\\f"; break;
-      case '\r': out += "\\r"; break;
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
       default: {
         constexpr char kHex[] = "0123456789abcdef";
         const char u[] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 15]};
@@ -100,15 +114,31 @@ void write_container(const json& j, char open, char close, int indent, int depth
 
 void write(const json& j, int indent, int depth, std::string& out) {
   switch (j.type()) {
-    case json::value_t::object: write_container(j, '{', '}', indent, depth, out); return;
-    case json::value_t::array: write_container(j, '[', ']', indent, depth, out); return;
-    case json::value_t::string: append_string(j.get_ref<const std::string&>(), out); return;
-    case json::value_t::boolean: out += j.get<bool>() ? "true" : "false"; return;
-    case json::value_t::null: out += "null"; return;
-    case json::value_t::number_integer: append_integer(j.get<std::int64_t>(), out); return;
-    case json::value_t::number_unsigned: append_integer(j.get<std::uint64_t>(), out); return;
+    case json::value_t::object:
+      write_container(j, '{', '}', indent, depth, out);
+      return;
+    case json::value_t::array:
+      write_container(j, '[', ']', indent, depth, out);
+      return;
+    case json::value_t::string:
+      append_string(j.get_ref<const std::string&>(), out);
+      return;
+    case json::value_t::boolean:
+      out += j.get<bool>() ? "true" : "false";
+      return;
+    case json::value_t::null:
+      out += "null";
+      return;
+    case json::value_t::number_integer:
+      append_integer(j.get<std::int64_t>(), out);
+      return;
+    case json::value_t::number_unsigned:
+      append_integer(j.get<std::uint64_t>(), out);
+      return;
     case json::value_t::number_float:
-    case json::value_t::discarded: append_by_nlohmann(j, out); return;
+    case json::value_t::discarded:
+      append_by_nlohmann(j, out);
+      return;
     case json::value_t::binary:  // never in preflight's documents: nlohmann writes it, on one line
       append_by_nlohmann(j, out);
       return;

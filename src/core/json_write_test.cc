@@ -29,8 +29,8 @@ TEST(JsonWrite, SameBytesAsNlohmann) {
       json("plain"),
       json(controls),
       json("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x9a\x80"),  // valid UTF-8: copied
-      json("bad \xff byte"),                             // invalid: U+FFFD
-      json("cut \xe2\x82"),                              // truncated sequence
+      json("bad \xff byte"),                              // invalid: U+FFFD
+      json("cut \xe2\x82"),                               // truncated sequence
       json(std::numeric_limits<std::int64_t>::min()),
       json(std::numeric_limits<std::uint64_t>::max()),
       json(-0.0),

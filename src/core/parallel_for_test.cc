@@ -14,7 +14,8 @@ TEST(ParallelFor, EveryItemRunsExactlyOnceWhateverTheThreadCount) {
     for (const std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{97}}) {
       std::vector<std::atomic<int>> runs(n);
       parallel_for(n, threads, [&](std::size_t i) { runs[i].fetch_add(1); });
-      for (std::size_t i = 0; i < n; ++i) EXPECT_EQ(runs[i].load(), 1) << "threads " << threads << ", n " << n << ", item " << i;
+      for (std::size_t i = 0; i < n; ++i)
+        EXPECT_EQ(runs[i].load(), 1) << "threads " << threads << ", n " << n << ", item " << i;
     }
   }
 }

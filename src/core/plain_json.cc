@@ -33,18 +33,24 @@ class PlainJsonReader {
     skip_space();
     if (p_ == end_) return false;
     switch (*p_) {
-      case '{': return object(out, depth + 1);
-      case '[': return array(out, depth + 1);
+      case '{':
+        return object(out, depth + 1);
+      case '[':
+        return array(out, depth + 1);
       case '"': {
         std::string s;
         if (!string(s)) return false;
         out = std::move(s);
         return true;
       }
-      case 't': return literal("true", out, json(true));
-      case 'f': return literal("false", out, json(false));
-      case 'n': return literal("null", out, json(nullptr));
-      default: return number(out);
+      case 't':
+        return literal("true", out, json(true));
+      case 'f':
+        return literal("false", out, json(false));
+      case 'n':
+        return literal("null", out, json(nullptr));
+      default:
+        return number(out);
     }
   }
 
@@ -128,15 +134,32 @@ class PlainJsonReader {
         out.append(run, p_);
         if (end_ - p_ < 2) return false;
         switch (p_[1]) {
-          case '"': out.push_back('"'); break;
-          case '\\': out.push_back('\\'); break;
-          case '/': out.push_back('/'); break;
-          case 'b': out.push_back('\b'); break;
-          case 'f': out.push_back('\f'); break;
-          case 'n': out.push_back('\n'); break;
-          case 'r': out.push_back('\r'); break;
-          case 't': out.push_back('\t'); break;
-          default: return false;  // "\u" and anything invalid
+          case '"':
+            out.push_back('"');
+            break;
+          case '\\':
+            out.push_back('\\');
+            break;
+          case '/':
+            out.push_back('/');
+            break;
+          case 'b':
+            out.push_back('\b');
+            break;
+          case 'f':
+            out.push_back('\f');
+            break;
+          case 'n':
+            out.push_back('\n');
+            break;
+          case 'r':
+            out.push_back('\r');
+            break;
+          case 't':
+            out.push_back('\t');
+            break;
+          default:
+            return false;  // "\u" and anything invalid
         }
         p_ += 2;
         run = p_;

@@ -19,9 +19,8 @@
 // and the differential fuzz target fuzz/plain_json_fuzz.cc.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstddef>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string_view>
 

@@ -17,8 +17,8 @@ void expect_agrees(const std::string& text, const std::string& what) {
   const auto fast = parse_plain_json(text);
   if (!fast) return;
   const auto full = parse_json_full(text, "t.json");
-  ASSERT_TRUE(full.ok()) << what << ": the fast path accepted what the full reader refuses: "
-                         << full.error().to_string();
+  ASSERT_TRUE(full.ok()) << what
+                         << ": the fast path accepted what the full reader refuses: " << full.error().to_string();
   EXPECT_TRUE(identical_json(*fast, *full)) << what;
 }
 
@@ -35,14 +35,14 @@ TEST(PlainJson, EachShapeIsReadOrDeclined) {
       {R"("caf\u00e9")", false},  // \u escapes are the full reader's
       {"\"caf\xc3\xa9 \xe2\x80\x93 \xf0\x9f\x98\x80\"", true},
       {R"("a\"b\\c\/d\be\ff\ng\rh\ti")", true},
-      {"\"\xc0\xaf\"", false},           // overlong '/'
-      {"\"\xed\xa0\x80\"", false},       // a UTF-16 surrogate
-      {"\"\xf4\x90\x80\x80\"", false},   // above U+10FFFF
-      {"\"\xe2\x80\"", false},           // cut short
-      {"\"a\tb\"", false},               // a control byte
+      {"\"\xc0\xaf\"", false},          // overlong '/'
+      {"\"\xed\xa0\x80\"", false},      // a UTF-16 surrogate
+      {"\"\xf4\x90\x80\x80\"", false},  // above U+10FFFF
+      {"\"\xe2\x80\"", false},          // cut short
+      {"\"a\tb\"", false},              // a control byte
       {"-0", false},
       {"[-0]", false},
-      {"18446744073709551616", false},   // past uint64: the full reader makes it a double
+      {"18446744073709551616", false},  // past uint64: the full reader makes it a double
       {"-9223372036854775809", false},
       {"1e400", false},
       {"01", false},
@@ -51,8 +51,8 @@ TEST(PlainJson, EachShapeIsReadOrDeclined) {
       {"+1", false},
       {"[1,]", false},
       {R"({"a": 1,})", false},
-      {R"({"a": 1, "a": 2})", false},    // duplicates: the full reader's policy
-      {"\xef\xbb\xbf{}", false},         // BOM
+      {R"({"a": 1, "a": 2})", false},  // duplicates: the full reader's policy
+      {"\xef\xbb\xbf{}", false},       // BOM
       {"tru", false},
       {"[1] x", false},
       {"", false},
@@ -67,7 +67,8 @@ TEST(PlainJson, EachShapeIsReadOrDeclined) {
   // identical_json tells apart what nlohmann's == calls equal.
   EXPECT_FALSE(identical_json(nlohmann::json(1u), nlohmann::json(1)));
   EXPECT_FALSE(identical_json(nlohmann::json(0.0), nlohmann::json(-0.0)));
-  EXPECT_TRUE(identical_json(nlohmann::json::parse(R"({"a": [1, -2, 0.5]})"), nlohmann::json::parse(R"({"a": [1, -2, 0.5]})")));
+  EXPECT_TRUE(
+      identical_json(nlohmann::json::parse(R"({"a": [1, -2, 0.5]})"), nlohmann::json::parse(R"({"a": [1, -2, 0.5]})")));
   // The types are nlohmann's: unsigned for non-negative integers, signed for negative ones.
   const auto numbers = parse_plain_json("[7, -7, 7.0]");
   ASSERT_TRUE(numbers.has_value());
@@ -82,7 +83,8 @@ TEST(PlainJson, EveryJsonFileReadsAsTheFullReaderReadsIt) {
   namespace fs = std::filesystem;
   const fs::path root = fs::path(PREFLIGHT_SOURCE_DIR);
   std::size_t files = 0, read = 0;
-  for (const fs::path& dir : {root / "data", root / "tests", root / "fuzz" / "corpus", fs::path(testing::reference_path("models"))})
+  for (const fs::path& dir :
+       {root / "data", root / "tests", root / "fuzz" / "corpus", fs::path(testing::reference_path("models"))})
     for (const auto& entry : fs::recursive_directory_iterator(dir)) {
       if (!entry.is_regular_file() || entry.file_size() > (64u << 20)) continue;
       const auto name = entry.path().string();

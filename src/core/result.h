@@ -31,8 +31,7 @@ struct Error {
 // has no natural place to return an Error; the front ends catch it as bad input.
 class InputError : public std::runtime_error {
  public:
-  explicit InputError(Error error)
-      : std::runtime_error(error.to_string()), error_(std::move(error)) {}
+  explicit InputError(Error error) : std::runtime_error(error.to_string()), error_(std::move(error)) {}
   const Error& error() const { return error_; }
 
  private:
@@ -42,8 +41,8 @@ class InputError : public std::runtime_error {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : state_(std::move(value)) {}          // NOLINT: implicit by design
-  Result(Error error) : state_(std::move(error)) {}      // NOLINT: implicit by design
+  Result(T value) : state_(std::move(value)) {}      // NOLINT: implicit by design
+  Result(Error error) : state_(std::move(error)) {}  // NOLINT: implicit by design
 
   bool ok() const { return std::holds_alternative<T>(state_); }
   explicit operator bool() const { return ok(); }

@@ -20,10 +20,14 @@ std::size_t utf8_sequence(std::string_view text, std::size_t i, std::uint32_t& c
     code = lead;
     return 1;
   }
-  if ((lead & 0xE0) == 0xC0) length = 2, code = lead & 0x1Fu;
-  else if ((lead & 0xF0) == 0xE0) length = 3, code = lead & 0x0Fu;
-  else if ((lead & 0xF8) == 0xF0) length = 4, code = lead & 0x07u;
-  else return 0;
+  if ((lead & 0xE0) == 0xC0)
+    length = 2, code = lead & 0x1Fu;
+  else if ((lead & 0xF0) == 0xE0)
+    length = 3, code = lead & 0x0Fu;
+  else if ((lead & 0xF8) == 0xF0)
+    length = 4, code = lead & 0x07u;
+  else
+    return 0;
   if (i + length > text.size()) return 0;
   for (std::size_t k = 1; k < length; ++k) {
     const auto c = static_cast<unsigned char>(text[i + k]);
@@ -58,11 +62,16 @@ std::string escape(std::string_view text, bool keep_newlines) {
     }
     const auto c = static_cast<unsigned char>(text[i]);
     if (c < 0x20 || c == 0x7F) {
-      if (keep_newlines && (c == '\n' || c == '\t')) out.push_back(static_cast<char>(c));
-      else if (c == '\n') out += "\\n";
-      else if (c == '\r') out += "\\r";
-      else if (c == '\t') out += "\\t";
-      else out += fmt::format("\\x{:02x}", c);
+      if (keep_newlines && (c == '\n' || c == '\t'))
+        out.push_back(static_cast<char>(c));
+      else if (c == '\n')
+        out += "\\n";
+      else if (c == '\r')
+        out += "\\r";
+      else if (c == '\t')
+        out += "\\t";
+      else
+        out += fmt::format("\\x{:02x}", c);
       ++i;
       continue;
     }
@@ -73,8 +82,10 @@ std::string escape(std::string_view text, bool keep_newlines) {
       ++i;
       continue;
     }
-    if (is_unsafe_code_point(code)) out += fmt::format("\\u{:04x}", code);
-    else out.append(text.substr(i, length));
+    if (is_unsafe_code_point(code))
+      out += fmt::format("\\u{:04x}", code);
+    else
+      out.append(text.substr(i, length));
     i += length;
   }
   return out;

@@ -21,17 +21,18 @@ TEST(Text, EscapeControl) {
            {"del\x7f", "del\\x7f"},
            {"\xc2\x85next line", "\\u0085next line"},
            {"rtl\xe2\x80\xaegnp.exe", "rtl\\u202egnp.exe"},
-           {"line\xe2\x80\xa8" "break\xe2\x80\xa9", "line\\u2028break\\u2029"},
+           {"line\xe2\x80\xa8"
+            "break\xe2\x80\xa9",
+            "line\\u2028break\\u2029"},
            {"iso\xe2\x81\xa6x", "iso\\u2066x"},
            {"\xff\xfe", "\\xff\\xfe"},
-           {"\xc0\xaf", "\\xc0\\xaf"},          // overlong '/'
+           {"\xc0\xaf", "\\xc0\\xaf"},           // overlong '/'
            {"\xed\xa0\x80", "\\xed\\xa0\\x80"},  // a surrogate
-           {"\xe2\x82", "\\xe2\\x82"},          // truncated
+           {"\xe2\x82", "\\xe2\\x82"},           // truncated
            {"H100 \xe2\x86\x92 B300", "H100 \xe2\x86\x92 B300"},
            // The edges of the printable-ASCII runs copied whole: ' ' and '~' kept, 0x1f and 0x7f not.
            {" ~\x1f~ \x7f \xc2\x9f~", " ~\\x1f~ \\x7f \\u009f~"},
-       })
-  {
+       }) {
     EXPECT_EQ(escape_control(c.in), c.out) << c.in;
     // has_control answers what escape_control would do, without escaping.
     EXPECT_EQ(has_control(c.in), c.in != c.out) << c.in;

@@ -22,8 +22,7 @@ std::string_view trim(std::string_view s) {
 // Splits "12.5GiB" into number "12.5" and suffix "GiB".
 void split_number(std::string_view s, std::string_view& number, std::string_view& suffix) {
   std::size_t i = 0;
-  while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.' ||
-                          s[i] == '_' || s[i] == ','))
+  while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.' || s[i] == '_' || s[i] == ','))
     ++i;
   number = s.substr(0, i);
   suffix = trim(s.substr(i));
@@ -43,11 +42,10 @@ Result<double> parse_decimal(std::string_view number, std::string_view text, std
   return v;
 }
 
-Result<std::uint64_t> scale_to_integer(double v, double multiplier, std::string_view text,
-                                       std::string_view origin, std::string_view what) {
+Result<std::uint64_t> scale_to_integer(double v, double multiplier, std::string_view text, std::string_view origin,
+                                       std::string_view what) {
   const double scaled = v * multiplier;
-  if (scaled >= 1.8e19)
-    return Error{std::string(origin), "", fmt::format("{} {} is too large", what, echo(text))};
+  if (scaled >= 1.8e19) return Error{std::string(origin), "", fmt::format("{} {} is too large", what, echo(text))};
   if (scaled != std::floor(scaled))
     return Error{std::string(origin), "", fmt::format("{} {} is not a whole number", what, echo(text))};
   return static_cast<std::uint64_t>(scaled);
@@ -63,8 +61,7 @@ Result<std::uint64_t> parse_positive_integer(std::string_view text, std::string_
   auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
   if (t.empty() || ec != std::errc() || ptr != t.data() + t.size())
     return Error{std::string(origin), "", fmt::format("expected a positive integer, got {}", echo(text))};
-  if (v == 0)
-    return Error{std::string(origin), "", fmt::format("must be at least 1, got {}", echo(text))};
+  if (v == 0) return Error{std::string(origin), "", fmt::format("must be at least 1, got {}", echo(text))};
   return v;
 }
 
@@ -78,18 +75,21 @@ Result<std::uint64_t> parse_token_count(std::string_view text, std::string_view 
   if (!v) return v.error();
   const std::string s = to_lower(suffix);
   double mult = 1;
-  if (s.empty()) mult = 1;
-  else if (s == "k") mult = 1024.0;
-  else if (s == "m") mult = 1048576.0;
-  else if (s == "g") mult = 1073741824.0;
+  if (s.empty())
+    mult = 1;
+  else if (s == "k")
+    mult = 1024.0;
+  else if (s == "m")
+    mult = 1048576.0;
+  else if (s == "g")
+    mult = 1073741824.0;
   else
-    return Error{std::string(origin), "",
-                 fmt::format("unknown suffix {} in {} (use K = 1,024 or M = 1,048,576 tokens)",
-                             echo(suffix), echo(text))};
+    return Error{
+        std::string(origin), "",
+        fmt::format("unknown suffix {} in {} (use K = 1,024 or M = 1,048,576 tokens)", echo(suffix), echo(text))};
   auto n = scale_to_integer(*v, mult, text, origin, "token count");
   if (!n) return n;
-  if (*n == 0)
-    return Error{std::string(origin), "", fmt::format("token count must be at least 1, got {}", echo(text))};
+  if (*n == 0) return Error{std::string(origin), "", fmt::format("token count must be at least 1, got {}", echo(text))};
   return n;
 }
 
@@ -103,19 +103,28 @@ Result<std::uint64_t> parse_byte_size(std::string_view text, std::string_view or
   if (!v) return v.error();
   const std::string s = to_lower(suffix);
   double mult = 0;
-  if (s.empty() || s == "b") mult = 1;
-  else if (s == "kib") mult = static_cast<double>(kKiB);
-  else if (s == "mib") mult = static_cast<double>(kMiB);
-  else if (s == "gib") mult = static_cast<double>(kGiB);
-  else if (s == "tib") mult = static_cast<double>(kTiB);
-  else if (s == "kb") mult = 1e3;
-  else if (s == "mb") mult = 1e6;
-  else if (s == "gb") mult = 1e9;
-  else if (s == "tb") mult = 1e12;
+  if (s.empty() || s == "b")
+    mult = 1;
+  else if (s == "kib")
+    mult = static_cast<double>(kKiB);
+  else if (s == "mib")
+    mult = static_cast<double>(kMiB);
+  else if (s == "gib")
+    mult = static_cast<double>(kGiB);
+  else if (s == "tib")
+    mult = static_cast<double>(kTiB);
+  else if (s == "kb")
+    mult = 1e3;
+  else if (s == "mb")
+    mult = 1e6;
+  else if (s == "gb")
+    mult = 1e9;
+  else if (s == "tb")
+    mult = 1e12;
   else
-    return Error{std::string(origin), "",
-                 fmt::format("unknown unit {} in {} (use B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)",
-                             echo(suffix), echo(text))};
+    return Error{
+        std::string(origin), "",
+        fmt::format("unknown unit {} in {} (use B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)", echo(suffix), echo(text))};
   return scale_to_integer(std::round(*v * mult), 1, text, origin, "size");
 }
 
@@ -129,14 +138,19 @@ Result<double> parse_duration(std::string_view text, std::string_view origin) {
   if (!v) return v.error();
   const std::string s = to_lower(suffix);
   double mult = 0;
-  if (s.empty() || s == "s") mult = 1;
-  else if (s == "ms") mult = 1e-3;
-  else if (s == "us") mult = 1e-6;
+  if (s.empty() || s == "s")
+    mult = 1;
+  else if (s == "ms")
+    mult = 1e-3;
+  else if (s == "us")
+    mult = 1e-6;
   else
-    return Error{std::string(origin), "", fmt::format("unknown unit {} in {} (use s, ms or us)", echo(suffix), echo(text))};
+    return Error{std::string(origin), "",
+                 fmt::format("unknown unit {} in {} (use s, ms or us)", echo(suffix), echo(text))};
   const double seconds = *v * mult;
   if (!(seconds > 0) || seconds > 3600)
-    return Error{std::string(origin), "", fmt::format("expected a duration above 0 and at most 1 hour, got {}", echo(text))};
+    return Error{std::string(origin), "",
+                 fmt::format("expected a duration above 0 and at most 1 hour, got {}", echo(text))};
   return seconds;
 }
 
@@ -164,20 +178,17 @@ Result<GpuSpec> parse_gpu_spec(std::string_view text, std::string_view origin) {
   auto t = trim(text);
   const auto x = t.find_first_of("xX");
   if (x == std::string_view::npos || x == 0 || x + 1 >= t.size())
-    return Error{std::string(origin), "",
-                 fmt::format("expected COUNTxFAMILY such as 8xH100, got {}", echo(text))};
+    return Error{std::string(origin), "", fmt::format("expected COUNTxFAMILY such as 8xH100, got {}", echo(text))};
   auto count_text = t.substr(0, x);
   if (count_text.front() == '-')
     return Error{std::string(origin), "", fmt::format("GPU count must be at least 1, got {}", echo(text))};
   std::uint64_t count = 0;
   auto [ptr, ec] = std::from_chars(count_text.data(), count_text.data() + count_text.size(), count);
   if (ec != std::errc() || ptr != count_text.data() + count_text.size())
-    return Error{std::string(origin), "",
-                 fmt::format("expected COUNTxFAMILY such as 8xH100, got {}", echo(text))};
+    return Error{std::string(origin), "", fmt::format("expected COUNTxFAMILY such as 8xH100, got {}", echo(text))};
   if (count == 0)
     return Error{std::string(origin), "", fmt::format("GPU count must be at least 1, got {}", echo(text))};
-  if (count > 65536)
-    return Error{std::string(origin), "", fmt::format("GPU count {} is beyond 65,536", count)};
+  if (count > 65536) return Error{std::string(origin), "", fmt::format("GPU count {} is beyond 65,536", count)};
   return GpuSpec{count, std::string(trim(t.substr(x + 1)))};
 }
 

@@ -24,8 +24,8 @@ Result<double> parse_duration(std::string_view text, std::string_view origin);
 // "10%" -> percent; "8GiB" -> bytes. Exactly one of the two is set.
 struct ReserveSpec {
   bool is_percent = true;
-  double percent = 10.0;      // of the device-reported capacity
-  std::uint64_t bytes = 0;    // per GPU
+  double percent = 10.0;    // of the device-reported capacity
+  std::uint64_t bytes = 0;  // per GPU
 };
 Result<ReserveSpec> parse_reserve(std::string_view text, std::string_view origin);
 

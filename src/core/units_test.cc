@@ -13,7 +13,7 @@ struct TokenCase {
 };
 
 TEST(Units, TokenCounts) {
-  const TokenCase cases[] = {{"131072", 131072}, {"128K", 131072},     {"128k", 131072}, {"1M", 1048576},
+  const TokenCase cases[] = {{"131072", 131072}, {"128K", 131072},       {"128k", 131072}, {"1M", 1048576},
                              {"0.5M", 524288},   {"1,000,000", 1000000}, {" 32K ", 32768}};
   for (const auto& c : cases) EXPECT_EQ(parse_token_count(c.text, "--context").value(), c.tokens) << c.text;
 }
@@ -57,8 +57,8 @@ TEST(Units, Durations) {
     const char* text;
     double seconds;
   };
-  for (const auto& c : std::vector<Case>{{"2s", 2.0}, {"50ms", 0.05}, {"250us", 250e-6}, {"1.5", 1.5}, {" 200 ms ", 0.2},
-                                         {"3600s", 3600.0}})
+  for (const auto& c : std::vector<Case>{
+           {"2s", 2.0}, {"50ms", 0.05}, {"250us", 250e-6}, {"1.5", 1.5}, {" 200 ms ", 0.2}, {"3600s", 3600.0}})
     EXPECT_DOUBLE_EQ(parse_duration(c.text, "--tpot").value_or_throw(), c.seconds) << c.text;
   for (const char* bad : {"", "-1s", "0ms", "2 minutes", "ms", "3601s", "1e999s", "nan"}) {
     auto d = parse_duration(bad, "--tpot");

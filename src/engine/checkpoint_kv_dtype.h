@@ -28,6 +28,7 @@ std::optional<CheckpointKvDtype> checkpoint_kv_dtype(const ModelSpec& model, con
 
 // The workload as this engine and release would run it: resolved_workload with
 // the checkpoint's KV-cache dtype where `auto` takes it.
-WorkloadOptions workload_for_engine(const WorkloadOptions& requested, const ModelSpec& model, const EngineOptions& engine);
+WorkloadOptions workload_for_engine(const WorkloadOptions& requested, const ModelSpec& model,
+                                    const EngineOptions& engine);
 
 }  // namespace preflight

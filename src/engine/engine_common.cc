@@ -1,8 +1,8 @@
 #include "engine/engine_common.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "core/bytes.h"
 #include "engine/engine_profile.h"
@@ -17,9 +17,8 @@ EngineVersion resolve_version(EngineSizing& s, const EngineOptions& o, const Eng
   if (!o.auto_dtype_rule.empty()) s.rules.push_back(o.auto_dtype_rule);
   if (o.required_version && applied < *o.required_version)
     s.version_note = fmt::format("the {} recipe needs {} {} or later; this plan applies {} {}'s rules{}",
-                                 o.required_by.empty() ? "model's" : o.required_by, s.name,
-                                 o.required_version->str(), s.name, s.version,
-                                 s.version_defaulted ? " (the newest modelled)" : ", as asked");
+                                 o.required_by.empty() ? "model's" : o.required_by, s.name, o.required_version->str(),
+                                 s.name, s.version, s.version_defaulted ? " (the newest modelled)" : ", as asked");
   return applied;
 }
 
@@ -28,15 +27,25 @@ StageCache stage_cache(const ModelSpec& m, std::uint64_t tp, std::uint64_t kv, s
   for (const auto& row : token_cache_per_rank(m, kv, tp, range)) {
     const auto per_layer = row.layers ? row.bytes_per_token / row.layers : 0;
     switch (row.kind) {
-      case LayerKind::full_attention: c.full_layers = row.layers; c.full_per_token = per_layer; break;
-      case LayerKind::sliding_attention: c.sliding_layers = row.layers; c.sliding_per_token = per_layer; break;
-      case LayerKind::chunked_attention: c.chunked_layers = row.layers; c.chunked_per_token = per_layer; break;
+      case LayerKind::full_attention:
+        c.full_layers = row.layers;
+        c.full_per_token = per_layer;
+        break;
+      case LayerKind::sliding_attention:
+        c.sliding_layers = row.layers;
+        c.sliding_per_token = per_layer;
+        break;
+      case LayerKind::chunked_attention:
+        c.chunked_layers = row.layers;
+        c.chunked_per_token = per_layer;
+        break;
       case LayerKind::mla:
         c.mla_layers = row.layers;
         c.mla_per_token = per_layer;
         c.mla_latent_rope_per_token = per_layer;
         break;
-      default: break;
+      default:
+        break;
     }
   }
   if (c.mla_layers > 0 && m.mla.index_head_dim > 0) {

@@ -9,7 +9,8 @@ namespace preflight {
 std::optional<EngineAutoDtype> engine_auto_dtype(const ModelSpec& model, const EngineOptions& engine) {
   if (model.dtype != Dtype::F32) return std::nullopt;
   switch (engine.kind) {
-    case EngineKind::generic: return std::nullopt;
+    case EngineKind::generic:
+      return std::nullopt;
     case EngineKind::vllm: {
       // vllm#18751 (merged 2025-05-30, first released in 0.9.1): float32 -> the platform's preferred dtype.
       const bool bf16 = !engine.version || !(*engine.version < EngineVersion{0, 9, 1});

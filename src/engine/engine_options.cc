@@ -10,9 +10,12 @@ namespace preflight {
 
 std::string_view engine_key(EngineKind kind) {
   switch (kind) {
-    case EngineKind::generic: return "generic";
-    case EngineKind::vllm: return "vllm";
-    case EngineKind::sglang: return "sglang";
+    case EngineKind::generic:
+      return "generic";
+    case EngineKind::vllm:
+      return "vllm";
+    case EngineKind::sglang:
+      return "sglang";
   }
   return "generic";
 }
@@ -33,7 +36,8 @@ Result<EngineOptions> validate_engine_options(EngineOptions o) {
   if (auto e = fraction(o.gpu_memory_utilization, "--gpu-memory-utilization")) return *e;
   if (auto e = fraction(o.mem_fraction_static, "--mem-fraction-static")) return *e;
   if (o.mamba_full_memory_ratio < 0 || o.mamba_full_memory_ratio > 100)
-    return Error{"--mamba-full-memory-ratio", "", fmt::format("expected a ratio in (0, 100], got {}", o.mamba_full_memory_ratio)};
+    return Error{"--mamba-full-memory-ratio", "",
+                 fmt::format("expected a ratio in (0, 100], got {}", o.mamba_full_memory_ratio)};
   if (o.radix_cache != "on" && o.radix_cache != "off" && o.radix_cache != "lazy")
     return Error{"--radix-cache", "", fmt::format("expected on, off or lazy, got '{}'", o.radix_cache)};
   return o;

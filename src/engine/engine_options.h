@@ -20,7 +20,7 @@ Result<EngineKind> parse_engine(std::string_view text, const std::string& flag =
 
 struct EngineOptions {
   EngineKind kind = EngineKind::generic;
-  std::optional<EngineVersion> version;      // --engine-version; none: the profile's default version
+  std::optional<EngineVersion> version;  // --engine-version; none: the profile's default version
   // The oldest release the model's own recipe supports (data/launch/recipes.json
   // min_version), and that recipe's label; none = no recipe says.
   std::optional<EngineVersion> required_version;

@@ -49,7 +49,8 @@ struct Reader {
       if (required) return missing(key, "a number");
       return fallback;
     }
-    if (!v->is_number() || v->get<double>() < 0) return Error{origin, path + "/" + key, fmt::format("expected a non-negative number, got {}", show(*v))};
+    if (!v->is_number() || v->get<double>() < 0)
+      return Error{origin, path + "/" + key, fmt::format("expected a non-negative number, got {}", show(*v))};
     return v->get<double>();
   }
   Result<std::uint64_t> count(const char* key, std::uint64_t fallback) const {
@@ -79,14 +80,16 @@ struct Reader {
   Result<bool> flag(const char* key, bool fallback) const {
     const auto* v = find(key);
     if (!v) return fallback;
-    if (!v->is_boolean()) return Error{origin, path + "/" + key, fmt::format("expected true or false, got {}", show(*v))};
+    if (!v->is_boolean())
+      return Error{origin, path + "/" + key, fmt::format("expected true or false, got {}", show(*v))};
     return v->get<bool>();
   }
   // A section: absent means defaults; present, it must be an object.
   Result<Reader> child(const char* key) const {
     static const nlohmann::json empty = nlohmann::json::object();
     const auto* v = find(key);
-    if (v && !v->is_object()) return Error{origin, path + "/" + key, fmt::format("expected an object, got {}", show(*v))};
+    if (v && !v->is_object())
+      return Error{origin, path + "/" + key, fmt::format("expected an object, got {}", show(*v))};
     return Reader{v ? *v : empty, origin, path + "/" + key};
   }
 };
@@ -117,7 +120,8 @@ Result<CheckpointKvRule> read_checkpoint_kv(const Reader& r) {
   if (!m || !m->is_array()) return c.missing("methods", "an array of quant_method names");
   for (std::size_t i = 0; i < m->size(); ++i) {
     if (!(*m)[i].is_string())
-      return Error{r.origin, fmt::format("{}/methods/{}", c.path, i), fmt::format("expected a string, got {}", show((*m)[i]))};
+      return Error{r.origin, fmt::format("{}/methods/{}", c.path, i),
+                   fmt::format("expected a string, got {}", show((*m)[i]))};
     rule.methods.push_back((*m)[i].get<std::string>());
   }
   return rule;
@@ -134,9 +138,11 @@ Result<VllmProfile> read_vllm(const Reader& r) {
   if (auto err = assign(p.gpu_memory_utilization, d.number("gpu_memory_utilization", 0.9, true))) return *err;
   if (auto err = assign(p.block_size, d.count("block_size", 16))) return *err;
   if (auto err = assign(p.large_gpu_min_gib, d.number("large_gpu_min_gib", 70))) return *err;
-  if (auto err = assign(p.max_num_batched_tokens_large_gpu, d.count("max_num_batched_tokens_large_gpu", 8192))) return *err;
+  if (auto err = assign(p.max_num_batched_tokens_large_gpu, d.count("max_num_batched_tokens_large_gpu", 8192)))
+    return *err;
   if (auto err = assign(p.max_num_seqs_large_gpu, d.count("max_num_seqs_large_gpu", 1024))) return *err;
-  if (auto err = assign(p.max_num_batched_tokens_small_gpu, d.count("max_num_batched_tokens_small_gpu", 2048))) return *err;
+  if (auto err = assign(p.max_num_batched_tokens_small_gpu, d.count("max_num_batched_tokens_small_gpu", 2048)))
+    return *err;
   if (auto err = assign(p.max_num_seqs_small_gpu, d.count("max_num_seqs_small_gpu", 256))) return *err;
   if (auto err = assign(p.mla_block_size, d.count("mla_block_size", 64))) return *err;
   if (d.find("rocm_v1_mla_from"))
@@ -153,9 +159,11 @@ Result<VllmProfile> read_vllm(const Reader& r) {
     if (auto err = assign(era.engine, e.text("engine", true))) return *err;
     if (auto err = assign(era.non_torch_gib_tp1, e.number("non_torch_gib_tp1", 0, true))) return *err;
     if (auto err = assign(era.non_torch_gib_tp, e.number("non_torch_gib_tp", 0, true))) return *err;
-    if (auto err = assign(era.non_torch_gib_pp_only, e.number("non_torch_gib_pp_only", era.non_torch_gib_tp1))) return *err;
+    if (auto err = assign(era.non_torch_gib_pp_only, e.number("non_torch_gib_pp_only", era.non_torch_gib_tp1)))
+      return *err;
     if (auto err = assign(era.non_torch_gib_per_tp_rank, e.number("non_torch_gib_per_tp_rank", 0))) return *err;
-    if (auto err = assign(era.non_torch_gib_tp_without_nvls, e.number("non_torch_gib_tp_without_nvls", era.non_torch_gib_tp)))
+    if (auto err =
+            assign(era.non_torch_gib_tp_without_nvls, e.number("non_torch_gib_tp_without_nvls", era.non_torch_gib_tp)))
       return *err;
     if (auto err = assign(era.cuda_graph_subtracted, e.flag("cuda_graph_subtracted", false))) return *err;
     if (auto err = assign(era.chunked_prefill_default, e.flag("chunked_prefill_default", true))) return *err;
@@ -200,7 +208,8 @@ Result<VllmProfile> read_vllm(const Reader& r) {
       if (auto err = assign(m.backend, e.text("backend", true))) return *err;
       if (auto err = assign(m.intermediate_multiple, e.count("intermediate_multiple", 1))) return *err;
       if (auto err = assign(m.hidden_multiple, e.count("hidden_multiple", 1))) return *err;
-      if (m.intermediate_multiple == 0 || m.hidden_multiple == 0) return Error{r.origin, e.path, "multiples must be at least 1"};
+      if (m.intermediate_multiple == 0 || m.hidden_multiple == 0)
+        return Error{r.origin, e.path, "multiples must be at least 1"};
       p.mxfp4_padding[arch] = m;
     }
   }
@@ -219,12 +228,16 @@ Result<SglangProfile> read_sglang(const Reader& r) {
   if (auto err = assign(p.mamba_full_memory_ratio, d.number("mamba_full_memory_ratio", 0.9))) return *err;
   if (auto err = assign(p.page_size, d.count("page_size", 1))) return *err;
   if (auto err = assign(p.cuda_context_gib, d.number("cuda_context_gib", 0.5))) return *err;
-  if (auto err = assign(p.distributed_init_gib_per_tp_rank, d.number("distributed_init_gib_per_tp_rank", 0.1))) return *err;
-  if (auto err = assign(p.distributed_init_gib_per_tp_rank_nvls, d.number("distributed_init_gib_per_tp_rank_nvls", 0.25))) return *err;
+  if (auto err = assign(p.distributed_init_gib_per_tp_rank, d.number("distributed_init_gib_per_tp_rank", 0.1)))
+    return *err;
+  if (auto err =
+          assign(p.distributed_init_gib_per_tp_rank_nvls, d.number("distributed_init_gib_per_tp_rank_nvls", 0.25)))
+    return *err;
   if (auto err = assign(p.multimodal_reserve_mib, d.number("multimodal_reserve_mib", 100))) return *err;
   if (auto err = assign(p.dsa_page_size, d.count("dsa_page_size", 64))) return *err;
   if (auto err = assign(p.swa_full_tokens_ratio, d.number("swa_full_tokens_ratio", 0.8))) return *err;
-  if (auto err = assign(p.unknown_gpu_mem_fraction_static, d.number("unknown_gpu_mem_fraction_static", 0.88))) return *err;
+  if (auto err = assign(p.unknown_gpu_mem_fraction_static, d.number("unknown_gpu_mem_fraction_static", 0.88)))
+    return *err;
   if (auto err = assign(p.radix_slots_on, d.count("radix_slots_on", 5))) return *err;
   if (auto err = assign(p.radix_slots_lazy, d.count("radix_slots_lazy", 4))) return *err;
   if (auto err = assign(p.radix_slots_off, d.count("radix_slots_off", 1))) return *err;

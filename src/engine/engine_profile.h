@@ -14,7 +14,6 @@
 
 namespace preflight {
 
-
 struct VllmEra {
   EngineVersion from;
   std::string engine;  // "v0" | "v1"
@@ -66,9 +65,9 @@ struct VllmProfile {
   std::uint64_t max_num_batched_tokens_large_gpu = 8192, max_num_seqs_large_gpu = 1024;
   std::uint64_t max_num_batched_tokens_small_gpu = 2048, max_num_seqs_small_gpu = 256;
   std::uint64_t mla_block_size = 64;
-  EngineVersion rocm_v1_mla_from{0, 9, 0};  // the first V1 release with an MLA backend on ROCm
+  EngineVersion rocm_v1_mla_from{0, 9, 0};         // the first V1 release with an MLA backend on ROCm
   EngineVersion hybrid_seqs_check_from{0, 20, 0};  // refuses max_num_seqs above a hybrid model's state blocks
-  std::vector<VllmEra> eras;  // ascending by `from`
+  std::vector<VllmEra> eras;                       // ascending by `from`
   std::uint64_t hidden_buffers_during_sampling = 2;
   std::uint64_t mlp_intermediate_copies = 3;
   std::uint64_t hidden_buffers_in_layer = 4;
@@ -106,9 +105,9 @@ struct SglangProfile {
   std::uint64_t dsa_page_size = 64;
   double swa_full_tokens_ratio = 0.8;
   double cuda_context_gib = 0.5;
-  double distributed_init_gib_per_tp_rank = 0.1;       // NCCL and all-reduce set-up before loading (TP > 1)
+  double distributed_init_gib_per_tp_rank = 0.1;        // NCCL and all-reduce set-up before loading (TP > 1)
   double distributed_init_gib_per_tp_rank_nvls = 0.25;  // the same on NVLS switch systems
-  double multimodal_reserve_mib = 100;  // SGLANG_VLM_CACHE_SIZE_MB, reserved out of the pools' rest
+  double multimodal_reserve_mib = 100;                  // SGLANG_VLM_CACHE_SIZE_MB, reserved out of the pools' rest
   double unknown_gpu_mem_fraction_static = 0.88;
   std::uint64_t radix_slots_on = 5, radix_slots_lazy = 4, radix_slots_off = 1;
   std::vector<SglangTier> tiers;

@@ -3,13 +3,12 @@
 // the JSON pointer of the bad field.
 #include "engine/engine_profile.h"
 
-#include "core/json_read.h"
-
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
+#include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/json_read.h"
 #include "embedded_files.h"
 
 namespace preflight {
@@ -27,15 +26,15 @@ struct VersionCase {
 TEST(EngineVersion, ParsesTheVersionsTheLogsWrite) {
   // The `version` column of tests/data/reference/data/engine-truth-dev.csv.
   const VersionCase cases[] = {
-      {"0.19.0", 0, 19, 0},                                           // r001-r060
-      {"~0.6.4 (V0; inferred)", 0, 6, 4},                             // r082
-      {"~0.6.4 (V0; inferred from log format, 2024-12)", 0, 6, 4},    // r081
-      {"nightly ~0.11.1 (2025-11)", 0, 11, 1},                        // r097, r098
+      {"0.19.0", 0, 19, 0},                                               // r001-r060
+      {"~0.6.4 (V0; inferred)", 0, 6, 4},                                 // r082
+      {"~0.6.4 (V0; inferred from log format, 2024-12)", 0, 6, 4},        // r081
+      {"nightly ~0.11.1 (2025-11)", 0, 11, 1},                            // r097, r098
       {"0.11.0 (pod image vllm/vllm-openai:v0.11.0 per doc)", 0, 11, 0},  // r066, r069
-      {"0.5", 0, 5, 0},                                               // engines.json sglang default_version
+      {"0.5", 0, 5, 0},                                                   // engines.json sglang default_version
       {"0.21", 0, 21, 0},
-      {"v0.10.1.1", 0, 10, 1},   // a fourth component is ignored
-      {"0.19.0rc1", 0, 19, 0},   // a suffix after the patch is ignored
+      {"v0.10.1.1", 0, 10, 1},  // a fourth component is ignored
+      {"0.19.0rc1", 0, 19, 0},  // a suffix after the patch is ignored
       {"0.19.", 0, 19, 0},
       {"1.2.3", 1, 2, 3},
       {"0.5.3.post1", 0, 5, 3, 1},  // SGLang's post releases (PR #11309 first shipped in 0.5.3.post1)
@@ -73,7 +72,7 @@ TEST(EngineVersion, ErrorIsOneLineWhateverTheText) {
 }
 
 TEST(EngineVersion, OrdersComponentwise) {
-  EXPECT_LT((EngineVersion{0, 9, 9}), (EngineVersion{0, 10, 0}));   // not lexical
+  EXPECT_LT((EngineVersion{0, 9, 9}), (EngineVersion{0, 10, 0}));  // not lexical
   EXPECT_LT((EngineVersion{0, 20, 99}), (EngineVersion{0, 21, 0}));
   EXPECT_LT((EngineVersion{0, 99, 0}), (EngineVersion{1, 0, 0}));
   EXPECT_EQ((EngineVersion{0, 21, 0}), (EngineVersion{0, 21, 0}));
@@ -114,10 +113,12 @@ TEST(EngineProfile, EraSelectionAtTheBoundaries) {
       {{0, 12, 99}, {0, 12, 0}, "v1", 0.25, 27, false, false, true, "chunked_off", "transient"},
       {{0, 13, 0}, {0, 13, 0}, "v1", 0.25, 27, false, false, true, "chunked_off", "persistent"},  // vLLM PR #27532
       {{0, 16, 9}, {0, 13, 0}, "v1", 0.25, 27, false, false, true, "chunked_off", "persistent"},
-      {{0, 17, 0}, {0, 17, 0}, "v1", 0.25, 14, false, false, true, "chunked_off", "persistent"},  // Triton sampler (PR #33538)
+      {{0, 17, 0}, {0, 17, 0}, "v1", 0.25, 14, false, false, true, "chunked_off", "persistent"},  // Triton sampler (PR
+                                                                                                  // #33538)
       {{0, 19, 0}, {0, 17, 0}, "v1", 0.25, 14, false, false, true, "chunked_off", "persistent"},
       {{0, 20, 99}, {0, 17, 0}, "v1", 0.25, 14, false, false, true, "chunked_off", "persistent"},
-      {{0, 21, 0}, {0, 21, 0}, "v1", 0.25, 14, true, true, true, "chunked_off", "persistent"},    // vllm#50722, vllm#51041
+      {{0, 21, 0}, {0, 21, 0}, "v1", 0.25, 14, true, true, true, "chunked_off", "persistent"},  // vllm#50722,
+                                                                                                // vllm#51041
       {{3, 0, 0}, {0, 21, 0}, "v1", 0.25, 14, true, true, true, "chunked_off", "persistent"},
   };
   const auto& p = engine_profiles().vllm;
@@ -218,8 +219,10 @@ TEST(EngineProfile, EraBeforeTheFirstFallsBackToTheFirst) {
 std::string variant(const std::string& pointer, const nlohmann::json& value, bool remove = false) {
   auto doc = nlohmann::json::parse(embedded::data_engines_json);
   const nlohmann::json::json_pointer ptr(pointer);
-  if (remove) doc[ptr.parent_pointer()].erase(ptr.back());
-  else doc[ptr] = value;
+  if (remove)
+    doc[ptr.parent_pointer()].erase(ptr.back());
+  else
+    doc[ptr] = value;
   return doc.dump();
 }
 

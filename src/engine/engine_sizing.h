@@ -29,8 +29,8 @@ struct EngineWorker {
   std::uint64_t requested_bytes = 0;        // vLLM total x util; SGLang pre-load free x mfs
   std::int64_t kv_budget_bytes = 0;         // left for KV cache and state pools; negative: no room
   // One request of max_model_len as this worker allocates it (blocks / pages, padding included).
-  std::uint64_t kv_request_bytes = 0;       // token cache (attention / MLA layers)
-  std::uint64_t state_request_bytes = 0;    // recurrent state (all slots one request holds)
+  std::uint64_t kv_request_bytes = 0;     // token cache (attention / MLA layers)
+  std::uint64_t state_request_bytes = 0;  // recurrent state (all slots one request holds)
   // With a request mix (workload.mix): one request of each member's length, in the mix's order.
   std::vector<std::uint64_t> kv_request_bytes_by_length;
   // SGLang's pools are split at start-up; vLLM shares one pool (both 0).
@@ -67,27 +67,28 @@ struct EngineVersionRange {
 
 struct EngineSizing {
   EngineKind kind = EngineKind::generic;
-  std::string name;      // "vLLM", "SGLang"
-  std::string version;   // the rules' version
+  std::string name;                // "vLLM", "SGLang"
+  std::string version;             // the rules' version
   bool version_defaulted = false;  // no --engine-version: the profile's default, the newest release modelled
   std::string version_note;        // one line when the model's recipe needs a newer release; else ""
-  double memory_fraction = 0;               // gpu_memory_utilization or mem_fraction_static in force
-  std::uint64_t block_size = 0;             // tokens per KV block / page (after hybrid alignment)
-  bool mla_disabled = false;                // MLA layers cached as every head's K and V (vLLM V1 on ROCm before its MLA backend)
+  double memory_fraction = 0;      // gpu_memory_utilization or mem_fraction_static in force
+  std::uint64_t block_size = 0;    // tokens per KV block / page (after hybrid alignment)
+  bool mla_disabled = false;       // MLA layers cached as every head's K and V (vLLM V1 on ROCm before its MLA backend)
   std::uint64_t max_num_batched_tokens = 0;
   std::uint64_t max_num_seqs = 0;
   std::uint64_t max_model_len = 0;
-  std::vector<EngineWorker> workers;        // one per distinct worker shape (stage / rank class)
-  std::uint64_t min_kv_budget_bytes = 0;    // the worker that limits the pool (0 if none has room)
-  std::uint64_t page_bytes = 0;             // bytes of one block of one KV group on one worker
-  std::uint64_t kv_groups = 0;              // vLLM KV cache groups
+  std::vector<EngineWorker> workers;      // one per distinct worker shape (stage / rank class)
+  std::uint64_t min_kv_budget_bytes = 0;  // the worker that limits the pool (0 if none has room)
+  std::uint64_t page_bytes = 0;           // bytes of one block of one KV group on one worker
+  std::uint64_t kv_groups = 0;            // vLLM KV cache groups
   std::uint64_t num_blocks = 0;
-  std::uint64_t kv_cache_tokens = 0;        // as the engine logs it
-  double max_concurrency = 0;               // vLLM "Maximum concurrency" for max_model_len
-  std::uint64_t max_running_requests = 0;   // SGLang
-  std::uint64_t chunked_prefill_size = 0;   // SGLang: prompt tokens per step (--chunked-prefill-size or its tier's default)
-  std::uint64_t state_slots = 0;            // SGLang max_mamba_cache_size / vLLM state blocks
-  std::uint64_t state_slot_bytes = 0;       // one request's recurrent state on one worker, as allocated
+  std::uint64_t kv_cache_tokens = 0;       // as the engine logs it
+  double max_concurrency = 0;              // vLLM "Maximum concurrency" for max_model_len
+  std::uint64_t max_running_requests = 0;  // SGLang
+  std::uint64_t chunked_prefill_size =
+      0;                               // SGLang: prompt tokens per step (--chunked-prefill-size or its tier's default)
+  std::uint64_t state_slots = 0;       // SGLang max_mamba_cache_size / vLLM state blocks
+  std::uint64_t state_slot_bytes = 0;  // one request's recurrent state on one worker, as allocated
   std::uint64_t kv_bytes_per_token = 0;     // per worker, all layers of its stage
   bool holds_one_request = false;           // the pool holds one max_model_len request
   std::string failure;                      // the engine's start-up error, when it would refuse

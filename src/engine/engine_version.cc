@@ -10,7 +10,8 @@ namespace preflight {
 
 std::string EngineVersion::str() const {
   if (!text.empty()) return text;
-  return post > 0 ? fmt::format("{}.{}.{}.post{}", major, minor, patch, post) : fmt::format("{}.{}.{}", major, minor, patch);
+  return post > 0 ? fmt::format("{}.{}.{}.post{}", major, minor, patch, post)
+                  : fmt::format("{}.{}.{}", major, minor, patch);
 }
 
 Result<EngineVersion> parse_engine_version(const std::string& text, const std::string& origin) {
@@ -25,8 +26,10 @@ Result<EngineVersion> parse_engine_version(const std::string& text, const std::s
     if (ec != std::errc()) break;
     *parts[n++] = value;
     i = static_cast<std::size_t>(ptr - text.data());
-    if (i < text.size() && text[i] == '.') ++i;
-    else break;
+    if (i < text.size() && text[i] == '.')
+      ++i;
+    else
+      break;
   }
   // A post release after major.minor.patch: "0.5.3.post1" (the '.' is consumed above) or "0.5.3post1".
   if (n == 3 && text.compare(i, 4, "post") == 0) {

@@ -39,7 +39,8 @@ EngineVersionRange summarize_range(std::vector<EngineVersionPoint> points, const
   // A release that refuses after sizing its cache (the request longer than the
   // pool) still logs that cache; its figures set the ends only when no release
   // starts, so an unknown version is never reported as "no figure at all".
-  const bool any_starts = std::any_of(r.points.begin(), r.points.end(), [](const auto& p) { return p.failure.empty(); });
+  const bool any_starts =
+      std::any_of(r.points.begin(), r.points.end(), [](const auto& p) { return p.failure.empty(); });
   r.ends_from_refusals = !any_starts;
   for (const auto& p : r.points) {
     if (any_starts ? !p.failure.empty() : p.kv_cache_tokens == 0) continue;
@@ -68,8 +69,10 @@ EngineVersionRange summarize_range(std::vector<EngineVersionPoint> points, const
   // The band is an error relative to the logged figure ((planned - logged) /
   // logged), so a plan of P may have been logged as P / (1 + band) up to
   // P / (1 - band). Tokens are whole: the low end rounds down, the high end up.
-  r.kv_cache_tokens_min = static_cast<std::uint64_t>(std::floor(static_cast<double>(r.kv_cache_tokens_min) / (1 + band)));
-  r.kv_cache_tokens_max = static_cast<std::uint64_t>(std::ceil(static_cast<double>(r.kv_cache_tokens_max) / (1 - band)));
+  r.kv_cache_tokens_min =
+      static_cast<std::uint64_t>(std::floor(static_cast<double>(r.kv_cache_tokens_min) / (1 + band)));
+  r.kv_cache_tokens_max =
+      static_cast<std::uint64_t>(std::ceil(static_cast<double>(r.kv_cache_tokens_max) / (1 - band)));
   r.max_concurrency_min /= 1 + band;
   r.max_concurrency_max /= 1 - band;
   return r;

@@ -67,8 +67,8 @@ TEST(EngineVersionRange, EveryReleaseRefusingTheRequestStillGivesItsCache) {
 
 TEST(EngineVersionRange, TheSizingsOwnErrorWidensTheEnds) {
   // Every release giving the same cache is still a range: the estimate's error.
-  const auto r = summarize_range({{"0.5.3", 842306, 0.80, ""}, {"0.5.17", 842306, 0.80, ""}},
-                                 {0.06, "p90 on rows not tuned on"});
+  const auto r =
+      summarize_range({{"0.5.3", 842306, 0.80, ""}, {"0.5.17", 842306, 0.80, ""}}, {0.06, "p90 on rows not tuned on"});
   EXPECT_EQ(r.release_kv_tokens_min, 842306u);
   EXPECT_EQ(r.release_kv_tokens_max, 842306u);
   // An error of e is (planned - logged) / logged: the log may read planned / (1 + e) to planned / (1 - e).

@@ -48,12 +48,12 @@ double default_mem_fraction(const SglangProfile& p, double gpu_mem_mb, std::uint
   if (gpu_mem_mb > 60 * 1024) reserved = std::max(reserved, p.floor_above_60gb_mb);
   const double mfs = std::round((gpu_mem_mb - reserved) / gpu_mem_mb * 1000.0) / 1000.0;
   if (formula)
-    *formula = fmt::format("round(({:.0f} MB - {:.0f} MB reserved) / {:.0f} MB, 3); reserved = {} + max({}, 2048) x {} + {} x {} + "
-                           "{} x {} / 8 x {}{} (at least {} MB above 60 GB)",
-                           gpu_mem_mb, reserved, gpu_mem_mb, p.base_mb, tier->chunked_prefill_size, p.per_prefill_token_mb,
-                           graph_bs, p.per_graph_bs_mb, tp_size, pp, p.per_tp_pp_eighth_mb,
-                           dp > 1 ? fmt::format(" + {} x {} x {}", graph_bs, dp, p.per_graph_bs_dp_mb) : "",
-                           p.floor_above_60gb_mb);
+    *formula = fmt::format(
+        "round(({:.0f} MB - {:.0f} MB reserved) / {:.0f} MB, 3); reserved = {} + max({}, 2048) x {} + {} x {} + "
+        "{} x {} / 8 x {}{} (at least {} MB above 60 GB)",
+        gpu_mem_mb, reserved, gpu_mem_mb, p.base_mb, tier->chunked_prefill_size, p.per_prefill_token_mb, graph_bs,
+        p.per_graph_bs_mb, tp_size, pp, p.per_tp_pp_eighth_mb,
+        dp > 1 ? fmt::format(" + {} x {} x {}", graph_bs, dp, p.per_graph_bs_dp_mb) : "", p.floor_above_60gb_mb);
   return mfs;
 }
 
@@ -80,14 +80,17 @@ StatePool sglang_state_pool(std::uint64_t rest, std::uint64_t slot, double ratio
     const double s = static_cast<double>(slot);
     const double d = static_cast<double>(draft_tokens);
     // Spec: (K + 1) x slot + (K / ratio + 1) x D x slot = budget, solved for K.
-    const double k = draft_tokens > 0 ? std::floor((budget - s * (1.0 + d)) / (s * (1.0 + d / static_cast<double>(per_request))))
-                                      : std::floor((budget - s) / s);
+    const double k = draft_tokens > 0
+                         ? std::floor((budget - s * (1.0 + d)) / (s * (1.0 + d / static_cast<double>(per_request))))
+                         : std::floor((budget - s) / s);
     p.slots = k > 0 ? static_cast<std::uint64_t>(k) : 0;
     capped_requests = p.slots / per_request;
     if (max_running > 0) capped_requests = std::min(capped_requests, max_running / std::max<std::uint64_t>(dp, 1));
   }
   const auto pool = checked_mul(p.slots + 1, slot, "state pool");
-  const auto intermediate = draft_tokens > 0 ? checked_mul(checked_mul(capped_requests + 1, slot, "state pool"), draft_tokens, "state pool") : 0;
+  const auto intermediate =
+      draft_tokens > 0 ? checked_mul(checked_mul(capped_requests + 1, slot, "state pool"), draft_tokens, "state pool")
+                       : 0;
   p.bytes = std::min(rest, checked_add(pool, intermediate, "state pool"));
   return p;
 }
@@ -159,20 +162,21 @@ Result<EngineSizing> size_sglang(const EngineInputs& in) {
   double default_mfs = default_mem_fraction(prof, gpu_mem_mb, tp_size, layout.pp, layout.dp, &mfs_formula);
   if (forced_mfs) {
     default_mfs = dsa_era->forced_mem_fraction_static;
-    mfs_formula = fmt::format("{} for DSA models in SGLang {}, whatever --mem-fraction-static says", default_mfs,
-                              version.str());
+    mfs_formula =
+        fmt::format("{} for DSA models in SGLang {}, whatever --mem-fraction-static says", default_mfs, version.str());
   }
   const bool user_mfs = o.mem_fraction_static > 0 && !forced_mfs;
   s.memory_fraction = user_mfs ? o.mem_fraction_static : default_mfs;
   const double ratio = o.mamba_full_memory_ratio > 0 ? o.mamba_full_memory_ratio : prof.mamba_full_memory_ratio;
-  const auto slots_per_request = o.radix_cache == "off" ? prof.radix_slots_off
+  const auto slots_per_request = o.radix_cache == "off"    ? prof.radix_slots_off
                                  : o.radix_cache == "lazy" ? prof.radix_slots_lazy
                                                            : prof.radix_slots_on;
   s.block_size = o.block_size > 0 ? o.block_size : dsa ? prof.dsa_page_size : prof.page_size;
   s.max_num_batched_tokens = o.max_num_batched_tokens;
   // --chunked-prefill-size's default by memory tier (server_args.py), the
   // prefill budget of a step: the latency estimate's scheduler uses it.
-  s.chunked_prefill_size = o.max_num_batched_tokens > 0 ? o.max_num_batched_tokens : tier_for(prof, gpu_mem_mb).chunked_prefill_size;
+  s.chunked_prefill_size =
+      o.max_num_batched_tokens > 0 ? o.max_num_batched_tokens : tier_for(prof, gpu_mem_mb).chunked_prefill_size;
   const auto kv_bytes = kv_dtype_bytes(work.kv_dtype);
   const auto state_bytes = state_dtype_bytes(work.state_dtype);
   const auto context = std::max<std::uint64_t>(work.context_tokens, 1);
@@ -182,12 +186,14 @@ Result<EngineSizing> size_sglang(const EngineInputs& in) {
   // (more on NVLS switch systems, whose communicators hold NVLink SHARP buffers).
   // The NVLS rate holds for the TP ranks inside one NVLS switch domain, the plain rate beyond it.
   const auto nvls_ranks = std::min<std::uint64_t>(tp_size, in.gpu->nvls_domain);
-  const double dist_gib = tp_size > 1 ? static_cast<double>(nvls_ranks) * prof.distributed_init_gib_per_tp_rank_nvls +
-                                            static_cast<double>(tp_size - nvls_ranks) * prof.distributed_init_gib_per_tp_rank
-                                      : 0.0;
+  const double dist_gib = tp_size > 1
+                              ? static_cast<double>(nvls_ranks) * prof.distributed_init_gib_per_tp_rank_nvls +
+                                    static_cast<double>(tp_size - nvls_ranks) * prof.distributed_init_gib_per_tp_rank
+                              : 0.0;
   const auto in_use_before = gib_bytes(prof.cuda_context_gib + dist_gib);
   const auto pre_load = total - std::min(total, in_use_before);
-  const bool multimodal = std::any_of(m.manifest.tensors.begin(), m.manifest.tensors.end(), [](const auto& t) { return !t.text; });
+  const bool multimodal =
+      std::any_of(m.manifest.tensors.begin(), m.manifest.tensors.end(), [](const auto& t) { return !t.text; });
   const std::uint64_t mm_reserve = multimodal ? mib_bytes(prof.multimodal_reserve_mib) : 0;
   const auto static_bytes = static_cast<std::uint64_t>(static_cast<double>(pre_load) * s.memory_fraction);
   std::uint64_t min_tokens = UINT64_MAX;
@@ -238,7 +244,8 @@ Result<EngineSizing> size_sglang(const EngineInputs& in) {
                                c.mla_layers * (c.mla_per_token + c.indexer_per_token);
     std::uint64_t budget_bytes =
         c.full_layers * c.full_per_token + c.chunked_layers * c.chunked_per_token +
-        c.mla_layers * (c.mla_latent_rope_per_token + (dsa_era == nullptr || dsa_era->indexer_in_budget ? c.indexer_per_token : 0));
+        c.mla_layers * (c.mla_latent_rope_per_token +
+                        (dsa_era == nullptr || dsa_era->indexer_in_budget ? c.indexer_per_token : 0));
     const std::uint64_t swa_bytes = c.sliding_layers * c.sliding_per_token;
     if (in.draft != nullptr) {
       // The draft worker's token pool holds as many tokens as the target's.
@@ -251,15 +258,18 @@ Result<EngineSizing> size_sglang(const EngineInputs& in) {
     const auto pool = sglang_token_pool(remaining, budget_bytes, swa_bytes, prof.swa_full_tokens_ratio, s.block_size);
     if (budget_bytes != full_bytes) budget_used = budget_bytes;
     // Bytes per token as the pools hold them (sliding layers at the SWA ratio; all of them when no layer is full).
-    std::uint64_t cell = full_bytes == 0 ? swa_bytes
-                                         : full_bytes + static_cast<std::uint64_t>(prof.swa_full_tokens_ratio *
-                                                                                   static_cast<double>(swa_bytes));
+    std::uint64_t cell =
+        full_bytes == 0
+            ? swa_bytes
+            : full_bytes + static_cast<std::uint64_t>(prof.swa_full_tokens_ratio * static_cast<double>(swa_bytes));
     cell = std::max<std::uint64_t>(cell, 1);
     if (cell_formula.empty())
       cell_formula = budget_bytes != full_bytes
-                         ? fmt::format("{} MLA x ({} B latent + rope{}) budget; {} MLA x ({} + {}) B allocated", c.mla_layers,
-                                       c.mla_latent_rope_per_token,
-                                       dsa_era != nullptr && dsa_era->indexer_in_budget ? fmt::format(" + {} B indexer", c.indexer_per_token) : "",
+                         ? fmt::format("{} MLA x ({} B latent + rope{}) budget; {} MLA x ({} + {}) B allocated",
+                                       c.mla_layers, c.mla_latent_rope_per_token,
+                                       dsa_era != nullptr && dsa_era->indexer_in_budget
+                                           ? fmt::format(" + {} B indexer", c.indexer_per_token)
+                                           : "",
                                        c.mla_layers, c.mla_per_token, c.indexer_per_token)
                          : fmt::format("{} full x {} B + {} MLA x ({} + {}) B + {} x {} sliding x {} B", c.full_layers,
                                        c.full_per_token, c.mla_layers, c.mla_per_token, c.indexer_per_token,
@@ -268,7 +278,8 @@ Result<EngineSizing> size_sglang(const EngineInputs& in) {
     ew.kv_pool_bytes = checked_add(checked_mul(pool.full_tokens, full_bytes), checked_mul(pool.swa_tokens, swa_bytes));
     ew.kv_request_bytes = checked_mul(ceil_div(context, std::max<std::uint64_t>(layout.dcp, 1)), cell);
     for (const auto& member : work.mix)
-      ew.kv_request_bytes_by_length.push_back(checked_mul(ceil_div(member.tokens, std::max<std::uint64_t>(layout.dcp, 1)), cell));
+      ew.kv_request_bytes_by_length.push_back(
+          checked_mul(ceil_div(member.tokens, std::max<std::uint64_t>(layout.dcp, 1)), cell));
     if (tokens < min_tokens) {
       min_tokens = tokens;
       cell_used = cell;
@@ -280,10 +291,13 @@ Result<EngineSizing> size_sglang(const EngineInputs& in) {
   s.kv_cache_tokens = min_tokens == UINT64_MAX ? 0 : checked_mul(min_tokens, std::max<std::uint64_t>(layout.dcp, 1));
   s.kv_bytes_per_token = cell_used;
   s.state_slots = min_state_slots == UINT64_MAX ? 0 : min_state_slots;
-  s.state_slot_bytes = s.workers.empty() ? 0 : s.workers.front().state_request_bytes / std::max<std::uint64_t>(slots_per_request + work.spec_tokens, 1);
+  s.state_slot_bytes = s.workers.empty() ? 0
+                                         : s.workers.front().state_request_bytes /
+                                               std::max<std::uint64_t>(slots_per_request + work.spec_tokens, 1);
   // max_running_requests (_resolve_max_num_reqs), capped by the state slots.
   const auto t = s.kv_cache_tokens;
-  std::uint64_t mrr = std::clamp<std::uint64_t>(static_cast<std::uint64_t>(static_cast<double>(t) / static_cast<double>(context) * 512.0), 2048, 4096);
+  std::uint64_t mrr = std::clamp<std::uint64_t>(
+      static_cast<std::uint64_t>(static_cast<double>(t) / static_cast<double>(context) * 512.0), 2048, 4096);
   mrr = std::min(mrr, t / 2);
   if (o.max_num_seqs > 0) mrr = std::min(o.max_num_seqs, t / 2);  // --max-running-requests, at most half the tokens
   if (s.state_slots > 0 || (min_state_slots != UINT64_MAX)) mrr = std::min(mrr, s.state_slots / slots_per_request);
@@ -292,70 +306,83 @@ Result<EngineSizing> size_sglang(const EngineInputs& in) {
   s.max_concurrency = std::min(static_cast<double>(t) / static_cast<double>(context), static_cast<double>(mrr));
   s.holds_one_request = t >= context && (min_state_slots == UINT64_MAX || s.state_slots >= slots_per_request);
   if (min_rest <= 0)
-    s.failure = "loaded weights leave no GPU memory for the KV cache (SGLang: 'Loaded weights leave no GPU memory "
-                "for the KV cache'); raise --mem-fraction-static or add GPUs";
+    s.failure =
+        "loaded weights leave no GPU memory for the KV cache (SGLang: 'Loaded weights leave no GPU memory "
+        "for the KV cache'); raise --mem-fraction-static or add GPUs";
   else if (t < context)
-    s.failure = fmt::format("the token pool ({} tokens) is smaller than one {}-token request; SGLang caps requests at "
-                            "max_total_num_tokens",
-                            with_commas(t), with_commas(context));
+    s.failure = fmt::format(
+        "the token pool ({} tokens) is smaller than one {}-token request; SGLang caps requests at "
+        "max_total_num_tokens",
+        with_commas(t), with_commas(context));
 
-  s.rules.push_back(fmt::format("SGLang: mem_fraction_static {} of the free memory before loading ({}); rest = free after "
-                                "weights - free before x (1 - mem_fraction_static) ({})",
-                                s.memory_fraction,
-                                forced_mfs ? fmt::format("forced for DSA models in SGLang {}{}", version.str(),
-                                                         o.mem_fraction_static > 0 ? ", --mem-fraction-static ignored" : "")
-                                : user_mfs ? "--mem-fraction-static"
-                                           : "SGLang's default formula",
-                                prof.code));
+  s.rules.push_back(
+      fmt::format("SGLang: mem_fraction_static {} of the free memory before loading ({}); rest = free after "
+                  "weights - free before x (1 - mem_fraction_static) ({})",
+                  s.memory_fraction,
+                  forced_mfs ? fmt::format("forced for DSA models in SGLang {}{}", version.str(),
+                                           o.mem_fraction_static > 0 ? ", --mem-fraction-static ignored" : "")
+                  : user_mfs ? "--mem-fraction-static"
+                             : "SGLang's default formula",
+                  prof.code));
   if (s.state_slots > 0)
-    s.rules.push_back(fmt::format("state pool: {} slots = (rest x {} / (1 + {}) - one slot) // slot, plus a padding slot; {} "
-                                  "slots per running request (radix cache {})",
-                                  s.state_slots, ratio, ratio, slots_per_request, o.radix_cache));
+    s.rules.push_back(
+        fmt::format("state pool: {} slots = (rest x {} / (1 + {}) - one slot) // slot, plus a padding slot; {} "
+                    "slots per running request (radix cache {})",
+                    s.state_slots, ratio, ratio, slots_per_request, o.radix_cache));
   if (mla_absorbed > 0)
-    s.rules.push_back(fmt::format("MLA: w_kc and w_vc, BF16 copies of kv_b_proj for the absorbed decode path, add {} to a rank's "
-                                  "weights ({} heads / attention TP {} x ({} + {}) x {} x 2 B per MLA layer; deepseek_v2.py "
-                                  "post_load_weights)",
-                                  format_binary(Bytes{mla_absorbed}), m.mla.heads, layout.tp, m.mla.qk_nope_head_dim,
-                                  m.mla.v_head_dim, m.mla.kv_lora_rank));
+    s.rules.push_back(
+        fmt::format("MLA: w_kc and w_vc, BF16 copies of kv_b_proj for the absorbed decode path, add {} to a rank's "
+                    "weights ({} heads / attention TP {} x ({} + {}) x {} x 2 B per MLA layer; deepseek_v2.py "
+                    "post_load_weights)",
+                    format_binary(Bytes{mla_absorbed}), m.mla.heads, layout.tp, m.mla.qk_nope_head_dim,
+                    m.mla.v_head_dim, m.mla.kv_lora_rank));
   if (mm_reserve > 0)
-    s.rules.push_back(fmt::format("multimodal model: {} MiB of the rest reserved for the embedding cache "
-                                  "(SGLANG_VLM_CACHE_SIZE_MB; mm_runtime_reservation_gb)",
-                                  prof.multimodal_reserve_mib));
+    s.rules.push_back(
+        fmt::format("multimodal model: {} MiB of the rest reserved for the embedding cache "
+                    "(SGLANG_VLM_CACHE_SIZE_MB; mm_runtime_reservation_gb)",
+                    prof.multimodal_reserve_mib));
   if (budget_used > 0)
-    s.rules.push_back(fmt::format("max_total_num_tokens = rest // {} B per token // page {} x page; the pools then allocate "
-                                  "{} B per token, {} B more than the budget counted (taken from SGLang's reserve; DSA "
-                                  "rules of SGLang {}: {})",
-                                  with_commas(budget_used), s.block_size, with_commas(cell_used),
-                                  with_commas(cell_used - budget_used), version.str(),
-                                  dsa_era->indexer_in_budget ? "indexer keys counted, latents at the KV dtype's size"
-                                                             : "indexer keys not counted"));
+    s.rules.push_back(
+        fmt::format("max_total_num_tokens = rest // {} B per token // page {} x page; the pools then allocate "
+                    "{} B per token, {} B more than the budget counted (taken from SGLang's reserve; DSA "
+                    "rules of SGLang {}: {})",
+                    with_commas(budget_used), s.block_size, with_commas(cell_used),
+                    with_commas(cell_used - budget_used), version.str(),
+                    dsa_era->indexer_in_budget ? "indexer keys counted, latents at the KV dtype's size"
+                                               : "indexer keys not counted"));
   else
-    s.rules.push_back(fmt::format("max_total_num_tokens = rest // {} B per token // page {} x page", cell_used, s.block_size));
+    s.rules.push_back(
+        fmt::format("max_total_num_tokens = rest // {} B per token // page {} x page", cell_used, s.block_size));
   s.estimates.push_back(
-      tp_size > 1 ? fmt::format("memory in use before loading: {} GiB CUDA context + distributed set-up ({} TP ranks x {} GiB "
-                                "inside an NVLS switch domain + {} x {} GiB) = {:.2f} GiB",
-                                prof.cuda_context_gib, nvls_ranks, prof.distributed_init_gib_per_tp_rank_nvls,
-                                tp_size - nvls_ranks, prof.distributed_init_gib_per_tp_rank, prof.cuda_context_gib + dist_gib)
-                  : fmt::format("memory in use before loading (CUDA context): {} GiB", prof.cuda_context_gib));
-  s.estimates.push_back("activations and CUDA graphs live in SGLang's (1 - mem_fraction_static) share: not sized separately");
+      tp_size > 1
+          ? fmt::format("memory in use before loading: {} GiB CUDA context + distributed set-up ({} TP ranks x {} GiB "
+                        "inside an NVLS switch domain + {} x {} GiB) = {:.2f} GiB",
+                        prof.cuda_context_gib, nvls_ranks, prof.distributed_init_gib_per_tp_rank_nvls,
+                        tp_size - nvls_ranks, prof.distributed_init_gib_per_tp_rank, prof.cuda_context_gib + dist_gib)
+          : fmt::format("memory in use before loading (CUDA context): {} GiB", prof.cuda_context_gib));
+  s.estimates.push_back(
+      "activations and CUDA graphs live in SGLang's (1 - mem_fraction_static) share: not sized separately");
 
   if (in.with_figures && !s.workers.empty()) {
-    const auto& heavy = *std::max_element(s.workers.begin(), s.workers.end(),
-                                          [](const auto& a, const auto& b) { return a.weights_bytes < b.weights_bytes; });
+    const auto& heavy = *std::max_element(s.workers.begin(), s.workers.end(), [](const auto& a, const auto& b) {
+      return a.weights_bytes < b.weights_bytes;
+    });
     const std::string code = "SGLang rules: " + prof.code;
     auto& f = s.figures;
     f.push_back(real_figure("engine.mem_fraction_static", "mem_fraction_static", s.memory_fraction, "",
                             user_mfs ? Evidence::hypothesis : Evidence::derived,
                             user_mfs ? "--mem-fraction-static" : mfs_formula,
                             forced_mfs ? dsa_era->source : prof.reserved_source));
-    f.push_back(bytes_figure("engine.weights_bytes_per_rank", fmt::format("weights SGLang loads on rank {}", heavy.rank),
-                             heavy.weights_bytes, Evidence::estimate,
-                             mla_absorbed > 0 ? "the rank's placed tensor shares (tied LM head and MTP layers not loaded) + "
-                                                "MLA's w_kc / w_vc copies"
-                                              : "the rank's placed tensor shares (tied LM head and MTP layers not loaded)",
-                             code));
-    const auto rest_formula = fmt::format("({} B - {} GiB in use before loading) x {} - {} B weights", with_commas(total), prof.cuda_context_gib + dist_gib,
-                                          s.memory_fraction, with_commas(heavy.weights_bytes));
+    f.push_back(
+        bytes_figure("engine.weights_bytes_per_rank", fmt::format("weights SGLang loads on rank {}", heavy.rank),
+                     heavy.weights_bytes, Evidence::estimate,
+                     mla_absorbed > 0 ? "the rank's placed tensor shares (tied LM head and MTP layers not loaded) + "
+                                        "MLA's w_kc / w_vc copies"
+                                      : "the rank's placed tensor shares (tied LM head and MTP layers not loaded)",
+                     code));
+    const auto rest_formula =
+        fmt::format("({} B - {} GiB in use before loading) x {} - {} B weights", with_commas(total),
+                    prof.cuda_context_gib + dist_gib, s.memory_fraction, with_commas(heavy.weights_bytes));
     if (min_rest >= 0)
       f.push_back(bytes_figure("engine.kv_budget_bytes", "rest after weights (KV and state pools)",
                                static_cast<std::uint64_t>(min_rest), Evidence::estimate, rest_formula, code));
@@ -365,26 +392,31 @@ Result<EngineSizing> size_sglang(const EngineInputs& in) {
     if (s.state_slots > 0)
       f.push_back(exact_figure("engine.state_slots", "state slots (max_mamba_cache_size)", s.state_slots, "slots",
                                Evidence::estimate, s.rules[1], code));
-    f.push_back(exact_figure("engine.kv_cache_tokens", "max_total_num_tokens", s.kv_cache_tokens, "tokens", Evidence::estimate,
-                             fmt::format("rest // ({}) // page {} x page", cell_formula, s.block_size), code));
-    f.push_back(exact_figure("engine.max_running_requests", "max_running_requests", s.max_running_requests, "requests",
+    f.push_back(exact_figure("engine.kv_cache_tokens", "max_total_num_tokens", s.kv_cache_tokens, "tokens",
                              Evidence::estimate,
-                             fmt::format("min(clamp({} / {} x 512, 2048, 4096), {} / 2){}", s.kv_cache_tokens, context,
-                                         s.kv_cache_tokens, s.state_slots ? fmt::format(", state slots {} / {}", s.state_slots, slots_per_request) : ""),
-                             code));
-    f.push_back(real_figure("engine.max_concurrency", fmt::format("requests of {} tokens the pools hold", with_commas(context)),
-                            s.max_concurrency, "requests", Evidence::estimate,
-                            fmt::format("min({} tokens / {}, max_running_requests {})", s.kv_cache_tokens, context, s.max_running_requests),
-                            code));
+                             fmt::format("rest // ({}) // page {} x page", cell_formula, s.block_size), code));
+    f.push_back(exact_figure(
+        "engine.max_running_requests", "max_running_requests", s.max_running_requests, "requests", Evidence::estimate,
+        fmt::format("min(clamp({} / {} x 512, 2048, 4096), {} / 2){}", s.kv_cache_tokens, context, s.kv_cache_tokens,
+                    s.state_slots ? fmt::format(", state slots {} / {}", s.state_slots, slots_per_request) : ""),
+        code));
+    f.push_back(real_figure(
+        "engine.max_concurrency", fmt::format("requests of {} tokens the pools hold", with_commas(context)),
+        s.max_concurrency, "requests", Evidence::estimate,
+        fmt::format("min({} tokens / {}, max_running_requests {})", s.kv_cache_tokens, context, s.max_running_requests),
+        code));
   }
   return s;
 }
 
 Result<EngineSizing> size_engine(const EngineInputs& in) {
   switch (in.options.kind) {
-    case EngineKind::vllm: return size_vllm(in);
-    case EngineKind::sglang: return size_sglang(in);
-    case EngineKind::generic: break;
+    case EngineKind::vllm:
+      return size_vllm(in);
+    case EngineKind::sglang:
+      return size_sglang(in);
+    case EngineKind::generic:
+      break;
   }
   return Error{"--engine", "", "the generic engine has no engine sizing"};
 }

@@ -7,14 +7,13 @@
 // (182,630.4 MiB), A100-40GB 42,405,462,016 B, L4 23,654,532,383 B.
 #include <gtest/gtest.h>
 
-#include "engine/size_engine.h"
-
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <string>
 
 #include "core/bytes.h"
+#include "engine/size_engine.h"
 #include "hardware/gpu_catalogue.h"
 #include "model/model_catalogue.h"
 #include "placement/placement.h"
@@ -82,13 +81,18 @@ std::uint64_t fig(const Plan& p, const std::string& id) {
 // (+ graph_bs x dp x 3 with DP attention), at least 10,240 above 60 GB.
 double reference_mfs(double gpu_mem_mb, std::uint64_t tp_size, std::uint64_t pp, std::uint64_t dp) {
   std::uint64_t chunk = 0, bs = 0;
-  if (gpu_mem_mb < 20 * 1024) chunk = 2048, bs = 8;
-  else if (gpu_mem_mb < 35 * 1024) chunk = 2048, bs = tp_size < 4 ? 24 : 80;
-  else if (gpu_mem_mb < 60 * 1024) chunk = 4096, bs = tp_size < 4 ? 32 : 160;
-  else if (gpu_mem_mb < 160 * 1024) chunk = 8192, bs = tp_size < 4 ? 256 : 512;
-  else chunk = 16384, bs = 512;
-  double reserved = 512 + static_cast<double>(std::max<std::uint64_t>(chunk, 2048)) * 1.5 + static_cast<double>(bs) * 2 +
-                    static_cast<double>(tp_size * pp) / 8 * 1024;
+  if (gpu_mem_mb < 20 * 1024)
+    chunk = 2048, bs = 8;
+  else if (gpu_mem_mb < 35 * 1024)
+    chunk = 2048, bs = tp_size < 4 ? 24 : 80;
+  else if (gpu_mem_mb < 60 * 1024)
+    chunk = 4096, bs = tp_size < 4 ? 32 : 160;
+  else if (gpu_mem_mb < 160 * 1024)
+    chunk = 8192, bs = tp_size < 4 ? 256 : 512;
+  else
+    chunk = 16384, bs = 512;
+  double reserved = 512 + static_cast<double>(std::max<std::uint64_t>(chunk, 2048)) * 1.5 +
+                    static_cast<double>(bs) * 2 + static_cast<double>(tp_size * pp) / 8 * 1024;
   if (dp > 1) reserved += static_cast<double>(bs * dp) * 3;
   if (gpu_mem_mb > 60 * 1024) reserved = std::max(reserved, 10240.0);
   return std::round((gpu_mem_mb - reserved) / gpu_mem_mb * 1000) / 1000;
@@ -143,7 +147,8 @@ TEST(SglangSizing, DefaultMemFractionStatic) {
 }
 
 TEST(SglangSizing, DpAttentionWithLargeGraphBatchReservesMore) {
-  // SGLang's DP-attention reserve has a second term for large graph batches. server_args.py _handle_gpu_memory_settings:
+  // SGLang's DP-attention reserve has a second term for large graph batches. server_args.py
+  // _handle_gpu_memory_settings:
   //   if self.enable_dp_attention:
   //       reserved_mem += self.cuda_graph_max_bs * self.dp_size * 3
   //       if self.cuda_graph_max_bs > 300:
@@ -185,8 +190,13 @@ TEST(SglangSizing, DsaRulesFollowTheRelease) {
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
-    const auto p = plan({.model = "deepseek-v3.2-exp", .gpu = "B200", .gpus = 8, .layout = {.tp = 1, .dp = 8},
-                         .mem_fraction_static = c.asked_fraction, .engine_version = c.version, .kv_dtype = c.kv});
+    const auto p = plan({.model = "deepseek-v3.2-exp",
+                         .gpu = "B200",
+                         .gpus = 8,
+                         .layout = {.tp = 1, .dp = 8},
+                         .mem_fraction_static = c.asked_fraction,
+                         .engine_version = c.version,
+                         .kv_dtype = c.kv});
     const auto& e = *p.engine;
     EXPECT_DOUBLE_EQ(e.memory_fraction, c.fraction);
     EXPECT_EQ(e.block_size, 64u);
@@ -213,7 +223,8 @@ TEST(SglangSizing, MlaKeepsBf16CopiesOfKvBProj) {
     EXPECT_EQ(p.engine->workers.at(0).weights_bytes, placed.total - placed.mtp_bytes + copies);
     // The ledger shows them as their own row.
     const auto& rows = p.ranks.at(0).rows;
-    const auto it = std::find_if(rows.begin(), rows.end(), [](const auto& r) { return r.id == "weights.engine_tensors"; });
+    const auto it =
+        std::find_if(rows.begin(), rows.end(), [](const auto& r) { return r.id == "weights.engine_tensors"; });
     ASSERT_NE(it, rows.end());
     EXPECT_EQ(it->bytes, copies);
   }
@@ -244,10 +255,15 @@ TEST(SglangSizing, DistributedSetUpBeforeLoadingGrowsWithTpAndNvls) {
   };
   const Case cases[] = {
       {"TP 1: context only", {.mem_fraction_static = 0.7}, 0.5},
-      {"TP 8 on H100 SXM (NVLS domain 8)", {.gpus = 8, .layout = {.tp = 8}, .mem_fraction_static = 0.7}, 0.5 + 8 * 0.25},
+      {"TP 8 on H100 SXM (NVLS domain 8)",
+       {.gpus = 8, .layout = {.tp = 8}, .mem_fraction_static = 0.7},
+       0.5 + 8 * 0.25},
       {"TP 16 on H100 SXM: 8 ranks in the domain, 8 beyond",
-       {.gpus = 16, .layout = {.tp = 16}, .mem_fraction_static = 0.7}, 0.5 + 8 * 0.25 + 8 * 0.1},
-      {"TP 2 on L4 (PCIe, no NVLS)", {.gpu = "L4", .gpus = 2, .layout = {.tp = 2}, .mem_fraction_static = 0.7}, 0.5 + 2 * 0.1},
+       {.gpus = 16, .layout = {.tp = 16}, .mem_fraction_static = 0.7},
+       0.5 + 8 * 0.25 + 8 * 0.1},
+      {"TP 2 on L4 (PCIe, no NVLS)",
+       {.gpu = "L4", .gpus = 2, .layout = {.tp = 2}, .mem_fraction_static = 0.7},
+       0.5 + 2 * 0.1},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.what);
@@ -255,7 +271,8 @@ TEST(SglangSizing, DistributedSetUpBeforeLoadingGrowsWithTpAndNvls) {
     const auto total = gpu(c.run.gpu).device_total_bytes;
     const auto in_use = static_cast<std::uint64_t>(std::llround(c.in_use_gib * 1073741824.0));
     EXPECT_EQ(p.engine->workers.at(0).non_torch_bytes, in_use);
-    EXPECT_EQ(p.engine->workers.at(0).requested_bytes, static_cast<std::uint64_t>(static_cast<double>(total - in_use) * 0.7));
+    EXPECT_EQ(p.engine->workers.at(0).requested_bytes,
+              static_cast<std::uint64_t>(static_cast<double>(total - in_use) * 0.7));
   }
 }
 
@@ -384,7 +401,10 @@ TEST(SglangSizing, StateSlotsForKimiLinear) {
       {"radix off", {.model = "kimi-linear-48b", .gpu = "H200", .radix = "off"}, 1, 404, 404},
       // radix off with --max-running-requests 64: the state pool is 64 slots.
       {"radix off, --max-running-requests 64",
-       {.model = "kimi-linear-48b", .gpu = "H200", .radix = "off", .max_running_requests = 64}, 1, 64, 64},
+       {.model = "kimi-linear-48b", .gpu = "H200", .radix = "off", .max_running_requests = 64},
+       1,
+       64,
+       64},
       // --mamba-full-memory-ratio 3: (rest x 3 / 4 - 43,417,600) = 27,862,730,194 // 43,417,600 = 641 slots,
       // 641 // 5 = 128.
       {"ratio 3", {.model = "kimi-linear-48b", .gpu = "H200", .mamba_ratio = 3.0}, 5, 641, 128},
@@ -408,7 +428,9 @@ TEST(SglangSizing, StateSlotsForKimiLinear) {
   }
   // The default-ratio rows, spelled out: 404 = floor((37,208,197,059 x 0.9 / 1.9 - 43,417,600) / 43,417,600),
   // tokens = (37,208,197,059 - (404 + 1) x 43,417,600) // 8,064 = 2,433,540.
-  EXPECT_EQ((static_cast<std::uint64_t>(static_cast<double>(kKimiLinearRest) * 0.9 / 1.9) - kKimiLinearState) / kKimiLinearState, 404u);
+  EXPECT_EQ((static_cast<std::uint64_t>(static_cast<double>(kKimiLinearRest) * 0.9 / 1.9) - kKimiLinearState) /
+                kKimiLinearState,
+            404u);
   EXPECT_EQ(plan({.model = "kimi-linear-48b", .gpu = "H200"}).engine->kv_cache_tokens, 2'433'540u);
 }
 
@@ -449,8 +471,13 @@ TEST(SglangSizing, SpeculativeDecodingReservesIntermediateStatesPerRequest) {
 TEST(SglangSizing, MultimodalModelsReserveTheEmbeddingCacheOutOfTheRest) {
   // mm_runtime_reservation_gb: SGLANG_VLM_CACHE_SIZE_MB (100) leaves the rest before the pools
   // are split. Kimi K3 has a vision tower; on 8 x GB300 at 0.85, radix cache off:
-  const auto p = plan({.model = "kimi-k3", .gpu = "GB300", .gpus = 8, .layout = {.tp = 8}, .context = 131072,
-                       .mem_fraction_static = 0.85, .radix = "off"});
+  const auto p = plan({.model = "kimi-k3",
+                       .gpu = "GB300",
+                       .gpus = 8,
+                       .layout = {.tp = 8},
+                       .context = 131072,
+                       .mem_fraction_static = 0.85,
+                       .radix = "off"});
   const auto& e = *p.engine;
   const auto& w = e.workers.at(0);
   const std::uint64_t rest = fig(p, "engine.kv_budget_bytes") - 100ULL * 1048576;
@@ -470,8 +497,13 @@ TEST(SglangSizing, KimiK3OnEightGb300IsWithinOnePercentOfTheLoggedCapacity) {
   // fit GB300, --mem-fraction-static 0.85, radix cache off: max_total_num_tokens=838048,
   // max_running_requests=370. Both within 1% thanks to the GB300's CUDA total (276.50 GiB,
   // data/gpus.json); nvidia-smi's total minus 0.5 GiB would give +1.2%.
-  const auto p = plan({.model = "kimi-k3", .gpu = "GB300", .gpus = 8, .layout = {.tp = 8}, .context = 131072,
-                       .mem_fraction_static = 0.85, .radix = "off"});
+  const auto p = plan({.model = "kimi-k3",
+                       .gpu = "GB300",
+                       .gpus = 8,
+                       .layout = {.tp = 8},
+                       .context = 131072,
+                       .mem_fraction_static = 0.85,
+                       .radix = "off"});
   const auto& e = *p.engine;
   EXPECT_NEAR(static_cast<double>(e.kv_cache_tokens), 838'048.0, 0.01 * 838'048.0);
   EXPECT_NEAR(static_cast<double>(e.max_running_requests), 370.0, 0.01 * 370.0);
@@ -494,13 +526,17 @@ TEST(SglangSizing, TheMainModelSkipsMtpLayersUnlessTheyDraft) {
 }
 
 TEST(SglangSizing, MaxRunningRequestsSizeTheStatePoolPerDpRank) {
-  // --max-running-requests sizes the state pool per attention DP rank. engines.md 2.3: "elif radix cache disabled and --max-running-requests
-  // given: max_mamba_cache_size = max_running_requests // attn_dp_size" (SGLang
+  // --max-running-requests sizes the state pool per attention DP rank. engines.md 2.3: "elif radix cache disabled and
+  // --max-running-requests given: max_mamba_cache_size = max_running_requests // attn_dp_size" (SGLang
   // KVCacheConfigurator._handle_max_mamba_cache: `server_args.max_running_requests //
   // self.ps.attn_dp_size`). Kimi-Linear on 2 x H200, --tp 2 --dp 2 --enable-dp-attention,
   // --disable-radix-cache --max-running-requests 64: each DP rank gets 32 state slots.
-  const auto p = plan({.model = "kimi-linear-48b", .gpu = "H200", .gpus = 2, .layout = {.tp = 1, .dp = 2},
-                       .radix = "off", .max_running_requests = 64});
+  const auto p = plan({.model = "kimi-linear-48b",
+                       .gpu = "H200",
+                       .gpus = 2,
+                       .layout = {.tp = 1, .dp = 2},
+                       .radix = "off",
+                       .max_running_requests = 64});
   EXPECT_EQ(p.engine->state_slots, 32u);
 }
 

@@ -29,7 +29,7 @@ struct EngineWorkerInput {
   // qwen3_next / qwen3_5 skip_prefixes ["mtp."]; SGLang loads layers
   // [start_layer, end_layer) only); an MTP draft loads them (--spec-tokens, no --draft).
   std::uint64_t mtp_skipped = 0;
-  LayerRange layers;                 // the stage's decoder layers
+  LayerRange layers;  // the stage's decoder layers
   bool first_stage = true;
   bool last_stage = true;
 };

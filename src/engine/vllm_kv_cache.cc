@@ -17,13 +17,16 @@ std::uint64_t blocks_for_request(const KvLayerSpec& s, const KvCacheInputs& in, 
   const auto mml = in.max_model_len;
   switch (s.kind) {
     case KvSpecKind::full:
-    case KvSpecKind::mla: return ceil_div(ceil_div(mml, std::max<std::uint64_t>(in.dcp, 1)), block);
+    case KvSpecKind::mla:
+      return ceil_div(ceil_div(mml, std::max<std::uint64_t>(in.dcp, 1)), block);
     case KvSpecKind::sliding: {
       const auto tokens = std::min(s.window > 0 ? s.window - 1 + in.max_num_batched_tokens : mml, mml);
       return ceil_div(tokens, block) + 1;
     }
-    case KvSpecKind::chunked: return ceil_div(std::min(s.window + in.max_num_batched_tokens, mml), block);
-    case KvSpecKind::state: return 1 + in.spec_state_blocks;
+    case KvSpecKind::chunked:
+      return ceil_div(std::min(s.window + in.max_num_batched_tokens, mml), block);
+    case KvSpecKind::state:
+      return 1 + in.spec_state_blocks;
   }
   return 0;
 }
@@ -40,8 +43,10 @@ KvCacheShape vllm_kv_cache_shape(const KvCacheInputs& in) {
   std::uint64_t max_token_bytes = 0, max_state = 0;
   for (const auto& l : in.layers) {
     ++count[l.kind];
-    if (is_token_kind(l.kind)) max_token_bytes = std::max(max_token_bytes, l.bytes_per_token);
-    else max_state = std::max(max_state, l.state_bytes);
+    if (is_token_kind(l.kind))
+      max_token_bytes = std::max(max_token_bytes, l.bytes_per_token);
+    else
+      max_state = std::max(max_state, l.state_bytes);
   }
   const bool has_state = max_state > 0;
   const bool has_tokens = max_token_bytes > 0;
@@ -65,7 +70,8 @@ KvCacheShape vllm_kv_cache_shape(const KvCacheInputs& in) {
     out.state_groups = 1 - out.token_groups;
     std::uint64_t per_block = 0;
     for (const auto& l : in.layers)
-      per_block = checked_add(per_block, is_token_kind(l.kind) ? checked_mul(l.bytes_per_token, out.block_size) : l.state_bytes);
+      per_block = checked_add(per_block,
+                              is_token_kind(l.kind) ? checked_mul(l.bytes_per_token, out.block_size) : l.state_bytes);
     out.bytes_per_block = per_block;
     out.page_bytes = is_token_kind(kind) ? checked_mul(max_token_bytes, out.block_size) : max_state;
     out.blocks_per_request = blocks_for_request(in.layers.front(), in, out.block_size);
@@ -101,7 +107,8 @@ KvCacheShape vllm_kv_cache_shape(const KvCacheInputs& in) {
                                 : out.block_size;
     const auto blocks = blocks_for_request(*sample, in, kind_block);
     out.blocks_per_request += groups * blocks;
-    if (is_token_kind(kind)) out.token_groups += groups;
+    if (is_token_kind(kind))
+      out.token_groups += groups;
     else {
       out.state_groups += groups;
       out.state_blocks_per_request += groups * blocks;
@@ -123,7 +130,8 @@ KvCacheReport vllm_kv_cache_report(const KvCacheShape& shape, std::uint64_t avai
   if (tokens_from_concurrency && in.max_model_len > 0)
     r.kv_cache_tokens = static_cast<std::uint64_t>(r.max_concurrency * static_cast<double>(in.max_model_len));
   else
-    r.kv_cache_tokens = checked_mul(checked_mul(r.num_blocks / std::max<std::uint64_t>(shape.groups, 1), shape.block_size), dcp);
+    r.kv_cache_tokens =
+        checked_mul(checked_mul(r.num_blocks / std::max<std::uint64_t>(shape.groups, 1), shape.block_size), dcp);
   return r;
 }
 

@@ -26,14 +26,14 @@ struct KvLayerSpec {
 };
 
 struct KvCacheShape {
-  std::uint64_t block_size = 0;       // tokens per block after alignment
-  std::uint64_t page_bytes = 0;       // one block of one layer (state pages padded to it)
-  std::uint64_t group_size = 0;       // layers per KV cache group
-  std::uint64_t groups = 0;           // number of KV cache groups
-  std::uint64_t token_groups = 0;     // of which attention groups
-  std::uint64_t state_groups = 0;     // of which state (Mamba-like) groups
-  std::uint64_t padding_layers = 0;   // layer slots added to fill the groups
-  std::uint64_t blocks_per_request = 0;  // blocks one max_model_len request needs over all groups
+  std::uint64_t block_size = 0;                // tokens per block after alignment
+  std::uint64_t page_bytes = 0;                // one block of one layer (state pages padded to it)
+  std::uint64_t group_size = 0;                // layers per KV cache group
+  std::uint64_t groups = 0;                    // number of KV cache groups
+  std::uint64_t token_groups = 0;              // of which attention groups
+  std::uint64_t state_groups = 0;              // of which state (Mamba-like) groups
+  std::uint64_t padding_layers = 0;            // layer slots added to fill the groups
+  std::uint64_t blocks_per_request = 0;        // blocks one max_model_len request needs over all groups
   std::uint64_t state_blocks_per_request = 0;  // of which state blocks
   std::uint64_t state_page_unpadded = 0;
   bool uniform = true;                // one group: blocks are sums of per-layer pages
@@ -42,12 +42,12 @@ struct KvCacheShape {
 
 struct KvCacheInputs {
   std::vector<KvLayerSpec> layers;
-  std::uint64_t block_size = 16;          // requested attention block size
+  std::uint64_t block_size = 16;             // requested attention block size
   std::uint64_t kernel_block_multiple = 16;  // alignment for the hybrid block size (64 for MLA kernels)
   std::uint64_t max_model_len = 0;
   std::uint64_t max_num_batched_tokens = 0;
   std::uint64_t dcp = 1;
-  std::uint64_t spec_state_blocks = 0;    // extra state blocks for speculative decoding
+  std::uint64_t spec_state_blocks = 0;  // extra state blocks for speculative decoding
 };
 
 KvCacheShape vllm_kv_cache_shape(const KvCacheInputs& in);
@@ -60,7 +60,7 @@ struct KvCacheReport {
 
 // From the bytes available on the limiting worker. `tokens_from_concurrency`:
 // newer vLLM reports tokens as max_concurrency x max_model_len.
-KvCacheReport vllm_kv_cache_report(const KvCacheShape& shape, std::uint64_t available_bytes,
-                                   const KvCacheInputs& in, bool tokens_from_concurrency);
+KvCacheReport vllm_kv_cache_report(const KvCacheShape& shape, std::uint64_t available_bytes, const KvCacheInputs& in,
+                                   bool tokens_from_concurrency);
 
 }  // namespace preflight

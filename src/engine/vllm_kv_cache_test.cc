@@ -48,13 +48,15 @@ KvCacheInputs llama_8b_tp1(std::uint64_t mml = 8192, std::uint64_t dcp = 1) {
 // gpt-oss-20b at TP2: 24 layers alternating sliding (window 128) and full,
 // 8 KV heads / TP2 = 4 per rank x 64 x 2 x 2 B = 1,024 B per layer per token.
 KvCacheInputs gpt_oss_20b_tp2() {
-  auto specs = concat(layers(KvSpecKind::sliding, 12, 4 * 64 * 2 * 2, 128), layers(KvSpecKind::full, 12, 4 * 64 * 2 * 2));
+  auto specs =
+      concat(layers(KvSpecKind::sliding, 12, 4 * 64 * 2 * 2, 128), layers(KvSpecKind::full, 12, 4 * 64 * 2 * 2));
   return inputs(std::move(specs), 16, 16, 8192, 8192);
 }
 
 // gemma-3-4b: 29 sliding (window 1,024) + 5 full layers, 4 KV heads x 256 x 2 x 2 B = 4,096 B.
 KvCacheInputs gemma_3_4b() {
-  auto specs = concat(layers(KvSpecKind::sliding, 29, 4 * 256 * 2 * 2, 1024), layers(KvSpecKind::full, 5, 4 * 256 * 2 * 2));
+  auto specs =
+      concat(layers(KvSpecKind::sliding, 29, 4 * 256 * 2 * 2, 1024), layers(KvSpecKind::full, 5, 4 * 256 * 2 * 2));
   return inputs(std::move(specs), 16, 16, 8192, 8192);
 }
 
@@ -103,19 +105,20 @@ TEST(VllmKvCacheShape, PagesGroupsAndAlignment) {
       {"kimi-k3 TP8 fp8", k3_tp8(1), 1472, 847'872, 24, 4, 1, 3, 3, 90 + 3, 3, 24 * 847'872, false},
       // Kernel multiple 16 instead of 64: 16 x cdiv(814,080, 16 x 1,152) = 16 x 45 = 720 tokens.
       {"kimi-k3 TP8 bf16, 16-token kernel",
-       inputs(concat(layers(KvSpecKind::mla, 24, 1152), states(69, kK3KdaStateTp8)), 16, 16, 131'072), 720,
-       720 * 1152, 24, 4, 1, 3, 3, 183 + 3, 3, 24 * 720 * 1152, false},
+       inputs(concat(layers(KvSpecKind::mla, 24, 1152), states(69, kK3KdaStateTp8)), 16, 16, 131'072), 720, 720 * 1152,
+       24, 4, 1, 3, 3, 183 + 3, 3, 24 * 720 * 1152, false},
       // A requested block larger than the alignment needs is kept (max(requested, aligned)).
       {"kimi-k3 TP8 bf16, --block-size 1024",
        inputs(concat(layers(KvSpecKind::mla, 24, 1152), states(69, kK3KdaStateTp8)), 1024, 64, 131'072), 1024,
        1024 * 1152, 24, 4, 1, 3, 3, 128 + 3, 3, 24 * 1024 * 1152, false},
       // Chunked local attention alone (uniform): cdiv(min(8192 + 8192, 32768), 16) = 1,024 blocks.
-      {"chunked 8192, mml 32768", inputs(layers(KvSpecKind::chunked, 4, 1000, 8192), 16, 16, 32'768), 16, 16'000, 4, 1, 1,
-       0, 0, 1024, 0, 4 * 16'000, true},
+      {"chunked 8192, mml 32768", inputs(layers(KvSpecKind::chunked, 4, 1000, 8192), 16, 16, 32'768), 16, 16'000, 4, 1,
+       1, 0, 0, 1024, 0, 4 * 16'000, true},
       // 13 full + 12 sliding (gpt-oss + EAGLE, vLLM's own comment): 13 < 1.5 x 12, so group_size 13
       // and the sliding group gets one padding layer.
-      {"13 full + 12 sliding", inputs(concat(layers(KvSpecKind::full, 13, 1024), layers(KvSpecKind::sliding, 12, 1024, 128)), 16, 16, 8192),
-       16, 16'384, 13, 2, 2, 0, 1, 1025, 0, 13 * 16'384, false},
+      {"13 full + 12 sliding",
+       inputs(concat(layers(KvSpecKind::full, 13, 1024), layers(KvSpecKind::sliding, 12, 1024, 128)), 16, 16, 8192), 16,
+       16'384, 13, 2, 2, 0, 1, 1025, 0, 13 * 16'384, false},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.what);
@@ -240,7 +243,8 @@ TEST(VllmKvCacheReport, LoggedConcurrencyRoundsToTheLogLine) {
   const auto a = llama_8b_tp1();
   EXPECT_NEAR(vllm_kv_cache_report(vllm_kv_cache_shape(a), 29'750 * 2 * kMiB, a, false).max_concurrency, 58.11, 0.005);
   const auto b = gpt_oss_20b_tp2();
-  EXPECT_NEAR(vllm_kv_cache_report(vllm_kv_cache_shape(b), 323'972ULL * 196'608, b, false).max_concurrency, 316.07, 0.005);
+  EXPECT_NEAR(vllm_kv_cache_report(vllm_kv_cache_shape(b), 323'972ULL * 196'608, b, false).max_concurrency, 316.07,
+              0.005);
 }
 
 TEST(VllmKvCacheReport, DcpTokensAreExactMultiples) {
@@ -278,9 +282,9 @@ struct VllmTestCase {
   const char* test;  // the vLLM test (and its sub-case)
   std::vector<KvLayerSpec> specs;
   std::uint64_t max_model_len, max_num_batched_tokens, available;
-  std::uint64_t num_blocks;   // asserted by the vLLM test
-  std::uint64_t groups;       // KV cache groups (0: not asserted)
-  std::uint64_t group_size;   // layers per group (0: not asserted)
+  std::uint64_t num_blocks;  // asserted by the vLLM test
+  std::uint64_t groups;      // KV cache groups (0: not asserted)
+  std::uint64_t group_size;  // layers per group (0: not asserted)
 };
 
 TEST(VllmOwnTests, GetKvCacheConfigOneWorker) {
@@ -292,17 +296,17 @@ TEST(VllmOwnTests, GetKvCacheConfigOneWorker) {
       // all sliding: the same 32 blocks in one group
       {"test_get_kv_cache_config_one_worker: 2 sliding", sliding(2), 16, 8192, 16384 * 2 * 32, 32, 1, 2},
       // 1 full + 1 sliding: groups of one layer each, 1,048,576 // 16,384 = 64 blocks
-      {"test_get_kv_cache_config_one_worker: 1 full + 1 sliding", concat(full(1), sliding(1)), 16, 8192,
-       16384 * 2 * 32, 64, 2, 1},
+      {"test_get_kv_cache_config_one_worker: 1 full + 1 sliding", concat(full(1), sliding(1)), 16, 8192, 16384 * 2 * 32,
+       64, 2, 1},
       // 2 full + 4 sliding: group size 2 (4 >= 1.25 x 2), groups [1,2] [3,5] [4,6], 32 blocks
-      {"test_get_kv_cache_config_one_worker: 2 full + 4 sliding", concat(full(2), sliding(4)), 16, 8192,
-       16384 * 2 * 32, 32, 3, 2},
+      {"test_get_kv_cache_config_one_worker: 2 full + 4 sliding", concat(full(2), sliding(4)), 16, 8192, 16384 * 2 * 32,
+       32, 3, 2},
       // 3 full + 7 sliding: group size 3, padded to 3 + 9 (4 groups), 1,572,864 // (16,384 x 3) = 32
-      {"test_get_kv_cache_config_one_worker: 3 full + 7 sliding", concat(full(3), sliding(7)), 16, 8192,
-       16384 * 3 * 32, 32, 4, 3},
+      {"test_get_kv_cache_config_one_worker: 3 full + 7 sliding", concat(full(3), sliding(7)), 16, 8192, 16384 * 3 * 32,
+       32, 4, 3},
       // 6 full + 5 sliding (gpt-oss with an EAGLE layer): 6 < 1.25 x 5, group size 6, 2 groups, 32 blocks
-      {"test_get_kv_cache_config_one_worker: 6 full + 5 sliding", concat(full(6), sliding(5)), 16, 8192,
-       16384 * 6 * 32, 32, 2, 6},
+      {"test_get_kv_cache_config_one_worker: 6 full + 5 sliding", concat(full(6), sliding(5)), 16, 8192, 16384 * 6 * 32,
+       32, 2, 6},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.test);

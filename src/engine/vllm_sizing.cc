@@ -12,11 +12,11 @@
 #include <cmath>
 
 #include "core/bytes.h"
-#include "hardware/gpu_links.h"
 #include "engine/engine_common.h"
 #include "engine/engine_profile.h"
 #include "engine/size_engine.h"
 #include "engine/vllm_kv_cache.h"
+#include "hardware/gpu_links.h"
 
 namespace preflight {
 
@@ -36,7 +36,8 @@ std::uint64_t mxfp4_padding_bytes(const ModelSpec& m, const Mxfp4Padding& pad, s
   if (H == 0 || I == 0) return 0;
   // The intermediate size is padded per MoE-TP partition (intermediate_size_per_partition).
   const auto parts = std::max<std::uint64_t>(moe_tp, 1);
-  const auto Hp = round_up(H, pad.hidden_multiple), Ip = round_up(ceil_div(I, parts), pad.intermediate_multiple) * parts;
+  const auto Hp = round_up(H, pad.hidden_multiple),
+             Ip = round_up(ceil_div(I, parts), pad.intermediate_multiple) * parts;
   if (Hp == H && Ip == I) return 0;
   bool any_mxfp4 = false;
   for (const auto& t : m.manifest.tensors)
@@ -50,8 +51,10 @@ std::uint64_t mxfp4_padding_bytes(const ModelSpec& m, const Mxfp4Padding& pad, s
     // Scale factor of the padded over the original element count.
     const auto d = [](std::uint64_t v) { return static_cast<double>(v); };
     double factor = 1;
-    if (bias) factor = down ? d(Hp) / d(H) : d(Ip) / d(I);
-    else factor = d(Hp) * d(Ip) / (d(H) * d(I));
+    if (bias)
+      factor = down ? d(Hp) / d(H) : d(Ip) / d(I);
+    else
+      factor = d(Hp) * d(Ip) / (d(H) * d(I));
     const auto padded = static_cast<std::uint64_t>(std::llround(static_cast<double>(t.bytes()) * factor));
     if (padded > t.bytes()) extra += padded - t.bytes();
   }
@@ -62,8 +65,8 @@ std::uint64_t mxfp4_padding_bytes(const ModelSpec& m, const Mxfp4Padding& pad, s
 // workspace13 = (M, topk, max(I, K)) and workspace2 = (M, topk, max(2I, K)) in the
 // activation dtype, each rounded up to 256 B by WorkspaceManager.get_simultaneous;
 // I is the intermediate size per MoE-TP rank, K the width the experts work at.
-std::uint64_t fused_moe_workspace_bytes(std::uint64_t tokens, std::uint64_t topk, std::uint64_t inter, std::uint64_t width,
-                                        std::uint64_t dtype_bytes) {
+std::uint64_t fused_moe_workspace_bytes(std::uint64_t tokens, std::uint64_t topk, std::uint64_t inter,
+                                        std::uint64_t width, std::uint64_t dtype_bytes) {
   const auto rows = checked_mul(tokens, topk);
   const auto w13 = round_up(checked_mul(checked_mul(rows, std::max(inter, width)), dtype_bytes), 256);
   const auto w2 = round_up(checked_mul(checked_mul(rows, std::max(2 * inter, width)), dtype_bytes), 256);
@@ -81,12 +84,14 @@ EngineWeightAdjustment vllm_weight_adjustment(const ModelSpec& m, const Layout& 
                                               std::uint64_t rope_dtype_bytes) {
   EngineWeightAdjustment a;
   // One cos/sin cache per distinct RoPE, [positions, rotary_dim] in the model dtype.
-  const bool has_attention = (w.layers.count_kind(m, LayerKind::full_attention) + w.layers.count_kind(m, LayerKind::sliding_attention) +
-                              w.layers.count_kind(m, LayerKind::chunked_attention) + w.layers.count_kind(m, LayerKind::mla)) > 0;
+  const bool has_attention =
+      (w.layers.count_kind(m, LayerKind::full_attention) + w.layers.count_kind(m, LayerKind::sliding_attention) +
+       w.layers.count_kind(m, LayerKind::chunked_attention) + w.layers.count_kind(m, LayerKind::mla)) > 0;
   if (has_attention && m.rotary_dim > 0)
     a.rope_cache = checked_mul(checked_mul(m.rope_cache_positions, m.rotary_dim), rope_dtype_bytes);
   if (m.local_rope_cache_positions > 0 && m.rotary_dim > 0 && w.layers.count_kind(m, LayerKind::sliding_attention) > 0)
-    a.rope_cache = checked_add(a.rope_cache, checked_mul(checked_mul(m.local_rope_cache_positions, m.rotary_dim), rope_dtype_bytes));
+    a.rope_cache = checked_add(a.rope_cache,
+                               checked_mul(checked_mul(m.local_rope_cache_positions, m.rotary_dim), rope_dtype_bytes));
   // MLA: W_UK_T / W_UV are views of a BF16 kv_b_proj, new BF16 tensors when it is quantized.
   const auto mla_layers = w.layers.count_kind(m, LayerKind::mla);
   if (mla_layers > 0) {
@@ -121,10 +126,17 @@ Result<EngineSizing> size_vllm(const EngineInputs& in) {
                          in.gpu->architecture != "ampere";  // A100 keeps the small defaults (vLLM PR #17885)
   s.memory_fraction = o.gpu_memory_utilization > 0 ? o.gpu_memory_utilization : prof.gpu_memory_utilization;
   s.max_model_len = work.context_tokens;
-  s.max_num_seqs = o.max_num_seqs > 0 ? o.max_num_seqs : (v0 ? 256 : large_gpu ? prof.max_num_seqs_large_gpu : prof.max_num_seqs_small_gpu);
-  if (o.max_num_batched_tokens > 0) s.max_num_batched_tokens = o.max_num_batched_tokens;
-  else if (!era.chunked_prefill_default) s.max_num_batched_tokens = std::max<std::uint64_t>(s.max_model_len, 2048);
-  else s.max_num_batched_tokens = large_gpu ? prof.max_num_batched_tokens_large_gpu : prof.max_num_batched_tokens_small_gpu;
+  s.max_num_seqs = o.max_num_seqs > 0 ? o.max_num_seqs
+                                      : (v0          ? 256
+                                         : large_gpu ? prof.max_num_seqs_large_gpu
+                                                     : prof.max_num_seqs_small_gpu);
+  if (o.max_num_batched_tokens > 0)
+    s.max_num_batched_tokens = o.max_num_batched_tokens;
+  else if (!era.chunked_prefill_default)
+    s.max_num_batched_tokens = std::max<std::uint64_t>(s.max_model_len, 2048);
+  else
+    s.max_num_batched_tokens =
+        large_gpu ? prof.max_num_batched_tokens_large_gpu : prof.max_num_batched_tokens_small_gpu;
   const auto seqs_in_profile = std::min(s.max_num_seqs, s.max_num_batched_tokens);
   // V1 on ROCm had no MLA backend before prof.rocm_v1_mla_from: such a model
   // serves with MLA disabled (VLLM_MLA_DISABLE=1), every head's K and V cached.
@@ -158,7 +170,8 @@ Result<EngineSizing> size_vllm(const EngineInputs& in) {
 
   std::uint64_t min_blocks = UINT64_MAX;
   std::uint64_t unified_window_layers = 0;
-  std::string encoder_formula;  // the multimodal profile's estimate, when the model states its encoder  // window layers kept whole on a stage (hybrid manager off or absent)
+  std::string encoder_formula;  // the multimodal profile's estimate, when the model states its encoder  // window
+                                // layers kept whole on a stage (hybrid manager off or absent)
   KvCacheShape limiting_shape;
   KvCacheInputs limiting_inputs;
   std::int64_t min_budget = INT64_MAX;
@@ -172,15 +185,17 @@ Result<EngineSizing> size_vllm(const EngineInputs& in) {
     ew.weights_bytes = adj.total(w.placed_weights);
     // MXFP4 padding, shared in proportion to the worker's expert bytes.
     if (mxfp4_extra_model > 0 && routed_total > 0)
-      ew.weights_bytes = checked_add(ew.weights_bytes,
-                                     static_cast<std::uint64_t>(static_cast<double>(mxfp4_extra_model) *
-                                                                static_cast<double>(w.expert_bytes) / static_cast<double>(routed_total)));
+      ew.weights_bytes =
+          checked_add(ew.weights_bytes, static_cast<std::uint64_t>(static_cast<double>(mxfp4_extra_model) *
+                                                                   static_cast<double>(w.expert_bytes) /
+                                                                   static_cast<double>(routed_total)));
     // Activation peak of the profile run (an estimate of what vLLM measures).
     const auto T = s.max_num_batched_tokens;
     std::uint64_t forward = 0;
     if (m.moe.dense_intermediate > 0) {
       const auto inter = ceil_div(m.moe.dense_intermediate, layout.tp);
-      forward = std::max(forward, checked_mul(checked_mul(T, dt), prof.mlp_intermediate_copies * inter + prof.hidden_buffers_in_layer * H));
+      forward = std::max(forward, checked_mul(checked_mul(T, dt),
+                                              prof.mlp_intermediate_copies * inter + prof.hidden_buffers_in_layer * H));
     }
     std::uint64_t moe_workspace = 0;
     if (m.moe.routed_experts > 0 && m.moe.moe_intermediate > 0) {
@@ -190,8 +205,8 @@ Result<EngineSizing> size_vllm(const EngineInputs& in) {
         // Held by WorkspaceManager from the first MoE layer on (engines.json
         // activation.sources.moe_workspace): the rest of the layer is the
         // hidden-size buffers.
-        moe_workspace = fused_moe_workspace_bytes(std::min(T, prof.fused_moe_chunk_tokens), m.moe.experts_per_token, inter,
-                                                  width, dt);
+        moe_workspace = fused_moe_workspace_bytes(std::min(T, prof.fused_moe_chunk_tokens), m.moe.experts_per_token,
+                                                  inter, width, dt);
         forward = std::max(forward, checked_mul(checked_mul(T, dt), prof.hidden_buffers_in_layer * H));
       } else {
         const auto moe = checked_add(checked_mul(checked_mul(checked_mul(T, m.moe.experts_per_token), dt),
@@ -227,25 +242,28 @@ Result<EngineSizing> size_vllm(const EngineInputs& in) {
       if (encoder_formula.empty())
         encoder_formula = fmt::format(
             "multimodal profile: {} dummy item(s) of {} patches / {} tokens (encoder budget {} tokens): encoder peak "
-            "{} patches x {} B x ({} x {} intermediate / TP {} + {} x {} hidden) = {}; outputs kept {} tokens x {} x {} B = {}",
-            items, m.mm.patches_per_item, m.mm.tokens_per_item, budget, with_commas(patches), dt, prof.mlp_intermediate_copies,
-            m.mm.encoder_intermediate, layout.tp, prof.hidden_buffers_in_layer, m.mm.encoder_hidden, format_gib(encoder, 2),
-            items * m.mm.tokens_per_item, H, dt, format_gib(kept, 2));
+            "{} patches x {} B x ({} x {} intermediate / TP {} + {} x {} hidden) = {}; outputs kept {} tokens x {} x "
+            "{} B = {}",
+            items, m.mm.patches_per_item, m.mm.tokens_per_item, budget, with_commas(patches), dt,
+            prof.mlp_intermediate_copies, m.mm.encoder_intermediate, layout.tp, prof.hidden_buffers_in_layer,
+            m.mm.encoder_hidden, format_gib(encoder, 2), items * m.mm.tokens_per_item, H, dt, format_gib(kept, 2));
     }
     if (activation_formula.empty() && moe_workspace > 0)
       activation_formula = fmt::format(
-          "fused-MoE workspace kept by WorkspaceManager: {} tokens x {} experts per token x (max({}, {}) + max(2 x {}, {})) x {} B "
+          "fused-MoE workspace kept by WorkspaceManager: {} tokens x {} experts per token x (max({}, {}) + max(2 x {}, "
+          "{})) x {} B "
           "= {}, + max(forward of {} tokens: {} x {} B x ({} x intermediate per rank + {} x {} hidden), "
           "sampler (last stage): {} sequences x {} vocab x {} B + {} x {} tokens x {} x {} B) = {} + max({}, {})",
-          std::min(T, prof.fused_moe_chunk_tokens), m.moe.experts_per_token, ceil_div(m.moe.moe_intermediate, layout.moe_tp),
-          m.moe.latent_dim > 0 ? m.moe.latent_dim : H, ceil_div(m.moe.moe_intermediate, layout.moe_tp),
-          m.moe.latent_dim > 0 ? m.moe.latent_dim : H, dt, format_gib(moe_workspace, 2), T, T, dt,
-          prof.mlp_intermediate_copies, prof.hidden_buffers_in_layer, H, seqs_in_profile, m.vocab_size,
-          era.sampler_bytes_per_logit, prof.hidden_buffers_during_sampling, T, H, dt, format_gib(moe_workspace, 2),
-          format_gib(forward, 2), format_gib(sampler, 2));
+          std::min(T, prof.fused_moe_chunk_tokens), m.moe.experts_per_token,
+          ceil_div(m.moe.moe_intermediate, layout.moe_tp), m.moe.latent_dim > 0 ? m.moe.latent_dim : H,
+          ceil_div(m.moe.moe_intermediate, layout.moe_tp), m.moe.latent_dim > 0 ? m.moe.latent_dim : H, dt,
+          format_gib(moe_workspace, 2), T, T, dt, prof.mlp_intermediate_copies, prof.hidden_buffers_in_layer, H,
+          seqs_in_profile, m.vocab_size, era.sampler_bytes_per_logit, prof.hidden_buffers_during_sampling, T, H, dt,
+          format_gib(moe_workspace, 2), format_gib(forward, 2), format_gib(sampler, 2));
     if (activation_formula.empty())
       activation_formula = fmt::format(
-          "max(forward of {} tokens: {} x {} B x ({} x intermediate per rank + {} x {} hidden) [MoE: x {} experts per token], "
+          "max(forward of {} tokens: {} x {} B x ({} x intermediate per rank + {} x {} hidden) [MoE: x {} experts per "
+          "token], "
           "sampler (last stage): {} sequences x {} vocab x {} B + {} x {} tokens x {} x {} B) = max({}, {})",
           T, T, dt, prof.mlp_intermediate_copies, prof.hidden_buffers_in_layer, H, m.moe.experts_per_token,
           seqs_in_profile, m.vocab_size, era.sampler_bytes_per_logit, prof.hidden_buffers_during_sampling, T, H, dt,
@@ -260,8 +278,10 @@ Result<EngineSizing> size_vllm(const EngineInputs& in) {
       // what TP 1 holds; GPUs without an NVLink SHARP switch get no symmetric-memory buffers.
       const auto links = gpu_links(*in.gpu);
       double tp_gib = era.non_torch_gib_tp;
-      if (links == GpuLinks::pcie && layout.tp > 2) tp_gib = era.non_torch_gib_tp1;
-      else if (links != GpuLinks::nvls) tp_gib = era.non_torch_gib_tp_without_nvls;
+      if (links == GpuLinks::pcie && layout.tp > 2)
+        tp_gib = era.non_torch_gib_tp1;
+      else if (links != GpuLinks::nvls)
+        tp_gib = era.non_torch_gib_tp_without_nvls;
       nt = tp_gib + era.non_torch_gib_per_tp_rank * static_cast<double>(layout.tp);
     } else if (layout.pp > 1) {
       nt = era.non_torch_gib_pp_only;
@@ -273,15 +293,26 @@ Result<EngineSizing> size_vllm(const EngineInputs& in) {
                                   checked_add(ew.non_torch_bytes, ew.cuda_graph_bytes));
     ew.kv_budget_bytes = static_cast<std::int64_t>(requested) - static_cast<std::int64_t>(used);
     if (weights_formula.empty())
-      weights_formula = fmt::format("{} B placed{}{}{}{}{}", with_commas(w.placed_weights),
-                                    adj.tied_head_skipped ? fmt::format(" - {} B tied LM head (not loaded)", with_commas(adj.tied_head_skipped)) : "",
-                                    adj.mtp_skipped ? fmt::format(" - {} B MTP layers (loaded only to draft with them)", with_commas(adj.mtp_skipped)) : "",
-                                    adj.rope_cache ? fmt::format(" + {} B RoPE cache ({}{} positions x {} x {} B)", with_commas(adj.rope_cache),
-                                                                 m.rope_cache_positions,
-                                                                 m.local_rope_cache_positions ? fmt::format(" + {} local", m.local_rope_cache_positions) : "",
-                                                                 m.rotary_dim, prof.rope_cache_dtype_bytes) : "",
-                                    adj.mla_absorbed ? fmt::format(" + {} B MLA W_UK/W_UV (BF16 copies of the quantized kv_b_proj)", with_commas(adj.mla_absorbed)) : "",
-                                    mxfp4_extra_model ? fmt::format(" + MXFP4 MoE padding of the {} kernel ({} B in the model)", pad->backend, with_commas(mxfp4_extra_model)) : "");
+      weights_formula = fmt::format(
+          "{} B placed{}{}{}{}{}", with_commas(w.placed_weights),
+          adj.tied_head_skipped ? fmt::format(" - {} B tied LM head (not loaded)", with_commas(adj.tied_head_skipped))
+                                : "",
+          adj.mtp_skipped
+              ? fmt::format(" - {} B MTP layers (loaded only to draft with them)", with_commas(adj.mtp_skipped))
+              : "",
+          adj.rope_cache
+              ? fmt::format(
+                    " + {} B RoPE cache ({}{} positions x {} x {} B)", with_commas(adj.rope_cache),
+                    m.rope_cache_positions,
+                    m.local_rope_cache_positions ? fmt::format(" + {} local", m.local_rope_cache_positions) : "",
+                    m.rotary_dim, prof.rope_cache_dtype_bytes)
+              : "",
+          adj.mla_absorbed ? fmt::format(" + {} B MLA W_UK/W_UV (BF16 copies of the quantized kv_b_proj)",
+                                         with_commas(adj.mla_absorbed))
+                           : "",
+          mxfp4_extra_model ? fmt::format(" + MXFP4 MoE padding of the {} kernel ({} B in the model)", pad->backend,
+                                          with_commas(mxfp4_extra_model))
+                            : "");
 
     // The stage's KV cache layout.
     const auto c = stage_cache(m, layout.tp, kv_bytes, state_bytes, w.layers);
@@ -305,20 +336,23 @@ Result<EngineSizing> size_vllm(const EngineInputs& in) {
                                  (era.hybrid_kv_manager == "chunked_off" && m.gqa.attention_chunk > 0));
     if (unify) unified_window_layers = c.sliding_layers + c.chunked_layers;
     add(KvSpecKind::full, c.full_layers, c.full_per_token, 0);
-    add(unify ? KvSpecKind::full : KvSpecKind::sliding, c.sliding_layers, c.sliding_per_token, unify ? 0 : m.gqa.sliding_window);
-    add(unify ? KvSpecKind::full : KvSpecKind::chunked, c.chunked_layers, c.chunked_per_token, unify ? 0 : m.gqa.attention_chunk);
+    add(unify ? KvSpecKind::full : KvSpecKind::sliding, c.sliding_layers, c.sliding_per_token,
+        unify ? 0 : m.gqa.sliding_window);
+    add(unify ? KvSpecKind::full : KvSpecKind::chunked, c.chunked_layers, c.chunked_per_token,
+        unify ? 0 : m.gqa.attention_chunk);
     if (mla_disabled) {
       // DeepseekV2Attention without MLA: heads / TP heads of K and V, each
       // qk_nope + qk_rope wide (V padded to the K head size for the kernel).
       const auto heads = m.mla.heads >= layout.tp ? m.mla.heads / layout.tp : 1;
-      const auto per_token = checked_mul(checked_mul(heads, 2 * (m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim)), kv_bytes,
-                                         "KV bytes per token");
+      const auto per_token = checked_mul(checked_mul(heads, 2 * (m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim)),
+                                         kv_bytes, "KV bytes per token");
       add(KvSpecKind::full, c.mla_layers, per_token, 0);
     } else {
       add(KvSpecKind::mla, c.mla_layers, c.mla_per_token, 0);
       add(KvSpecKind::mla, c.indexer_per_token > 0 ? c.mla_layers : 0, c.indexer_per_token, 0);
     }
-    for (std::uint64_t i = 0; i < c.state_layers; ++i) kin.layers.push_back(KvLayerSpec{KvSpecKind::state, 0, c.state_per_layer, 0});
+    for (std::uint64_t i = 0; i < c.state_layers; ++i)
+      kin.layers.push_back(KvLayerSpec{KvSpecKind::state, 0, c.state_per_layer, 0});
     if (in.draft != nullptr) {
       // The draft's attention layers get KV cache specs of their own, as the target's do.
       const auto d = stage_cache(*in.draft, in.draft_tp, kv_bytes, state_bytes, LayerRange{});
@@ -329,7 +363,8 @@ Result<EngineSizing> size_vllm(const EngineInputs& in) {
     }
     const auto shape = vllm_kv_cache_shape(kin);
     const auto token_blocks = shape.blocks_per_request - shape.state_blocks_per_request;
-    const auto per_group_block = shape.uniform ? shape.bytes_per_block : checked_mul(shape.page_bytes, shape.group_size);
+    const auto per_group_block =
+        shape.uniform ? shape.bytes_per_block : checked_mul(shape.page_bytes, shape.group_size);
     ew.kv_request_bytes = checked_mul(token_blocks, per_group_block);
     for (const auto& member : work.mix) {
       // The same layout for a shorter request: only the blocks per request change.
@@ -351,8 +386,9 @@ Result<EngineSizing> size_vllm(const EngineInputs& in) {
     s.workers.push_back(ew);
   }
   s.min_kv_budget_bytes = min_budget > 0 ? static_cast<std::uint64_t>(min_budget) : 0;
-  const auto report = vllm_kv_cache_report(limiting_shape, checked_mul(min_blocks == UINT64_MAX ? 0 : min_blocks, limiting_shape.bytes_per_block),
-                                           limiting_inputs, era.kv_tokens_from_concurrency);
+  const auto report = vllm_kv_cache_report(
+      limiting_shape, checked_mul(min_blocks == UINT64_MAX ? 0 : min_blocks, limiting_shape.bytes_per_block),
+      limiting_inputs, era.kv_tokens_from_concurrency);
   s.block_size = limiting_shape.block_size;
   s.page_bytes = limiting_shape.page_bytes;
   s.kv_groups = limiting_shape.groups;
@@ -360,47 +396,57 @@ Result<EngineSizing> size_vllm(const EngineInputs& in) {
   s.kv_cache_tokens = report.kv_cache_tokens;
   s.max_concurrency = report.max_concurrency;
   s.holds_one_request = limiting_shape.blocks_per_request > 0 && report.num_blocks >= limiting_shape.blocks_per_request;
-  s.kv_bytes_per_token = limiting_shape.uniform && limiting_shape.block_size ? limiting_shape.bytes_per_block / limiting_shape.block_size : 0;
-  s.state_slot_bytes = limiting_shape.state_groups ? checked_mul(limiting_shape.page_bytes, limiting_shape.group_size) * limiting_shape.state_groups : 0;
+  s.kv_bytes_per_token = limiting_shape.uniform && limiting_shape.block_size
+                             ? limiting_shape.bytes_per_block / limiting_shape.block_size
+                             : 0;
+  s.state_slot_bytes = limiting_shape.state_groups ? checked_mul(limiting_shape.page_bytes, limiting_shape.group_size) *
+                                                         limiting_shape.state_groups
+                                                   : 0;
   if (min_budget <= 0)
-    s.failure = fmt::format("no memory left for the KV cache: {} GiB after weights, activations and non-torch memory "
-                            "(vLLM: 'No available memory for the cache blocks')",
-                            fmt::format("{:.2f}", static_cast<double>(min_budget) / kGiBd));
+    s.failure = fmt::format(
+        "no memory left for the KV cache: {} GiB after weights, activations and non-torch memory "
+        "(vLLM: 'No available memory for the cache blocks')",
+        fmt::format("{:.2f}", static_cast<double>(min_budget) / kGiBd));
   else if (!s.holds_one_request)
-    s.failure = fmt::format("the KV cache cannot hold one {}-token request (vLLM refuses to start: "
-                            "'To serve at least one request with the model's max seq len ... is needed'); lower "
-                            "--context or add memory",
-                            with_commas(s.max_model_len));
+    s.failure = fmt::format(
+        "the KV cache cannot hold one {}-token request (vLLM refuses to start: "
+        "'To serve at least one request with the model's max seq len ... is needed'); lower "
+        "--context or add memory",
+        with_commas(s.max_model_len));
   // Capturing FULL CUDA graphs for decode needs one state block per sequence
   // (CompilationConfig.resolve_cudagraph_mode_and_sizes). MLA models get FULL
   // graphs from FlashMLA / CUTLASS MLA (Hopper, Blackwell); elsewhere their
   // backend downgrades to PIECEWISE and the check does not run.
-  const bool full_graphs = !o.enforce_eager && (m.count_layers(LayerKind::mla) == 0 ||
-                                                in.gpu->architecture == "hopper" || in.gpu->architecture == "blackwell");
+  const bool full_graphs =
+      !o.enforce_eager &&
+      (m.count_layers(LayerKind::mla) == 0 || in.gpu->architecture == "hopper" || in.gpu->architecture == "blackwell");
   if (s.failure.empty() && limiting_shape.state_groups > 0 && full_graphs &&
       applied_version >= prof.hybrid_seqs_check_from && s.max_num_seqs > s.num_blocks)
-    s.failure = fmt::format("max_num_seqs ({}) exceeds available Mamba cache blocks ({}): vLLM {} refuses to start a "
-                            "hybrid model whose running sequences cannot each hold a state block while capturing CUDA "
-                            "graphs; lower --max-num-seqs to at most {}, raise --gpu-memory-utilization, or use "
-                            "--enforce-eager (vllm/config/compilation.py resolve_cudagraph_mode_and_sizes, from {})",
-                            s.max_num_seqs, s.num_blocks, s.version, s.num_blocks, prof.hybrid_seqs_check_from.str());
+    s.failure = fmt::format(
+        "max_num_seqs ({}) exceeds available Mamba cache blocks ({}): vLLM {} refuses to start a "
+        "hybrid model whose running sequences cannot each hold a state block while capturing CUDA "
+        "graphs; lower --max-num-seqs to at most {}, raise --gpu-memory-utilization, or use "
+        "--enforce-eager (vllm/config/compilation.py resolve_cudagraph_mode_and_sizes, from {})",
+        s.max_num_seqs, s.num_blocks, s.version, s.num_blocks, prof.hybrid_seqs_check_from.str());
 
-  s.rules.push_back(fmt::format("vLLM {} ({} engine): budget = device total x gpu_memory_utilization {} - weights - "
-                                "profile-run activation peak - non-torch memory{} ({})",
-                                s.version, era.engine, s.memory_fraction,
-                                era.cuda_graph_subtracted ? " - CUDA graphs" : "", prof.code));
+  s.rules.push_back(fmt::format(
+      "vLLM {} ({} engine): budget = device total x gpu_memory_utilization {} - weights - "
+      "profile-run activation peak - non-torch memory{} ({})",
+      s.version, era.engine, s.memory_fraction, era.cuda_graph_subtracted ? " - CUDA graphs" : "", prof.code));
   if (mla_disabled)
-    s.rules.push_back(fmt::format("vLLM {} on ROCm has no V1 MLA backend (MLA from {}: {}): the model serves with MLA "
-                                  "disabled, K and V of every head cached, V padded to the K head size",
-                                  s.version, prof.rocm_v1_mla_from.str(), prof.sources.count("rocm_v1_mla_from")
-                                                                              ? prof.sources.at("rocm_v1_mla_from")
-                                                                              : std::string("data/engines.json")));
-  s.rules.push_back(fmt::format("KV blocks of {} tokens{}; {} KV cache group(s) of {} layers; blocks = min over workers",
-                                s.block_size,
-                                limiting_shape.state_groups ? fmt::format(" (raised until one attention page holds one {} B state page, padded to {} B)",
-                                                                          with_commas(limiting_shape.state_page_unpadded), with_commas(limiting_shape.page_bytes))
-                                                            : "",
-                                s.kv_groups, limiting_shape.group_size));
+    s.rules.push_back(
+        fmt::format("vLLM {} on ROCm has no V1 MLA backend (MLA from {}: {}): the model serves with MLA "
+                    "disabled, K and V of every head cached, V padded to the K head size",
+                    s.version, prof.rocm_v1_mla_from.str(),
+                    prof.sources.count("rocm_v1_mla_from") ? prof.sources.at("rocm_v1_mla_from")
+                                                           : std::string("data/engines.json")));
+  s.rules.push_back(fmt::format(
+      "KV blocks of {} tokens{}; {} KV cache group(s) of {} layers; blocks = min over workers", s.block_size,
+      limiting_shape.state_groups
+          ? fmt::format(" (raised until one attention page holds one {} B state page, padded to {} B)",
+                        with_commas(limiting_shape.state_page_unpadded), with_commas(limiting_shape.page_bytes))
+          : "",
+      s.kv_groups, limiting_shape.group_size));
   if (unified_window_layers > 0)
     s.rules.push_back(fmt::format(
         "hybrid KV cache manager {}: the {} sliding-window / chunked-local layers of a stage keep max_model_len "
@@ -411,57 +457,69 @@ Result<EngineSizing> size_vllm(const EngineInputs& in) {
         unified_window_layers));
   s.rules.push_back(era.kv_tokens_from_concurrency
                         ? "GPU KV cache size = max_concurrency x max_model_len (newer vLLM reporting)"
-                        : "GPU KV cache size = num_blocks // groups x block_size x DCP; Maximum concurrency = num_blocks / blocks per max_model_len request");
+                        : "GPU KV cache size = num_blocks // groups x block_size x DCP; Maximum concurrency = "
+                          "num_blocks / blocks per max_model_len request");
   s.estimates.push_back("activation peak of the profile run (sampler and forward model, " + era.source + ")");
   s.estimates.push_back("non-torch memory (" + era.source + ")");
   if (!encoder_formula.empty()) s.estimates.push_back(encoder_formula);
   if (era.cuda_graph_subtracted) s.estimates.push_back(fmt::format("CUDA graph memory {} GiB", prof.cuda_graph_gib));
 
   if (in.with_figures && !s.workers.empty()) {
-    const auto& heavy = *std::max_element(s.workers.begin(), s.workers.end(),
-                                          [](const auto& a, const auto& b) { return a.weights_bytes < b.weights_bytes; });
-    const auto& tight = *std::min_element(s.workers.begin(), s.workers.end(),
-                                          [](const auto& a, const auto& b) { return a.kv_budget_bytes < b.kv_budget_bytes; });
+    const auto& heavy = *std::max_element(s.workers.begin(), s.workers.end(), [](const auto& a, const auto& b) {
+      return a.weights_bytes < b.weights_bytes;
+    });
+    const auto& tight = *std::min_element(s.workers.begin(), s.workers.end(), [](const auto& a, const auto& b) {
+      return a.kv_budget_bytes < b.kv_budget_bytes;
+    });
     const std::string code = "vLLM " + s.version + " rules: " + prof.code;
     auto& f = s.figures;
     f.push_back(bytes_figure("engine.weights_bytes_per_rank", fmt::format("weights vLLM loads on rank {}", heavy.rank),
                              heavy.weights_bytes, Evidence::estimate, weights_formula, code));
     f.push_back(bytes_figure("engine.requested_bytes", "requested memory (total x gpu_memory_utilization)", requested,
                              Evidence::derived, fmt::format("{} B x {}", with_commas(total), s.memory_fraction), code));
-    f.push_back(bytes_figure("engine.activation_peak_bytes", "profile-run activation peak", tight.activation_peak_bytes,
-                             Evidence::estimate, activation_formula, prof.sources.count("mlp_intermediate_copies") ? prof.sources.at("mlp_intermediate_copies") : code));
-    f.push_back(bytes_figure("engine.non_torch_bytes", "non-torch memory (NCCL, all-reduce buffers)", tight.non_torch_bytes,
-                             Evidence::estimate, fmt::format("TP {}, PP {}, {} links: era constant", layout.tp, layout.pp,
-                                                             gpu_links_name(gpu_links(*in.gpu))), era.source));
+    f.push_back(bytes_figure(
+        "engine.activation_peak_bytes", "profile-run activation peak", tight.activation_peak_bytes, Evidence::estimate,
+        activation_formula,
+        prof.sources.count("mlp_intermediate_copies") ? prof.sources.at("mlp_intermediate_copies") : code));
+    f.push_back(bytes_figure(
+        "engine.non_torch_bytes", "non-torch memory (NCCL, all-reduce buffers)", tight.non_torch_bytes,
+        Evidence::estimate,
+        fmt::format("TP {}, PP {}, {} links: era constant", layout.tp, layout.pp, gpu_links_name(gpu_links(*in.gpu))),
+        era.source));
     if (tight.cuda_graph_bytes)
-      f.push_back(bytes_figure("engine.cuda_graph_bytes", "CUDA graph memory (subtracted from 0.21)", tight.cuda_graph_bytes,
-                               Evidence::estimate, fmt::format("{} GiB planning figure", prof.cuda_graph_gib), era.source));
-    const auto budget_formula = fmt::format("{} - {} weights - {} activations - {} non-torch - {} graphs", with_commas(requested),
-                                            with_commas(tight.weights_bytes), with_commas(tight.activation_peak_bytes),
-                                            with_commas(tight.non_torch_bytes), with_commas(tight.cuda_graph_bytes));
+      f.push_back(bytes_figure("engine.cuda_graph_bytes", "CUDA graph memory (subtracted from 0.21)",
+                               tight.cuda_graph_bytes, Evidence::estimate,
+                               fmt::format("{} GiB planning figure", prof.cuda_graph_gib), era.source));
+    const auto budget_formula =
+        fmt::format("{} - {} weights - {} activations - {} non-torch - {} graphs", with_commas(requested),
+                    with_commas(tight.weights_bytes), with_commas(tight.activation_peak_bytes),
+                    with_commas(tight.non_torch_bytes), with_commas(tight.cuda_graph_bytes));
     if (tight.kv_budget_bytes >= 0)
-      f.push_back(bytes_figure("engine.kv_budget_bytes", fmt::format("KV cache memory on the limiting rank {}", tight.rank),
-                               static_cast<std::uint64_t>(tight.kv_budget_bytes), Evidence::estimate, budget_formula, code));
+      f.push_back(
+          bytes_figure("engine.kv_budget_bytes", fmt::format("KV cache memory on the limiting rank {}", tight.rank),
+                       static_cast<std::uint64_t>(tight.kv_budget_bytes), Evidence::estimate, budget_formula, code));
     else
-      f.push_back(bytes_figure("engine.kv_shortfall_bytes", fmt::format("memory missing before any KV cache on rank {}", tight.rank),
-                               static_cast<std::uint64_t>(-tight.kv_budget_bytes), Evidence::estimate, budget_formula, code));
+      f.push_back(bytes_figure(
+          "engine.kv_shortfall_bytes", fmt::format("memory missing before any KV cache on rank {}", tight.rank),
+          static_cast<std::uint64_t>(-tight.kv_budget_bytes), Evidence::estimate, budget_formula, code));
     f.push_back(exact_figure("engine.block_size", "KV block size", s.block_size, "tokens", Evidence::derived,
                              s.rules[1], code));
     f.push_back(exact_figure("engine.num_blocks", "KV cache blocks", s.num_blocks, "blocks", Evidence::estimate,
                              fmt::format("floor({} B / {} B per block)", with_commas(s.min_kv_budget_bytes),
                                          with_commas(limiting_shape.bytes_per_block)),
                              code));
-    f.push_back(exact_figure("engine.kv_cache_tokens", "GPU KV cache size (as vLLM logs it)", s.kv_cache_tokens, "tokens",
-                             Evidence::estimate,
-                             era.kv_tokens_from_concurrency
-                                 ? fmt::format("{:.2f} x {}", s.max_concurrency, s.max_model_len)
-                                 : fmt::format("{} blocks // {} groups x {} x DCP {}", s.num_blocks, s.kv_groups,
-                                               s.block_size, layout.dcp),
-                             code));
-    f.push_back(real_figure("engine.max_concurrency", fmt::format("Maximum concurrency for {} tokens per request", with_commas(s.max_model_len)),
-                            s.max_concurrency, "requests", Evidence::estimate,
-                            fmt::format("{} blocks / {} blocks per request", s.num_blocks, limiting_shape.blocks_per_request),
-                            code));
+    f.push_back(exact_figure(
+        "engine.kv_cache_tokens", "GPU KV cache size (as vLLM logs it)", s.kv_cache_tokens, "tokens",
+        Evidence::estimate,
+        era.kv_tokens_from_concurrency
+            ? fmt::format("{:.2f} x {}", s.max_concurrency, s.max_model_len)
+            : fmt::format("{} blocks // {} groups x {} x DCP {}", s.num_blocks, s.kv_groups, s.block_size, layout.dcp),
+        code));
+    f.push_back(real_figure(
+        "engine.max_concurrency",
+        fmt::format("Maximum concurrency for {} tokens per request", with_commas(s.max_model_len)), s.max_concurrency,
+        "requests", Evidence::estimate,
+        fmt::format("{} blocks / {} blocks per request", s.num_blocks, limiting_shape.blocks_per_request), code));
   }
   return s;
 }

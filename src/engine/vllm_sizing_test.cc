@@ -12,12 +12,12 @@
 
 #include "core/bytes.h"
 #include "engine/engine_profile.h"
+#include "engine/engine_version_range.h"
 #include "hardware/gpu_catalogue.h"
 #include "model/family_registry.h"
 #include "model/model_catalogue.h"
 #include "plan/plan.h"
 #include "reference_files.h"
-#include "engine/engine_version_range.h"
 #include "support/fixtures.h"
 #include "support/model_configs.h"
 
@@ -104,8 +104,11 @@ TEST(VllmSizing, KvCacheTokensAgainstTheLogs) {
       // r026: PP4: 2,257,264 tokens.
       {"llama PP4", {.gpus = 4, .layout = {.tp = 1, .pp = 4}}, 2'257'264, 2'263'056, 0.005},
       // r042: gpt-oss-20b, 2 x H100, TP2 EP1, util 0.9: 2,591,776 tokens (323,972 blocks // 2 groups x 16).
-      {"gpt-oss-20b TP2 EP1", {.model = "gpt-oss-20b", .gpus = 2, .util = 0.9, .layout = {.tp = 2, .ep = 1}}, 2'591'776,
-       2'593'488, 0.005},
+      {"gpt-oss-20b TP2 EP1",
+       {.model = "gpt-oss-20b", .gpus = 2, .util = 0.9, .layout = {.tp = 2, .ep = 1}},
+       2'591'776,
+       2'593'488,
+       0.005},
       // r040: gpt-oss-20b, 1 x H100, util 0.95: 1,277,184 tokens.
       {"gpt-oss-20b TP1", {.model = "gpt-oss-20b"}, 1'277'184, 1'278'400, 0.005},
   };
@@ -207,9 +210,9 @@ TEST(VllmSizing, GptOss20bTp2Ep1) {
   const auto p = plan({.model = "gpt-oss-20b", .gpus = 2, .util = 0.9, .layout = {.tp = 2, .ep = 1}});
   const auto& e = *p.engine;
   EXPECT_EQ(p.layout.moe_tp, 2u);
-  EXPECT_EQ(e.kv_groups, 2u);       // 12 sliding + 12 full: group_size 12, 2 groups
+  EXPECT_EQ(e.kv_groups, 2u);  // 12 sliding + 12 full: group_size 12, 2 groups
   EXPECT_EQ(e.block_size, 16u);
-  EXPECT_EQ(e.page_bytes, 16'384u);  // 16 x 4 KV heads x 64 x 2 x 2 B
+  EXPECT_EQ(e.page_bytes, 16'384u);   // 16 x 4 KV heads x 64 x 2 x 2 B
   EXPECT_EQ(e.num_blocks, 324'187u);  // anchor (r042: 323,972)
   EXPECT_EQ(e.kv_cache_tokens, e.num_blocks / 2 * 16);
   // r042 logs concurrency 316.07 = 323,972 / 1,025; predicted 324,187 / 1,025.
@@ -235,13 +238,14 @@ TEST(VllmSizing, KimiK3On8xB300WithFp8Cache) {
   EXPECT_EQ(e.page_bytes, 1472u * 576);
   // One request's state: 3 state groups x one block index x 24 shared pages.
   EXPECT_EQ(e.state_slot_bytes, 3u * 24 * 1472 * 576);
-  EXPECT_EQ(e.num_blocks, 2'312u);          // anchor (the vision tower's attention split over TP 8, its MLP whole)
+  EXPECT_EQ(e.num_blocks, 2'312u);  // anchor (the vision tower's attention split over TP 8, its MLP whole)
   EXPECT_EQ(e.kv_cache_tokens, 2'312u / 4 * 1472);
   // A 131,072-token request: cdiv(131072, 1472) = 90 MLA blocks + 3 state blocks.
   EXPECT_DOUBLE_EQ(e.max_concurrency, 2'312.0 / 93);
   EXPECT_TRUE(e.holds_one_request);
   // BF16 cache: 768-token blocks.
-  const auto bf16 = plan({.model = "kimi-k3", .gpu = "B300", .gpus = 8, .util = 0, .context = 131'072, .kv_dtype = "bf16"});
+  const auto bf16 =
+      plan({.model = "kimi-k3", .gpu = "B300", .gpus = 8, .util = 0, .context = 131'072, .kv_dtype = "bf16"});
   EXPECT_EQ(bf16.engine->block_size, 768u);
   EXPECT_EQ(bf16.engine->kv_groups, 4u);
   EXPECT_EQ(bf16.engine->state_slot_bytes, 3u * 24 * 768 * 1152);
@@ -293,10 +297,10 @@ TEST(VllmSizing, EraSelectedByEngineVersion) {
       {"0.7.3", 375'809'638, 0, 8192, 256},                  // still V0
       {"0.8.0", 139'586'437, 0, 8192, 1024},                 // era 0.8: 0.13 GiB (llm-d v0.11 docs)
       {"0.11.0 (pod image vllm/vllm-openai:v0.11.0)", 139'586'437, 0, 8192, 1024},
-      {"0.12.0", 268'435'456, 0, 8192, 1024},                // era 0.12: 0.25 GiB
-      {"0.19", 268'435'456, 0, 8192, 1024},                  // era 0.17
+      {"0.12.0", 268'435'456, 0, 8192, 1024},  // era 0.12: 0.25 GiB
+      {"0.19", 268'435'456, 0, 8192, 1024},    // era 0.17
       {"0.20.9", 268'435'456, 0, 8192, 1024},
-      {"0.21", 268'435'456, 1'073'741'824, 8192, 1024},      // era 0.21: CUDA graphs subtracted
+      {"0.21", 268'435'456, 1'073'741'824, 8192, 1024},  // era 0.21: CUDA graphs subtracted
       {"1.0.0", 268'435'456, 1'073'741'824, 8192, 1024},
   };
   for (const auto& c : cases) {
@@ -353,9 +357,10 @@ TEST(VllmSizing, DcpMultipliesTheTokens) {
   // Kimi K2 on 8 x H200 at a 32K context and 0.92 utilisation (at 0.9 the fused-MoE workspace,
   // 8,192 x 8 x (7,168 + 7,168) x 2 B = 1.75 GiB, leaves no pool): the pool holds 298 blocks, less
   // than one 512-block request without DCP; DCP 8 makes a request 64 blocks and the plan fits (tokens x 8).
-  const auto k2 = plan({.model = "kimi-k2", .gpu = "H200", .gpus = 8, .util = 0.92, .context = 32'768, .layout = {.tp = 8}});
-  const auto k2_dcp =
-      plan({.model = "kimi-k2", .gpu = "H200", .gpus = 8, .util = 0.92, .context = 32'768, .layout = {.tp = 8, .dcp = 8}});
+  const auto k2 =
+      plan({.model = "kimi-k2", .gpu = "H200", .gpus = 8, .util = 0.92, .context = 32'768, .layout = {.tp = 8}});
+  const auto k2_dcp = plan(
+      {.model = "kimi-k2", .gpu = "H200", .gpus = 8, .util = 0.92, .context = 32'768, .layout = {.tp = 8, .dcp = 8}});
   EXPECT_EQ(k2.engine->num_blocks, 298u);  // anchor
   EXPECT_EQ(k2.engine->kv_cache_tokens, 298u * 64);
   EXPECT_EQ(k2_dcp.engine->kv_cache_tokens, 8u * 298 * 64);
@@ -424,7 +429,8 @@ namespace {
 // 65,536 x 2 B x (3 x 3,420 + 4 x 1,280) = 2,015,887,360 B, below the sampler's, so the peak is
 // the sampler's plus the kept encoder outputs, 16,384 tokens x 3,584 x 2 B = 117,440,512 B.
 TEST(VllmSizing, MultimodalProfileEncodesOneMaximumImageAndKeepsItsOutputs) {
-  const auto config = testing::read_file(std::string(PREFLIGHT_TEST_DATA_DIR) + "/arch_corpus/qwen2.5-vl-7b-lexiq/config.json");
+  const auto config =
+      testing::read_file(std::string(PREFLIGHT_TEST_DATA_DIR) + "/arch_corpus/qwen2.5-vl-7b-lexiq/config.json");
   const auto vl = build_model_from_config(config, "config.json").value_or_throw();
   EXPECT_EQ(vl.mm.patches_per_item, 65'536u);
   EXPECT_EQ(vl.mm.tokens_per_item, 16'384u);
@@ -441,7 +447,8 @@ TEST(VllmSizing, MultimodalProfileEncodesOneMaximumImageAndKeepsItsOutputs) {
   EXPECT_EQ(with.engine->workers.at(0).activation_peak_bytes - without.engine->workers.at(0).activation_peak_bytes,
             16'384u * 3'584 * 2);
   bool said = false;
-  for (const auto& e : with.engine->estimates) said = said || e.find("multimodal profile: 1 dummy item") != std::string::npos;
+  for (const auto& e : with.engine->estimates)
+    said = said || e.find("multimodal profile: 1 dummy item") != std::string::npos;
   EXPECT_TRUE(said);
 }
 
@@ -456,7 +463,8 @@ TEST(VllmSizing, TheMainModelSkipsMtpLayersUnlessTheyDraft) {
   // vLLM's DeepseekV2ForCausalLM.load_weights skips "spec decode layers for main
   // model" (and qwen3_next / qwen3_5 skip "mtp."): DeepSeek-V3's MTP layer loads
   // only as the draft of MTP speculative decoding (--spec-tokens, no --draft).
-  const VllmRun run{.model = "deepseek-v3", .gpu = "H200", .gpus = 8, .util = 0.9, .context = 32768, .layout = {.tp = 8}};
+  const VllmRun run{
+      .model = "deepseek-v3", .gpu = "H200", .gpus = 8, .util = 0.9, .context = 32768, .layout = {.tp = 8}};
   const Plan plain = plan(run);
   auto req = request(run);
   req.workload.spec_tokens = 1;
@@ -474,7 +482,8 @@ TEST(VllmSizing, HybridSequencesBeyondTheStateBlocksAreRefusedFrom020) {
   VllmRun r{.model = "kimi-linear-48b", .gpu = "H200", .util = 0.9, .context = 1'048'576, .max_num_seqs = 4096};
   r.version = "0.20";
   const auto refused = plan(r);
-  EXPECT_NE(refused.engine->failure.find("max_num_seqs (4096) exceeds available Mamba cache blocks ("), std::string::npos)
+  EXPECT_NE(refused.engine->failure.find("max_num_seqs (4096) exceeds available Mamba cache blocks ("),
+            std::string::npos)
       << refused.engine->failure;
   EXPECT_LT(refused.engine->num_blocks, 4096u);
   EXPECT_FALSE(refused.verdict.fits);

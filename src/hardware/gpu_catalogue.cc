@@ -8,8 +8,6 @@
 // fields appear in the schema, so messages are deterministic.
 #include "hardware/gpu_catalogue.h"
 
-#include "core/suggest.h"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -23,8 +21,9 @@
 #include <utility>
 
 #include "core/bytes.h"
-#include "core/json_read.h"
 #include "core/house_layout.h"
+#include "core/json_read.h"
+#include "core/suggest.h"
 #include "core/text.h"
 #include "embedded_files.h"
 
@@ -63,12 +62,9 @@ struct Where {
   std::string pointer;
 
   Error at(std::string_view key, std::string message) const {
-    return Error{std::string(origin), key.empty() ? pointer : fmt::format("{}/{}", pointer, key),
-                 std::move(message)};
+    return Error{std::string(origin), key.empty() ? pointer : fmt::format("{}/{}", pointer, key), std::move(message)};
   }
-  Where child(std::string_view key) const {
-    return Where{origin, fmt::format("{}/{}", pointer, key)};
-  }
+  Where child(std::string_view key) const { return Where{origin, fmt::format("{}/{}", pointer, key)}; }
 };
 
 const json* member(const json& object, std::string_view key) {
@@ -77,8 +73,7 @@ const json* member(const json& object, std::string_view key) {
 }
 
 bool blank(std::string_view s) {
-  return std::all_of(s.begin(), s.end(),
-                     [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; });
+  return std::all_of(s.begin(), s.end(), [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; });
 }
 
 // A name or source is printed in every report and launch script: a newline in it
@@ -87,14 +82,12 @@ bool blank(std::string_view s) {
 
 // Each reader leaves `out` untouched when the key is absent; the caller decides
 // whether absence is an error (complete entries) or fine (partial overrides).
-Fail read_string(const json& obj, std::string_view key, const Where& w, bool non_empty,
-                 std::string& out) {
+Fail read_string(const json& obj, std::string_view key, const Where& w, bool non_empty, std::string& out) {
   const json* v = member(obj, key);
   if (v == nullptr) return std::nullopt;
   if (!v->is_string()) return w.at(key, fmt::format("expected a string, got {}", show(*v)));
   const auto& s = v->get_ref<const std::string&>();
-  if (non_empty && blank(s))
-    return w.at(key, fmt::format("expected a non-empty string, got {}", show(*v)));
+  if (non_empty && blank(s)) return w.at(key, fmt::format("expected a non-empty string, got {}", show(*v)));
   if (has_control(s)) return w.at(key, fmt::format("expected text without control characters, got {}", show(*v)));
   out = s;
   return std::nullopt;
@@ -102,8 +95,7 @@ Fail read_string(const json& obj, std::string_view key, const Where& w, bool non
 
 enum class Sign { positive, non_negative };
 
-Fail read_number(const json& obj, std::string_view key, const Where& w, Sign sign, double max,
-                 double& out) {
+Fail read_number(const json& obj, std::string_view key, const Where& w, Sign sign, double max, double& out) {
   const json* v = member(obj, key);
   if (v == nullptr) return std::nullopt;
   // null: nobody publishes the figure (Accelerator::unknown names it); 0 stays "none".
@@ -112,8 +104,7 @@ Fail read_number(const json& obj, std::string_view key, const Where& w, Sign sig
   if (!v->is_number()) return w.at(key, fmt::format("expected {}, got {}", what, show(*v)));
   const double d = v->get<double>();
   const bool in_sign = sign == Sign::positive ? d > 0 : d >= 0;
-  if (!std::isfinite(d) || !in_sign)
-    return w.at(key, fmt::format("expected {}, got {}", what, show(*v)));
+  if (!std::isfinite(d) || !in_sign) return w.at(key, fmt::format("expected {}, got {}", what, show(*v)));
   // A denormal such as 5e-324 is above 0 but no rate or capacity: dividing by it
   // gives infinity. Every figure of the catalogue is 0 (unknown) or at least 1e-6.
   if (d != 0 && d < 1e-6) return w.at(key, fmt::format("expected 0 or at least 1e-06, got {}", show(*v)));
@@ -122,8 +113,8 @@ Fail read_number(const json& obj, std::string_view key, const Where& w, Sign sig
   return std::nullopt;
 }
 
-Fail read_count(const json& obj, std::string_view key, const Where& w, Sign sign,
-                std::uint64_t max, std::uint64_t& out) {
+Fail read_count(const json& obj, std::string_view key, const Where& w, Sign sign, std::uint64_t max,
+                std::uint64_t& out) {
   const json* v = member(obj, key);
   if (v == nullptr) return std::nullopt;
   if (v->is_null() && sign == Sign::non_negative) return std::nullopt;
@@ -138,8 +129,7 @@ Fail read_count(const json& obj, std::string_view key, const Where& w, Sign sign
     // Accept 700.0 (some JSON writers emit integral floats), reject 700.5.
     const double d = v->get<double>();
     if (!std::isfinite(d) || d < 0 || d != std::floor(d)) return bad;
-    if (d > static_cast<double>(max))
-      return w.at(key, fmt::format("expected at most {}, got {}", max, show(*v)));
+    if (d > static_cast<double>(max)) return w.at(key, fmt::format("expected at most {}, got {}", max, show(*v)));
     u = static_cast<std::uint64_t>(d);
   } else {
     return bad;
@@ -167,8 +157,7 @@ Fail read_id(const json& obj, const Where& w, std::string& out) {
   const auto plain = [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_';
   };
-  const bool starts_alnum =
-      (out.front() >= 'a' && out.front() <= 'z') || (out.front() >= '0' && out.front() <= '9');
+  const bool starts_alnum = (out.front() >= 'a' && out.front() <= 'z') || (out.front() >= '0' && out.front() <= '9');
   if (!starts_alnum || !std::all_of(out.begin(), out.end(), plain))
     return w.at("id", fmt::format("expected a lower-case id of letters, digits, '-', '.' and '_', "
                                   "got {}",
@@ -179,8 +168,7 @@ Fail read_id(const json& obj, const Where& w, std::string& out) {
 Fail read_aliases(const json& obj, const Where& w, std::vector<std::string>& out) {
   const json* v = member(obj, "aliases");
   if (v == nullptr) return std::nullopt;
-  if (!v->is_array())
-    return w.at("aliases", fmt::format("expected an array of strings, got {}", show(*v)));
+  if (!v->is_array()) return w.at("aliases", fmt::format("expected an array of strings, got {}", show(*v)));
   std::vector<std::string> aliases;
   const Where aw = w.child("aliases");
   for (std::size_t i = 0; i < v->size(); ++i) {
@@ -197,8 +185,7 @@ Fail read_aliases(const json& obj, const Where& w, std::vector<std::string>& out
 }
 
 std::optional<Evidence> evidence_from_key(std::string_view key) {
-  for (Evidence e : {Evidence::official, Evidence::derived, Evidence::estimate,
-                     Evidence::hypothesis})
+  for (Evidence e : {Evidence::official, Evidence::derived, Evidence::estimate, Evidence::hypothesis})
     if (evidence_key(e) == key) return e;
   return std::nullopt;
 }
@@ -216,8 +203,7 @@ Fail read_device_total(const json& obj, const Where& w, std::optional<DeviceTota
   const json* v = member(obj, "device_total");
   if (v == nullptr) return std::nullopt;
   if (!v->is_object())
-    return w.at("device_total",
-                fmt::format("expected an object with gib, evidence and source, got {}", show(*v)));
+    return w.at("device_total", fmt::format("expected an object with gib, evidence and source, got {}", show(*v)));
   const Where dw = w.child("device_total");
   DeviceTotal dt;
   double gib = 0;
@@ -225,8 +211,7 @@ Fail read_device_total(const json& obj, const Where& w, std::optional<DeviceTota
   if (member(*v, "gib") != nullptr) dt.gib = gib;
 
   const json* ev = member(*v, "evidence");
-  if (ev == nullptr)
-    return dw.at("evidence", "missing; expected one of official, derived, estimate, hypothesis");
+  if (ev == nullptr) return dw.at("evidence", "missing; expected one of official, derived, estimate, hypothesis");
   std::optional<Evidence> parsed;
   if (ev->is_string()) parsed = evidence_from_key(ev->get_ref<const std::string&>());
   if (!parsed)
@@ -245,41 +230,29 @@ Fail read_device_total(const json& obj, const Where& w, std::optional<DeviceTota
 // fields must be present (`missing` is the message when one is not) and the
 // device total is computed; without it (a partial override checked on its own)
 // only the fields present are validated. `id` is always required.
-Result<Accelerator> build_entry(const json& e, const Where& w, bool complete,
-                                std::string_view missing) {
+Result<Accelerator> build_entry(const json& e, const Where& w, bool complete, std::string_view missing) {
   if (!e.is_object())
-    return Error{std::string(w.origin), w.pointer,
-                 fmt::format("expected an accelerator object, got {}", show(e))};
+    return Error{std::string(w.origin), w.pointer, fmt::format("expected an accelerator object, got {}", show(e))};
   Accelerator a;
   if (auto f = read_id(e, w, a.id)) return *f;
   if (auto f = read_string(e, "vendor", w, false, a.vendor)) return *f;
   if (auto f = read_string(e, "name", w, true, a.name)) return *f;
   if (auto f = read_string(e, "architecture", w, false, a.architecture)) return *f;
   if (auto f = read_aliases(e, w, a.aliases)) return *f;
-  if (auto f = read_number(e, "nominal_gb", w, Sign::positive, kMaxCapacityGb, a.nominal_gb))
-    return *f;
+  if (auto f = read_number(e, "nominal_gb", w, Sign::positive, kMaxCapacityGb, a.nominal_gb)) return *f;
   std::uint64_t smi_mib = 0;
   if (auto f = read_count(e, "smi_total_mib", w, Sign::positive, kMaxSmiMib, smi_mib)) return *f;
   std::optional<DeviceTotal> device_total;
   if (auto f = read_device_total(e, w, device_total)) return *f;
   if (auto f = read_string(e, "memory_type", w, false, a.memory_type)) return *f;
-  if (auto f = read_number(e, "memory_bandwidth_tb_s", w, Sign::non_negative, kMaxRate,
-                           a.memory_bandwidth_tb_s))
+  if (auto f = read_number(e, "memory_bandwidth_tb_s", w, Sign::non_negative, kMaxRate, a.memory_bandwidth_tb_s))
     return *f;
-  if (auto f = read_number(e, "bf16_dense_tflops", w, Sign::non_negative, kMaxRate,
-                           a.bf16_dense_tflops))
-    return *f;
-  if (auto f = read_number(e, "fp8_dense_tflops", w, Sign::non_negative, kMaxRate,
-                           a.fp8_dense_tflops))
-    return *f;
+  if (auto f = read_number(e, "bf16_dense_tflops", w, Sign::non_negative, kMaxRate, a.bf16_dense_tflops)) return *f;
+  if (auto f = read_number(e, "fp8_dense_tflops", w, Sign::non_negative, kMaxRate, a.fp8_dense_tflops)) return *f;
   if (auto f = read_bool(e, "fp4_native", w, a.fp4_native)) return *f;
-  if (auto f = read_number(e, "fp4_dense_tflops", w, Sign::non_negative, kMaxRate,
-                           a.fp4_dense_tflops))
-    return *f;
+  if (auto f = read_number(e, "fp4_dense_tflops", w, Sign::non_negative, kMaxRate, a.fp4_dense_tflops)) return *f;
   if (auto f = read_string(e, "interconnect", w, false, a.interconnect)) return *f;
-  if (auto f = read_number(e, "interconnect_gb_s", w, Sign::non_negative, kMaxRate,
-                           a.interconnect_gb_s))
-    return *f;
+  if (auto f = read_number(e, "interconnect_gb_s", w, Sign::non_negative, kMaxRate, a.interconnect_gb_s)) return *f;
   std::uint64_t count = a.nvls_domain;
   if (auto f = read_count(e, "nvls_domain", w, Sign::non_negative, kMaxCount, count)) return *f;
   a.nvls_domain = static_cast<unsigned>(count);
@@ -290,8 +263,7 @@ Result<Accelerator> build_entry(const json& e, const Where& w, bool complete,
   count = a.tdp_w;
   if (auto f = read_count(e, "tdp_w", w, Sign::non_negative, kMaxCount, count)) return *f;
   a.tdp_w = static_cast<unsigned>(count);
-  if (auto f = read_number(e, "price_usd_per_gpu_hour", w, Sign::non_negative, kMaxPrice,
-                           a.price_usd_per_gpu_hour))
+  if (auto f = read_number(e, "price_usd_per_gpu_hour", w, Sign::non_negative, kMaxPrice, a.price_usd_per_gpu_hour))
     return *f;
   if (auto f = read_string(e, "price_note", w, false, a.price_note)) return *f;
   if (auto f = read_string(e, "sources", w, true, a.sources)) return *f;
@@ -311,32 +283,26 @@ Result<Accelerator> build_entry(const json& e, const Where& w, bool complete,
   if (device_total && device_total->gib) {
     // round(gib x 2^30): the logged figure has two decimals, so the bytes are
     // the nearest byte to what the log printed, not a measurement to the byte.
-    a.device_total_bytes =
-        static_cast<Bytes>(std::llround(*device_total->gib * static_cast<double>(kGiB)));
+    a.device_total_bytes = static_cast<Bytes>(std::llround(*device_total->gib * static_cast<double>(kGiB)));
   } else if (smi_mib != 0) {
     if (a.smi_total_bytes <= kSmiToDeviceGap)
-      return w.at("smi_total_mib",
-                  fmt::format("expected more than 512 (the device-total estimate subtracts "
-                              "0.5 GiB), got {}",
-                              smi_mib));
+      return w.at("smi_total_mib", fmt::format("expected more than 512 (the device-total estimate subtracts "
+                                               "0.5 GiB), got {}",
+                                               smi_mib));
     a.device_total_bytes = a.smi_total_bytes - kSmiToDeviceGap;
   } else {
-    return w.child("device_total")
-        .at("gib", "missing; without smi_total_mib the device total must be given in GiB");
+    return w.child("device_total").at("gib", "missing; without smi_total_mib the device total must be given in GiB");
   }
   if (smi_mib != 0 && device_total && device_total->gib && a.device_total_bytes > a.smi_total_bytes)
     return w.child("device_total")
-        .at("gib", fmt::format("expected at most smi_total_mib ({} MiB = {:.2f} GiB), got {}",
-                               smi_mib, static_cast<double>(a.smi_total_bytes) /
-                                            static_cast<double>(kGiB),
-                               *device_total->gib));
+        .at("gib", fmt::format("expected at most smi_total_mib ({} MiB = {:.2f} GiB), got {}", smi_mib,
+                               static_cast<double>(a.smi_total_bytes) / static_cast<double>(kGiB), *device_total->gib));
   if (device_total) {
     a.device_total_evidence = device_total->evidence;
     a.device_total_source = device_total->source;
   } else {
     a.device_total_evidence = Evidence::estimate;
-    a.device_total_source = fmt::format("nvidia-smi memory.total {} MiB; device total = {}",
-                                        smi_mib, kSmiRule);
+    a.device_total_source = fmt::format("nvidia-smi memory.total {} MiB; device total = {}", smi_mib, kSmiRule);
   }
   return a;
 }
@@ -345,34 +311,28 @@ Result<Accelerator> build_entry(const json& e, const Where& w, bool complete,
 Result<const json*> accelerators_of(const json& doc, std::string_view origin) {
   if (!doc.is_object())
     return Error{std::string(origin), "",
-                 fmt::format("expected a JSON object with an \"accelerators\" array, got {}",
-                             show(doc))};
+                 fmt::format("expected a JSON object with an \"accelerators\" array, got {}", show(doc))};
   if (const json* schema = member(doc, "schema");
-      schema != nullptr && (!schema->is_string() || schema->get_ref<const std::string&>() !=
-                                                        GpuCatalogue::kSchema))
+      schema != nullptr && (!schema->is_string() || schema->get_ref<const std::string&>() != GpuCatalogue::kSchema))
     return Error{std::string(origin), "/schema",
                  fmt::format("expected \"{}\", got {}", GpuCatalogue::kSchema, show(*schema))};
   const json* list = member(doc, "accelerators");
   if (list == nullptr)
-    return Error{std::string(origin), "/accelerators",
-                 "missing; expected an array of accelerator objects"};
+    return Error{std::string(origin), "/accelerators", "missing; expected an array of accelerator objects"};
   if (!list->is_array())
     return Error{std::string(origin), "/accelerators",
                  fmt::format("expected an array of accelerator objects, got {}", show(*list))};
   return list;
 }
 
-Where entry_where(std::string_view origin, std::size_t i) {
-  return Where{origin, fmt::format("/accelerators/{}", i)};
-}
+Where entry_where(std::string_view origin, std::size_t i) { return Where{origin, fmt::format("/accelerators/{}", i)}; }
 
 // Registers an entry's id, name and aliases in the lookup index. A key already
 // taken by another entry is an error: a name must mean exactly one accelerator.
-Fail add_keys(std::unordered_map<std::string, std::size_t>& index,
-              const std::vector<Accelerator>& all, std::size_t idx, const Where& w) {
+Fail add_keys(std::unordered_map<std::string, std::size_t>& index, const std::vector<Accelerator>& all, std::size_t idx,
+              const Where& w) {
   const Accelerator& a = all[idx];
-  const auto claim = [&](std::string_view kind, const std::string& text,
-                         const std::string& field) -> Fail {
+  const auto claim = [&](std::string_view kind, const std::string& text, const std::string& field) -> Fail {
     const std::string key = GpuCatalogue::lookup_key(text);
     if (key.empty()) return std::nullopt;
     auto [it, inserted] = index.emplace(key, idx);
@@ -395,7 +355,7 @@ Fail add_keys(std::unordered_map<std::string, std::size_t>& index,
 // lookup to the full parse; GpuCatalogueQuick.* holds the two to the same answers.
 struct QuickIndex {
   bool usable = false;
-  std::vector<std::string_view> entries;                 // each entry's text, "{" to "}"
+  std::vector<std::string_view> entries;                // each entry's text, "{" to "}"
   std::unordered_map<std::string, std::size_t> by_key;  // lookup_key(id | name | alias) -> entry
 };
 
@@ -476,8 +436,7 @@ Result<GpuCatalogue> GpuCatalogue::parse(std::string_view json_text, std::string
       auto accelerator = build_entry(entry, w, true, kMissing);
       if (!accelerator) return accelerator.error();
       if (auto [it, inserted] = first_at.emplace(accelerator->id, i); !inserted)
-        return w.at("id", fmt::format("duplicate id '{}' (first at /accelerators/{})",
-                                      accelerator->id, it->second));
+        return w.at("id", fmt::format("duplicate id '{}' (first at /accelerators/{})", accelerator->id, it->second));
       catalogue.accelerators_.push_back(std::move(accelerator).value());
       if (auto f = add_keys(catalogue.index_, catalogue.accelerators_, i, w)) return *f;
     }
@@ -494,9 +453,7 @@ Result<GpuCatalogue> GpuCatalogue::parse(std::string_view json_text, std::string
 const GpuCatalogue& GpuCatalogue::embedded() {
   static const GpuCatalogue catalogue = [] {
     auto parsed = parse(embedded::data_gpus_json, "data/gpus.json (embedded)");
-    if (!parsed)
-      throw std::logic_error("the embedded GPU catalogue is invalid: " +
-                             parsed.error().to_string());
+    if (!parsed) throw std::logic_error("the embedded GPU catalogue is invalid: " + parsed.error().to_string());
     auto built = std::move(parsed).value();
     built.source_owned_.reset();  // the binary's own bytes outlive every catalogue
     built.source_ = embedded::data_gpus_json;
@@ -505,8 +462,7 @@ const GpuCatalogue& GpuCatalogue::embedded() {
   return catalogue;
 }
 
-Result<GpuCatalogue> GpuCatalogue::merged_with(std::string_view override_json,
-                                               std::string_view origin) const {
+Result<GpuCatalogue> GpuCatalogue::merged_with(std::string_view override_json, std::string_view origin) const {
   try {
     auto doc = parse_json(override_json, origin);  // core/json_read.h: depth-bounded, duplicate keys refused
     if (!doc) return doc.error();
@@ -535,8 +491,7 @@ Result<GpuCatalogue> GpuCatalogue::merged_with(std::string_view override_json,
       if (!given) return given.error();
       const std::string& id = given->id;
       if (auto [it, inserted] = first_at.emplace(id, i); !inserted)
-        return w.at("id", fmt::format("duplicate id '{}' (first at /accelerators/{})", id,
-                                      it->second));
+        return w.at("id", fmt::format("duplicate id '{}' (first at /accelerators/{})", id, it->second));
       if (auto known = by_id.find(id); known != by_id.end()) {
         // Field-by-field override; objects and arrays (device_total, aliases)
         // are replaced whole, which is what a user correcting them means.
@@ -547,11 +502,10 @@ Result<GpuCatalogue> GpuCatalogue::merged_with(std::string_view override_json,
         merged.accelerators_[j] = std::move(rebuilt).value();
         changed.emplace_back(j, w);
       } else {
-        auto fresh = build_entry(
-            entry, w, true,
-            fmt::format("missing; '{}' is not in the catalogue, so a new entry needs name, "
-                        "nominal_gb and smi_total_mib or device_total",
-                        id));
+        auto fresh = build_entry(entry, w, true,
+                                 fmt::format("missing; '{}' is not in the catalogue, so a new entry needs name, "
+                                             "nominal_gb and smi_total_mib or device_total",
+                                             id));
         if (!fresh) return fresh.error();
         merged.accelerators_.push_back(std::move(fresh).value());
         raw.push_back(entry);
@@ -581,11 +535,9 @@ Result<GpuCatalogue> GpuCatalogue::merged_with(std::string_view override_json,
   }
 }
 
-Result<const Accelerator*> GpuCatalogue::find(std::string_view name,
-                                              std::string_view origin) const {
+Result<const Accelerator*> GpuCatalogue::find(std::string_view name, std::string_view origin) const {
   const std::string key = lookup_key(name);
-  if (auto it = index_.find(key); !key.empty() && it != index_.end())
-    return &accelerators_[it->second];
+  if (auto it = index_.find(key); !key.empty() && it != index_.end()) return &accelerators_[it->second];
 
   // Suggest the closest alias or id (aliases first: they are what people type).
   const std::string* best = nullptr;
@@ -610,8 +562,7 @@ Result<const Accelerator*> GpuCatalogue::find(std::string_view name,
                  fmt::format("unknown GPU '{}'; did you mean '{}'? (preflight gpus lists the "
                              "catalogue)",
                              name, *best)};
-  return Error{std::string(origin), "",
-               fmt::format("unknown GPU '{}' (preflight gpus lists the catalogue)", name)};
+  return Error{std::string(origin), "", fmt::format("unknown GPU '{}' (preflight gpus lists the catalogue)", name)};
 }
 
 bool Accelerator::is_unknown(std::string_view key) const {

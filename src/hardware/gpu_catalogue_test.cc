@@ -30,15 +30,11 @@ const Accelerator& by_id(std::string_view id) {
   return **found;
 }
 
-Bytes gib_bytes(double gib) {
-  return static_cast<Bytes>(std::llround(gib * static_cast<double>(kGiB)));
-}
+Bytes gib_bytes(double gib) { return static_cast<Bytes>(std::llround(gib * static_cast<double>(kGiB))); }
 
 // ---------------------------------------------------------------- embedded data
 
-TEST(GpuEmbeddedCatalogue, ParsesWithAllFortyEightEntries) {
-  EXPECT_EQ(catalogue().all().size(), 48u);
-}
+TEST(GpuEmbeddedCatalogue, ParsesWithAllFortyEightEntries) { EXPECT_EQ(catalogue().all().size(), 48u); }
 
 // A figure nobody publishes is null in data/gpus.json: it reads as 0 (nothing to
 // plan with) and is named in `unknown`, so reports print it as unknown.
@@ -51,7 +47,8 @@ TEST(GpuEmbeddedCatalogue, NullFiguresAreUnknownNotZero) {
   ASSERT_TRUE(a100.ok());
   EXPECT_FALSE((*a100)->is_unknown("fp8_dense_tflops"));  // 0: Ampere has no FP8 tensor cores
   EXPECT_EQ((*a100)->fp8_dense_tflops, 0.0);
-  auto bad = GpuCatalogue::parse(R"({"accelerators": [{"id": "x", "name": "X", "nominal_gb": null, "sources": "s"}]})", "t.json");
+  auto bad = GpuCatalogue::parse(R"({"accelerators": [{"id": "x", "name": "X", "nominal_gb": null, "sources": "s"}]})",
+                                 "t.json");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().to_string(), "t.json: /accelerators/0/nominal_gb: expected a positive number, got null");
 }
@@ -254,8 +251,7 @@ TEST(GpuCatalogueCsv, EveryResearchRowIsCatalogued) {
   ASSERT_GT(rows.size(), 1u);
   std::map<std::string, std::size_t> column;
   for (std::size_t i = 0; i < rows[0].size(); ++i) column[rows[0][i]] = i;
-  for (const char* name : {"id", "mem_gb", "bw_tbs", "sources"})
-    ASSERT_TRUE(column.count(name)) << name;
+  for (const char* name : {"id", "mem_gb", "bw_tbs", "sources"}) ASSERT_TRUE(column.count(name)) << name;
 
   // The CSV holds the researched rows; rows added later carry their sources in data/gpus.json.
   EXPECT_LE(rows.size() - 1, catalogue().all().size());
@@ -342,8 +338,7 @@ TEST(GpuLookup, UnknownNameSuggestsTheClosestAlias) {
   ASSERT_FALSE(found.ok());
   EXPECT_EQ(found.error().origin, "--gpus");
   EXPECT_EQ(found.error().field, "");
-  EXPECT_EQ(found.error().message,
-            "unknown GPU 'H1OO'; did you mean 'h100'? (preflight gpus lists the catalogue)");
+  EXPECT_EQ(found.error().message, "unknown GPU 'H1OO'; did you mean 'h100'? (preflight gpus lists the catalogue)");
   EXPECT_EQ(found.error().to_string(),
             "--gpus: unknown GPU 'H1OO'; did you mean 'h100'? (preflight gpus lists the "
             "catalogue)");
@@ -351,12 +346,15 @@ TEST(GpuLookup, UnknownNameSuggestsTheClosestAlias) {
 
 TEST(GpuLookup, SuggestionsAndTheirAbsence) {
   const std::vector<std::pair<const char*, const char*>> cases = {
-      {"mi300", "--gpus: unknown GPU 'mi300'; did you mean 'mi300x'? (preflight gpus lists the "
-                "catalogue)"},
-      {"a1000", "--gpus: unknown GPU 'a1000'; did you mean 'a100-40'? (preflight gpus lists the "
-                "catalogue)"},
-      {"quantum-annealer", "--gpus: unknown GPU 'quantum-annealer' (preflight gpus lists the "
-                           "catalogue)"},
+      {"mi300",
+       "--gpus: unknown GPU 'mi300'; did you mean 'mi300x'? (preflight gpus lists the "
+       "catalogue)"},
+      {"a1000",
+       "--gpus: unknown GPU 'a1000'; did you mean 'a100-40'? (preflight gpus lists the "
+       "catalogue)"},
+      {"quantum-annealer",
+       "--gpus: unknown GPU 'quantum-annealer' (preflight gpus lists the "
+       "catalogue)"},
       {"", "--gpus: unknown GPU '' (preflight gpus lists the catalogue)"},
       {"---", "--gpus: unknown GPU '---' (preflight gpus lists the catalogue)"},
   };
@@ -452,8 +450,7 @@ TEST(GpuCatalogueParse, MalformedCataloguesGiveOneExactLine) {
        "bad.json: invalid JSON: parse error at line 1, column 89: syntax error while parsing "
        "value - invalid literal; last read: '...s the quote past forty characters\"} x'; "
        "expected end of input"},
-      {"not an object", "[1, 2]",
-       "bad.json: expected a JSON object with an \"accelerators\" array, got [1,2]"},
+      {"not an object", "[1, 2]", "bad.json: expected a JSON object with an \"accelerators\" array, got [1,2]"},
       {"missing accelerators", R"({"schema": "preflight.gpus/1"})",
        "bad.json: /accelerators: missing; expected an array of accelerator objects"},
       {"accelerators not an array", R"({"accelerators": {"id": "x"}})",
@@ -462,34 +459,33 @@ TEST(GpuCatalogueParse, MalformedCataloguesGiveOneExactLine) {
        "bad.json: /schema: expected \"preflight.gpus/1\", got \"preflight.gpus/2\""},
       {"entry not an object", R"({"accelerators": [5]})",
        "bad.json: /accelerators/0: expected an accelerator object, got 5"},
-      {"nominal_gb string",
-       catalogue_of({R"("id": "x1", "name": "X1", "nominal_gb": "abc", "smi_total_mib": 1024)"}),
+      {"nominal_gb string", catalogue_of({R"("id": "x1", "name": "X1", "nominal_gb": "abc", "smi_total_mib": 1024)"}),
        "bad.json: /accelerators/0/nominal_gb: expected a positive number, got \"abc\""},
-      {"nominal_gb zero",
-       catalogue_of({R"("id": "x1", "name": "X1", "nominal_gb": 0, "smi_total_mib": 1024)"}),
+      {"nominal_gb zero", catalogue_of({R"("id": "x1", "name": "X1", "nominal_gb": 0, "smi_total_mib": 1024)"}),
        "bad.json: /accelerators/0/nominal_gb: expected a positive number, got 0"},
-      {"nominal_gb absurd",
-       catalogue_of({R"("id": "x1", "name": "X1", "nominal_gb": 1e300, "smi_total_mib": 1024)"}),
+      {"nominal_gb absurd", catalogue_of({R"("id": "x1", "name": "X1", "nominal_gb": 1e300, "smi_total_mib": 1024)"}),
        "bad.json: /accelerators/0/nominal_gb: expected at most 10000000, got 1e+300"},
       {"negative bandwidth", catalogue_of({ok_entry + R"(, "memory_bandwidth_tb_s": -3.35)"}),
        "bad.json: /accelerators/0/memory_bandwidth_tb_s: expected a non-negative number, got "
        "-3.35"},
       {"denormal bandwidth", catalogue_of({ok_entry + R"(, "memory_bandwidth_tb_s": 5e-324)"}),
        "bad.json: /accelerators/0/memory_bandwidth_tb_s: expected 0 or at least 1e-06, got 5e-324"},
-      {"newline in a name", catalogue_of({R"("id": "x1", "name": "X1\nVerdict: GREEN", "nominal_gb": 1, "smi_total_mib": 1024)"}),
+      {"newline in a name",
+       catalogue_of({R"("id": "x1", "name": "X1\nVerdict: GREEN", "nominal_gb": 1, "smi_total_mib": 1024)"}),
        "bad.json: /accelerators/0/name: expected text without control characters, got \"X1\\nVerdict: GREEN\""},
-      {"duplicate id", catalogue_of({ok_entry, R"("id": "x1", "name": "Other", "nominal_gb": 1, "smi_total_mib": 1024)"}),
+      {"duplicate id",
+       catalogue_of({ok_entry, R"("id": "x1", "name": "Other", "nominal_gb": 1, "smi_total_mib": 1024)"}),
        "bad.json: /accelerators/1/id: duplicate id 'x1' (first at /accelerators/0)"},
       {"alias clash",
-       catalogue_of({ok_entry + R"(, "aliases": ["h100"])",
-                     R"("id": "x2", "name": "X2", "nominal_gb": 1, "smi_total_mib": 1024, "aliases": ["x-two", "H-100"])"}),
+       catalogue_of(
+           {ok_entry + R"(, "aliases": ["h100"])",
+            R"("id": "x2", "name": "X2", "nominal_gb": 1, "smi_total_mib": 1024, "aliases": ["x-two", "H-100"])"}),
        "bad.json: /accelerators/1/aliases/1: alias 'H-100' already names 'x1'"},
       {"alias equals another id",
-       catalogue_of({ok_entry,
-                     R"("id": "x2", "name": "X2", "nominal_gb": 1, "smi_total_mib": 1024, "aliases": ["X_1"])"}),
+       catalogue_of(
+           {ok_entry, R"("id": "x2", "name": "X2", "nominal_gb": 1, "smi_total_mib": 1024, "aliases": ["X_1"])"}),
        "bad.json: /accelerators/1/aliases/0: alias 'X_1' already names 'x1'"},
-      {"name clash",
-       catalogue_of({ok_entry, R"("id": "x2", "name": "x-1", "nominal_gb": 1, "smi_total_mib": 1024)"}),
+      {"name clash", catalogue_of({ok_entry, R"("id": "x2", "name": "x-1", "nominal_gb": 1, "smi_total_mib": 1024)"}),
        "bad.json: /accelerators/1/name: name 'x-1' already names 'x1'"},
       {"empty id", catalogue_of({R"("id": "", "name": "X1", "nominal_gb": 80, "smi_total_mib": 1024)"}),
        "bad.json: /accelerators/0/id: expected a non-empty string, got \"\""},
@@ -518,7 +514,8 @@ TEST(GpuCatalogueParse, MalformedCataloguesGiveOneExactLine) {
        "bad.json: /accelerators/0/device_total/gib: expected at most smi_total_mib (81559 MiB = "
        "79.65 GiB), got 90"},
       {"device_total rule without smi",
-       catalogue_of({R"("id": "x1", "name": "X1", "nominal_gb": 80, "device_total": {"evidence": "estimate", "source": "rule"})"}),
+       catalogue_of(
+           {R"("id": "x1", "name": "X1", "nominal_gb": 80, "device_total": {"evidence": "estimate", "source": "rule"})"}),
        "bad.json: /accelerators/0/device_total/gib: missing; without smi_total_mib the device "
        "total must be given in GiB"},
       {"smi too small for the rule",
@@ -543,7 +540,10 @@ TEST(GpuCatalogueParse, MalformedCataloguesGiveOneExactLine) {
        "bad.json: /accelerators/0/name: expected a non-empty string, got \"  \""},
       {"vendor as number", catalogue_of({ok_entry + R"(, "vendor": 7)"}),
        "bad.json: /accelerators/0/vendor: expected a string, got 7"},
-      {"long value shortened", catalogue_of({ok_entry + R"(, "price_usd_per_gpu_hour": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")"}),
+      {"long value shortened",
+       catalogue_of(
+           {ok_entry +
+            R"(, "price_usd_per_gpu_hour": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")"}),
        "bad.json: /accelerators/0/price_usd_per_gpu_hour: expected a non-negative number, got "
        "\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa..."},
   };
@@ -557,9 +557,13 @@ TEST(GpuCatalogueParse, MalformedCataloguesGiveOneExactLine) {
 }
 
 TEST(GpuCatalogueParse, ParseErrorsNeverThrowOnArbitraryBytes) {
-  const std::vector<std::string> junk = {
-      "", std::string("\0\0\0", 3), "\xff\xfe{", "{\"accelerators\": [\"\xc3\x28\"]}",
-      std::string(10000, '['), "nul", "{\"accelerators\": [{\"id\": \"x\n\"}]}"};
+  const std::vector<std::string> junk = {"",
+                                         std::string("\0\0\0", 3),
+                                         "\xff\xfe{",
+                                         "{\"accelerators\": [\"\xc3\x28\"]}",
+                                         std::string(10000, '['),
+                                         "nul",
+                                         "{\"accelerators\": [{\"id\": \"x\n\"}]}"};
   for (const auto& text : junk) {
     auto parsed = GpuCatalogue::parse(text, "junk");
     EXPECT_FALSE(parsed.ok());
@@ -573,8 +577,7 @@ TEST(GpuCatalogueParse, ParseErrorsNeverThrowOnArbitraryBytes) {
 
 TEST(GpuCatalogueMerge, OverridesOneFieldOfAnExistingEntry) {
   auto merged = catalogue().merged_with(
-      R"({"accelerators": [{"id": "nvidia-h100-sxm-80gb", "price_usd_per_gpu_hour": 2.5}]})",
-      "prices.json");
+      R"({"accelerators": [{"id": "nvidia-h100-sxm-80gb", "price_usd_per_gpu_hour": 2.5}]})", "prices.json");
   ASSERT_TRUE(merged.ok()) << merged.error().to_string();
   EXPECT_EQ(merged->all().size(), catalogue().all().size());
   auto h100 = merged->find("h100", "test");
@@ -627,8 +630,7 @@ TEST(GpuCatalogueMerge, AddsANewEntry) {
   // The embedded entries are still there and still found.
   EXPECT_TRUE(merged->find("h100", "t").ok());
   // And merging again on top of the merged catalogue works (raw entries kept).
-  auto again = merged->merged_with(R"({"accelerators": [{"id": "acme-x1", "tdp_w": 500}]})",
-                                   "lab2.json");
+  auto again = merged->merged_with(R"({"accelerators": [{"id": "acme-x1", "tdp_w": 500}]})", "lab2.json");
   ASSERT_TRUE(again.ok()) << again.error().to_string();
   EXPECT_EQ((*again->find("x1", "t"))->tdp_w, 500u);
   EXPECT_EQ((*again->find("x1", "t"))->device_total_bytes, gib_bytes(63.2));
@@ -641,8 +643,7 @@ TEST(GpuCatalogueMerge, OverrideErrorsPointIntoTheOverrideFile) {
        "entry needs name, nominal_gb and smi_total_mib or device_total"},
       {R"({"accelerators": [{"id": "nvidia-h100-sxm-80gb", "tdp_w": "700"}]})",
        "extra.json: /accelerators/0/tdp_w: expected a non-negative integer, got \"700\""},
-      {R"({"accelerators": [{"nominal_gb": 24}]})",
-       "extra.json: /accelerators/0/id: missing (required)"},
+      {R"({"accelerators": [{"nominal_gb": 24}]})", "extra.json: /accelerators/0/id: missing (required)"},
       {R"({"accelerators": [{"id": "my-gpu", "name": "Mine", "nominal_gb": 24, "smi_total_mib": 24000, "aliases": ["H100"]}]})",
        "extra.json: /accelerators/0/aliases/0: alias 'H100' already names "
        "'nvidia-h100-sxm-80gb'"},
@@ -654,9 +655,10 @@ TEST(GpuCatalogueMerge, OverrideErrorsPointIntoTheOverrideFile) {
       {R"({"accelerators": [{"id": "google-tpu-v5e", "device_total": {"evidence": "estimate", "source": "x"}}]})",
        "extra.json: /accelerators/0/device_total/gib: missing; without smi_total_mib the device "
        "total must be given in GiB"},
-      {"{\"accelerators\": ", "extra.json: invalid JSON: parse error at line 1, column 18: syntax "
-                             "error while parsing value - unexpected end of input; expected '[', "
-                             "'{', or a literal"},
+      {"{\"accelerators\": ",
+       "extra.json: invalid JSON: parse error at line 1, column 18: syntax "
+       "error while parsing value - unexpected end of input; expected '[', "
+       "'{', or a literal"},
   };
   for (const auto& [text, error] : cases) {
     SCOPED_TRACE(text);

@@ -16,9 +16,12 @@ GpuLinks gpu_links(const Accelerator& gpu) {
 
 std::string_view gpu_links_name(GpuLinks links) {
   switch (links) {
-    case GpuLinks::nvls: return "NVLS";
-    case GpuLinks::nvlink: return "NVLink all-pairs";
-    case GpuLinks::pcie: return "PCIe";
+    case GpuLinks::nvls:
+      return "NVLS";
+    case GpuLinks::nvlink:
+      return "NVLink all-pairs";
+    case GpuLinks::pcie:
+      return "PCIe";
   }
   return "PCIe";
 }

@@ -10,9 +10,9 @@
 namespace preflight {
 
 enum class GpuLinks {
-  nvls,     // NVLink through a switch with SHARP multicast (nvls_domain > 0: H100/H200/B200 HGX, GB200 NVL)
-  nvlink,   // every pair on NVLink, no multicast (A100 HGX, GH200 NVL, AMD xGMI meshes)
-  pcie,     // PCIe, or NVLink bridges joining pairs only (L40S, RTX cards, H100 PCIe)
+  nvls,    // NVLink through a switch with SHARP multicast (nvls_domain > 0: H100/H200/B200 HGX, GB200 NVL)
+  nvlink,  // every pair on NVLink, no multicast (A100 HGX, GH200 NVL, AMD xGMI meshes)
+  pcie,    // PCIe, or NVLink bridges joining pairs only (L40S, RTX cards, H100 PCIe)
 };
 
 // nvls_domain > 0 -> nvls; an interconnect naming NVSwitch, an NVLink Switch,

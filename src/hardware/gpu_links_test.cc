@@ -11,10 +11,10 @@ namespace {
 
 TEST(GpuLinks, EachCatalogueClass) {
   const std::pair<const char*, GpuLinks> cases[] = {
-      {"h100", GpuLinks::nvls},           {"b200", GpuLinks::nvls},   {"gb200", GpuLinks::nvls},
+      {"h100", GpuLinks::nvls},        {"b200", GpuLinks::nvls},     {"gb200", GpuLinks::nvls},
       {"a100-80gb", GpuLinks::nvlink}, {"mi300x", GpuLinks::nvlink}, {"mi308x", GpuLinks::nvlink},
-      {"l40s", GpuLinks::pcie},           {"rtx-4090", GpuLinks::pcie}, {"h100-pcie", GpuLinks::pcie},
-      {"rtx-3090", GpuLinks::pcie},       {"l4", GpuLinks::pcie},
+      {"l40s", GpuLinks::pcie},        {"rtx-4090", GpuLinks::pcie}, {"h100-pcie", GpuLinks::pcie},
+      {"rtx-3090", GpuLinks::pcie},    {"l4", GpuLinks::pcie},
   };
   for (const auto& [name, links] : cases) {
     SCOPED_TRACE(name);

@@ -59,7 +59,8 @@ Result<std::optional<HubReference>> parse_hub_reference(std::string_view text) {
   if (slash == std::string_view::npos || id.find('/', slash + 1) != std::string_view::npos ||
       id.find('\\') != std::string_view::npos)
     return reject("expected a hub id ORG/NAME[@REVISION]");
-  for (const auto& [part, what] : {std::pair{id.substr(0, slash), "namespace"}, std::pair{id.substr(slash + 1), "name"}}) {
+  for (const auto& [part, what] :
+       {std::pair{id.substr(0, slash), "namespace"}, std::pair{id.substr(slash + 1), "name"}}) {
     const auto problem = part_problem(part, what);
     if (!problem.empty()) return reject(problem);
   }

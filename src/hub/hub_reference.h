@@ -17,8 +17,8 @@
 namespace preflight {
 
 struct HubReference {
-  std::string repo_id;             // "moonshotai/Kimi-K3"
-  std::string revision = "main";   // as given; "main" when none was
+  std::string repo_id;            // "moonshotai/Kimi-K3"
+  std::string revision = "main";  // as given; "main" when none was
   bool revision_given = false;
 };
 

@@ -1,9 +1,10 @@
 // Hub ids as MODEL and the Hub's environment conventions: table-driven.
+#include "hub/hub_reference.h"
+
 #include <gtest/gtest.h>
 
 #include <map>
 
-#include "hub/hub_reference.h"
 #include "hub/hub_settings.h"
 
 namespace preflight {
@@ -98,15 +99,31 @@ TEST(HubSettings, EnvironmentOverrides) {
     bool offline;
   };
   for (const auto& c : std::vector<Case>{
-           {{{"HOME", "/h"}, {"HF_ENDPOINT", "https://hf-mirror.com/"}}, "https://hf-mirror.com", "/h/.cache/huggingface/token",
-            "/h/.cache/preflight/hub", false},
-           {{{"HOME", "/h"}, {"XDG_CACHE_HOME", "/x"}}, "https://huggingface.co", "/x/huggingface/token", "/x/preflight/hub", false},
-           {{{"HOME", "/h"}, {"HF_HOME", "/hf"}, {"HF_HUB_OFFLINE", "1"}}, "https://huggingface.co", "/hf/token",
-            "/h/.cache/preflight/hub", true},
-           {{{"HOME", "/h"}, {"HF_TOKEN_PATH", "/t/tok"}, {"HF_HUB_OFFLINE", "yes"}}, "https://huggingface.co", "/t/tok",
-            "/h/.cache/preflight/hub", true},
-           {{{"HOME", "/h"}, {"HF_HUB_OFFLINE", "0"}, {"HF_ENDPOINT", ""}}, "https://huggingface.co", "/h/.cache/huggingface/token",
-            "/h/.cache/preflight/hub", false},
+           {{{"HOME", "/h"}, {"HF_ENDPOINT", "https://hf-mirror.com/"}},
+            "https://hf-mirror.com",
+            "/h/.cache/huggingface/token",
+            "/h/.cache/preflight/hub",
+            false},
+           {{{"HOME", "/h"}, {"XDG_CACHE_HOME", "/x"}},
+            "https://huggingface.co",
+            "/x/huggingface/token",
+            "/x/preflight/hub",
+            false},
+           {{{"HOME", "/h"}, {"HF_HOME", "/hf"}, {"HF_HUB_OFFLINE", "1"}},
+            "https://huggingface.co",
+            "/hf/token",
+            "/h/.cache/preflight/hub",
+            true},
+           {{{"HOME", "/h"}, {"HF_TOKEN_PATH", "/t/tok"}, {"HF_HUB_OFFLINE", "yes"}},
+            "https://huggingface.co",
+            "/t/tok",
+            "/h/.cache/preflight/hub",
+            true},
+           {{{"HOME", "/h"}, {"HF_HUB_OFFLINE", "0"}, {"HF_ENDPOINT", ""}},
+            "https://huggingface.co",
+            "/h/.cache/huggingface/token",
+            "/h/.cache/preflight/hub",
+            false},
        }) {
     const auto s = hub_settings(env_of(c.env)).value();
     EXPECT_EQ(s.endpoint, c.endpoint);
@@ -138,11 +155,13 @@ TEST(HubSettings, EndpointMustBeHttpOrHttps) {
            {"http:///etc/passwd", "HF_ENDPOINT: expected a host after the scheme, got 'http:///etc/passwd'"},
            {"https://hf.co/a b", "HF_ENDPOINT: a URL holds no spaces or control characters, got 'https://hf.co/a b'"},
            // A header injected through the URL, and a newline: control characters are refused and echoed escaped.
-           {"https://hf.co\r\nX-Injected: y", "HF_ENDPOINT: a URL holds no spaces or control characters, got 'https://hf.co\\r\\nX-Injected: y'"},
+           {"https://hf.co\r\nX-Injected: y",
+            "HF_ENDPOINT: a URL holds no spaces or control characters, got 'https://hf.co\\r\\nX-Injected: y'"},
            {"https://hf.co\n", "HF_ENDPOINT: a URL holds no spaces or control characters, got 'https://hf.co\\n'"},
        }) {
     const auto s = hub_settings(env_of({{"HOME", "/h"}, {"HF_ENDPOINT", c.endpoint}}));
-    if (std::string(c.error).empty()) EXPECT_TRUE(s.ok()) << c.endpoint << ": " << s.error().to_string();
+    if (std::string(c.error).empty())
+      EXPECT_TRUE(s.ok()) << c.endpoint << ": " << s.error().to_string();
     else {
       ASSERT_FALSE(s.ok()) << c.endpoint;
       EXPECT_EQ(s.error().to_string(), c.error);
@@ -156,8 +175,10 @@ TEST(HubSettings, TransferLimitsAreCheckedByName) {
   EXPECT_EQ(defaults.attempts, 5);
   EXPECT_EQ(defaults.concurrency, 16u);
   EXPECT_EQ(defaults.total_s, 300);
-  const auto set = hub_transfer_limits(env_of({{"PREFLIGHT_HUB_TIMEOUT_MS", "2000"}, {"PREFLIGHT_HUB_ATTEMPTS", "10"},
-                                               {"PREFLIGHT_HUB_CONCURRENCY", "1"}, {"PREFLIGHT_HUB_TOTAL_S", "3600"}}))
+  const auto set = hub_transfer_limits(env_of({{"PREFLIGHT_HUB_TIMEOUT_MS", "2000"},
+                                               {"PREFLIGHT_HUB_ATTEMPTS", "10"},
+                                               {"PREFLIGHT_HUB_CONCURRENCY", "1"},
+                                               {"PREFLIGHT_HUB_TOTAL_S", "3600"}}))
                        .value();
   EXPECT_EQ(set.timeout_ms, 2000);
   EXPECT_EQ(set.attempts, 10);
@@ -175,10 +196,14 @@ TEST(HubSettings, TransferLimitsAreCheckedByName) {
            {"PREFLIGHT_HUB_ATTEMPTS", "-1", "PREFLIGHT_HUB_ATTEMPTS: expected a whole number from 1 to 10, got '-1'"},
            {"PREFLIGHT_HUB_ATTEMPTS", "", "PREFLIGHT_HUB_ATTEMPTS: expected a whole number from 1 to 10, got ''"},
            {"PREFLIGHT_HUB_ATTEMPTS", "3 ", "PREFLIGHT_HUB_ATTEMPTS: expected a whole number from 1 to 10, got '3 '"},
-           {"PREFLIGHT_HUB_TIMEOUT_MS", "0", "PREFLIGHT_HUB_TIMEOUT_MS: expected a whole number from 1 to 600000, got '0'"},
-           {"PREFLIGHT_HUB_TIMEOUT_MS", "1e3", "PREFLIGHT_HUB_TIMEOUT_MS: expected a whole number from 1 to 600000, got '1e3'"},
-           {"PREFLIGHT_HUB_CONCURRENCY", "65", "PREFLIGHT_HUB_CONCURRENCY: expected a whole number from 1 to 64, got '65'"},
-           {"PREFLIGHT_HUB_TOTAL_S", "99999999999999999999", "PREFLIGHT_HUB_TOTAL_S: expected a whole number from 1 to 3600, got '99999999999999999999'"},
+           {"PREFLIGHT_HUB_TIMEOUT_MS", "0",
+            "PREFLIGHT_HUB_TIMEOUT_MS: expected a whole number from 1 to 600000, got '0'"},
+           {"PREFLIGHT_HUB_TIMEOUT_MS", "1e3",
+            "PREFLIGHT_HUB_TIMEOUT_MS: expected a whole number from 1 to 600000, got '1e3'"},
+           {"PREFLIGHT_HUB_CONCURRENCY", "65",
+            "PREFLIGHT_HUB_CONCURRENCY: expected a whole number from 1 to 64, got '65'"},
+           {"PREFLIGHT_HUB_TOTAL_S", "99999999999999999999",
+            "PREFLIGHT_HUB_TOTAL_S: expected a whole number from 1 to 3600, got '99999999999999999999'"},
        }) {
     const auto limits = hub_transfer_limits(env_of({{c.name, c.value}}));
     ASSERT_FALSE(limits.ok()) << c.name << "=" << c.value;
@@ -189,12 +214,15 @@ TEST(HubSettings, TransferLimitsAreCheckedByName) {
 TEST(HubSettings, UrlsAndCacheFolders) {
   const auto s = hub_settings(env_of({{"HOME", "/h"}})).value();
   HubReference ref{"moonshotai/Kimi-K3", "refs/pr/1", true};
-  EXPECT_EQ(listing_url(s, ref), "https://huggingface.co/api/models/moonshotai/Kimi-K3/revision/refs%2Fpr%2F1?blobs=true");
-  EXPECT_EQ(file_url(s, "moonshotai/Kimi-K3", "9f62e4e9fffbd0a83ddd60e1c209d828994b3569", "model-00001-of-00096.safetensors"),
-            "https://huggingface.co/moonshotai/Kimi-K3/resolve/9f62e4e9fffbd0a83ddd60e1c209d828994b3569/"
-            "model-00001-of-00096.safetensors");
+  EXPECT_EQ(listing_url(s, ref),
+            "https://huggingface.co/api/models/moonshotai/Kimi-K3/revision/refs%2Fpr%2F1?blobs=true");
+  EXPECT_EQ(
+      file_url(s, "moonshotai/Kimi-K3", "9f62e4e9fffbd0a83ddd60e1c209d828994b3569", "model-00001-of-00096.safetensors"),
+      "https://huggingface.co/moonshotai/Kimi-K3/resolve/9f62e4e9fffbd0a83ddd60e1c209d828994b3569/"
+      "model-00001-of-00096.safetensors");
   EXPECT_EQ(file_url(s, "a/b", "c", "sub dir/x y.json"), "https://huggingface.co/a/b/resolve/c/sub%20dir/x%20y.json");
-  EXPECT_EQ(commit_cache_dir(s, "moonshotai/Kimi-K3", "9f62"), "/h/.cache/preflight/hub/models--moonshotai--Kimi-K3/9f62");
+  EXPECT_EQ(commit_cache_dir(s, "moonshotai/Kimi-K3", "9f62"),
+            "/h/.cache/preflight/hub/models--moonshotai--Kimi-K3/9f62");
 }
 
 }  // namespace

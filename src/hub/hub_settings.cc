@@ -25,9 +25,12 @@ namespace {
 std::string endpoint_problem(std::string_view url) {
   const auto lower = to_lower(url.substr(0, 8));
   std::size_t host = 0;
-  if (lower.starts_with("https://")) host = 8;
-  else if (lower.starts_with("http://")) host = 7;
-  else return "expected an http:// or https:// URL";
+  if (lower.starts_with("https://"))
+    host = 8;
+  else if (lower.starts_with("http://"))
+    host = 7;
+  else
+    return "expected an http:// or https:// URL";
   if (host >= url.size() || url[host] == '/') return "expected a host after the scheme";
   for (char c : url) {
     const auto u = static_cast<unsigned char>(c);
@@ -85,18 +88,22 @@ Result<HubTransferLimits> hub_transfer_limits(const EnvLookup& env) {
 std::string percent_encode(std::string_view text, bool keep_slash) {
   std::string out;
   for (unsigned char c : text) {
-    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~' || (keep_slash && c == '/')) out.push_back(static_cast<char>(c));
-    else out += fmt::format("%{:02X}", c);
+    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~' || (keep_slash && c == '/'))
+      out.push_back(static_cast<char>(c));
+    else
+      out += fmt::format("%{:02X}", c);
   }
   return out;
 }
 
 std::string listing_url(const HubSettings& s, const HubReference& ref) {
-  return fmt::format("{}/api/models/{}/revision/{}?blobs=true", s.endpoint, ref.repo_id, percent_encode(ref.revision, false));
+  return fmt::format("{}/api/models/{}/revision/{}?blobs=true", s.endpoint, ref.repo_id,
+                     percent_encode(ref.revision, false));
 }
 
 std::string file_url(const HubSettings& s, std::string_view repo_id, std::string_view commit, std::string_view path) {
-  return fmt::format("{}/{}/resolve/{}/{}", s.endpoint, repo_id, percent_encode(commit, false), percent_encode(path, true));
+  return fmt::format("{}/{}/resolve/{}/{}", s.endpoint, repo_id, percent_encode(commit, false),
+                     percent_encode(path, true));
 }
 
 std::string commit_cache_dir(const HubSettings& s, std::string_view repo_id, std::string_view commit) {

@@ -30,9 +30,9 @@ using EnvLookup = std::function<std::optional<std::string>(std::string_view)>;
 struct HubSettings {
   std::string endpoint = "https://huggingface.co";  // no trailing '/'
   bool offline = false;
-  std::optional<std::string> token;   // from HF_TOKEN
-  std::string token_file;             // where the token file would be (read it when `token` is empty)
-  std::string cache_root;             // .../preflight/hub
+  std::optional<std::string> token;  // from HF_TOKEN
+  std::string token_file;            // where the token file would be (read it when `token` is empty)
+  std::string cache_root;            // .../preflight/hub
 };
 
 // Errors name the variable: HF_ENDPOINT: expected an http:// or https:// URL, got 'file:///etc'.

@@ -28,7 +28,8 @@ Result<std::vector<std::pair<std::string, std::string>>> flag_list(const nlohman
 
 }  // namespace
 
-Result<DisaggregationFlags> parse_disaggregation_flags(std::string_view text, std::string_view origin, EngineKind engine) {
+Result<DisaggregationFlags> parse_disaggregation_flags(std::string_view text, std::string_view origin,
+                                                       EngineKind engine) {
   const std::string o(origin);
   auto doc = parse_json(text, origin);
   if (!doc) return doc.error();

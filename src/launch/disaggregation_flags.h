@@ -16,11 +16,12 @@ namespace preflight {
 struct DisaggregationFlags {
   std::vector<std::pair<std::string, std::string>> prefill;  // flag, value ("" for a bare flag)
   std::vector<std::pair<std::string, std::string>> decode;
-  std::string front;   // the router or proxy in front of the pools
+  std::string front;  // the router or proxy in front of the pools
   std::string source;
 };
 
-Result<DisaggregationFlags> parse_disaggregation_flags(std::string_view text, std::string_view origin, EngineKind engine);
+Result<DisaggregationFlags> parse_disaggregation_flags(std::string_view text, std::string_view origin,
+                                                       EngineKind engine);
 // The embedded file's entry for vLLM or SGLang.
 const DisaggregationFlags& disaggregation_flags(EngineKind engine);
 

@@ -1,13 +1,13 @@
 #include "launch/gpu_arch.h"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
+#include <nlohmann/json.hpp>
 #include <set>
 #include <stdexcept>
 
-#include "embedded_files.h"
 #include "core/json_read.h"
+#include "embedded_files.h"
 #include "hardware/gpu_catalogue.h"
 #include "model/json_fields.h"
 
@@ -29,9 +29,8 @@ Result<std::vector<GpuArch>> parse_gpu_archs(std::string_view json_text, std::st
     if (!entry.is_object()) return Error{where, pointer, "expected an object"};
     JsonFields f(entry, where, pointer);
     GpuArch a;
-    for (auto [key, target] : {std::pair<std::string_view, std::string*>{"arch", &a.arch},
-                               {"label", &a.label},
-                               {"source", &a.source}}) {
+    for (auto [key, target] :
+         {std::pair<std::string_view, std::string*>{"arch", &a.arch}, {"label", &a.label}, {"source", &a.source}}) {
       auto v = f.string(key);
       if (!v) return v.error();
       if (v->empty()) return f.error(key, "expected a non-empty string");

@@ -28,11 +28,11 @@ TEST(GpuArchTable, TheRecipesArchitectures) {
     const char* arch;
   };
   const Case cases[] = {
-      {"h100", "hopper"},      {"h200", "hopper"},     {"h20", "hopper"},      {"gh200", "hopper"},
-      {"b200", "blackwell"},   {"b300", "blackwell"},  {"gb200", "blackwell"}, {"gb300", "blackwell"},
-      {"rtx-pro-6000", "blackwell-sm120"},             {"5090", "blackwell-sm120"},
-      {"a100", "ampere"},      {"l40s", "ada"},        {"mi300x", "cdna3"},    {"mi355x", "cdna4"},
-      {"mi250x", "cdna2"},
+      {"h100", "hopper"},          {"h200", "hopper"},     {"h20", "hopper"},
+      {"gh200", "hopper"},         {"b200", "blackwell"},  {"b300", "blackwell"},
+      {"gb200", "blackwell"},      {"gb300", "blackwell"}, {"rtx-pro-6000", "blackwell-sm120"},
+      {"5090", "blackwell-sm120"}, {"a100", "ampere"},     {"l40s", "ada"},
+      {"mi300x", "cdna3"},         {"mi355x", "cdna4"},    {"mi250x", "cdna2"},
   };
   for (const auto& c : cases) {
     auto gpu = GpuCatalogue::embedded().find(c.gpu, "test");
@@ -51,10 +51,8 @@ TEST(GpuArchTable, CustomEntriesMatchByName) {
     const char* arch;  // "" = none
   };
   const Case cases[] = {
-      {"my-h800", "NVIDIA H800 SXM5 80GB", "hopper"},
-      {"cloud-b200-custom", "Some cloud's GPU", "blackwell"},
-      {"x", "NVIDIA GB300 tray", "blackwell"},
-      {"x", "AMD Instinct MI325X custom", "cdna3"},
+      {"my-h800", "NVIDIA H800 SXM5 80GB", "hopper"}, {"cloud-b200-custom", "Some cloud's GPU", "blackwell"},
+      {"x", "NVIDIA GB300 tray", "blackwell"},        {"x", "AMD Instinct MI325X custom", "cdna3"},
       {"x", "Unknown Accelerator 9000", ""},
   };
   for (const auto& c : cases) {

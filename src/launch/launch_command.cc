@@ -10,7 +10,7 @@ namespace {
 
 constexpr const char* kHead = "$HEAD_IP";
 // Ports from the engines' documents' examples; any free port works.
-constexpr const char* kVllmDpRpcPort = "13345";  // docs.vllm.ai, data_parallel_deployment.md
+constexpr const char* kVllmDpRpcPort = "13345";   // docs.vllm.ai, data_parallel_deployment.md
 constexpr const char* kSglangDistPort = "20000";  // docs.sglang.ai, multi-node examples
 constexpr const char* kRayPort = "6379";          // Ray's default GCS port
 
@@ -79,7 +79,8 @@ constexpr const char* kContextSource = "the model's window (max_position_embeddi
 
 // Options the other engine has: said, not silently dropped.
 void ignored(const LaunchInput& in, const Builder& b, LaunchPlan& out, Setting s, const char* why) {
-  if (b.user_set(s)) out.notes.push_back(fmt::format("{} {}: {}", setting_option(s), in.settings.values.at(s).value, why));
+  if (b.user_set(s))
+    out.notes.push_back(fmt::format("{} {}: {}", setting_option(s), in.settings.values.at(s).value, why));
 }
 
 // The engines' KV cache follows the model's dtype ("auto") unless told fp8;
@@ -119,9 +120,10 @@ void speculative_flags(const Plan& plan, Builder& b, LaunchPlan& out, bool vllm)
     b.plan_flag("--speculative-config", config,
                 "--spec-tokens / --draft (docs.vllm.ai, features/spec_decode: --speculative-config JSON)");
   } else {
-    b.plan_flag("--speculative-algorithm", draft ? "STANDALONE" : "EAGLE",
-                "--spec-tokens / --draft (docs.sglang.ai, advanced_features/speculative_decoding: MTP models use EAGLE, "
-                "a separate small model STANDALONE)");
+    b.plan_flag(
+        "--speculative-algorithm", draft ? "STANDALONE" : "EAGLE",
+        "--spec-tokens / --draft (docs.sglang.ai, advanced_features/speculative_decoding: MTP models use EAGLE, "
+        "a separate small model STANDALONE)");
     if (draft) b.plan_flag("--speculative-draft-model-path", plan.draft_ref, "--draft");
     b.plan_flag("--speculative-num-steps", std::to_string(n), "--spec-tokens");
     b.plan_flag("--speculative-eagle-topk", "1", "one chain of drafts (the plan's model of speculation)");
@@ -147,7 +149,8 @@ void common_model_flags(const Plan& plan, const LaunchInput& in, Builder& b, Lau
   if (e.max_num_batched_tokens > 0)
     b.from(Setting::max_num_batched_tokens, vllm ? "--max-num-batched-tokens" : "--chunked-prefill-size",
            std::to_string(e.max_num_batched_tokens));
-  if (e.block_size > 0) b.from(Setting::block_size, vllm ? "--block-size" : "--page-size", std::to_string(e.block_size));
+  if (e.block_size > 0)
+    b.from(Setting::block_size, vllm ? "--block-size" : "--page-size", std::to_string(e.block_size));
   if (e.enforce_eager) b.from(Setting::enforce_eager, vllm ? "--enforce-eager" : "--disable-cuda-graph", std::nullopt);
   speculative_flags(plan, b, out, vllm);
 }
@@ -175,11 +178,14 @@ Result<bool> vllm_flags(const Plan& plan, const LaunchInput& in, Builder& b, Lau
       return Error{"--state-dtype", "",
                    "vLLM keeps the KDA recurrent state in FP32 and has no option to lower it; use --engine sglang "
                    "(--mamba-ssm-dtype bfloat16) or --state-dtype fp32"};
-    if (in.model.recurrent_state) b.from(Setting::state_dtype, "--mamba-ssm-cache-dtype", "bfloat16");
-    else ignored(in, b, out, Setting::state_dtype, "the model keeps no recurrent state (ignored)");
+    if (in.model.recurrent_state)
+      b.from(Setting::state_dtype, "--mamba-ssm-cache-dtype", "bfloat16");
+    else
+      ignored(in, b, out, Setting::state_dtype, "the model keeps no recurrent state (ignored)");
   }
   if (plan.engine_options.gpu_memory_utilization > 0) {
-    b.from(Setting::gpu_memory_utilization, "--gpu-memory-utilization", num(plan.engine_options.gpu_memory_utilization));
+    b.from(Setting::gpu_memory_utilization, "--gpu-memory-utilization",
+           num(plan.engine_options.gpu_memory_utilization));
   } else if (auto sized = memory_fraction_from_sizing(plan, EngineKind::vllm)) {
     b.engine_flag("--gpu-memory-utilization", num(*sized), "the fraction preflight's vLLM sizing planned with");
   } else {
@@ -207,8 +213,8 @@ Result<bool> sglang_flags(const Plan& plan, const LaunchInput& in, Builder& b, L
   if (l.dp > 1) {
     b.from(Setting::dp, "--dp", std::to_string(l.dp), layout_source);
     b.plan_flag("--enable-dp-attention", std::nullopt, kLayoutSource);
-    out.notes.push_back(fmt::format("SGLang's --tp {} is attention TP {} x DP {} (every GPU of a stage)", l.tp * l.dp,
-                                    l.tp, l.dp));
+    out.notes.push_back(
+        fmt::format("SGLang's --tp {} is attention TP {} x DP {} (every GPU of a stage)", l.tp * l.dp, l.tp, l.dp));
   }
   if (in.model.moe && l.ep > 1) {
     // SGLang splits each expert over --tp / --ep ranks (moe_tp_size), as the plan's MoE-TP does.
@@ -219,8 +225,10 @@ Result<bool> sglang_flags(const Plan& plan, const LaunchInput& in, Builder& b, L
   // SGLang spells the format out; preflight's fp8 is e4m3 (one byte per value either way).
   kv_dtype_flag(plan, in, b, out, "fp8_e4m3");
   if (plan.workload.state_dtype == StateDtype::bf16) {
-    if (in.model.recurrent_state) b.from(Setting::state_dtype, "--mamba-ssm-dtype", "bfloat16");
-    else ignored(in, b, out, Setting::state_dtype, "the model keeps no recurrent state (ignored)");
+    if (in.model.recurrent_state)
+      b.from(Setting::state_dtype, "--mamba-ssm-dtype", "bfloat16");
+    else
+      ignored(in, b, out, Setting::state_dtype, "the model keeps no recurrent state (ignored)");
   }
   if (plan.engine_options.mem_fraction_static > 0) {
     b.from(Setting::mem_fraction_static, "--mem-fraction-static", num(plan.engine_options.mem_fraction_static));
@@ -249,9 +257,10 @@ LaunchFlag multi(std::string flag, std::optional<std::string> value = std::nullo
 // --revision (vLLM EngineArgs.revision, SGLang ServerArgs.revision), so the
 // engine downloads the files preflight read, not whatever the branch is now.
 std::vector<std::string> serve_program(const LaunchInput& in) {
-  std::vector<std::string> argv = in.engine == EngineKind::sglang
-                                      ? std::vector<std::string>{"python", "-m", "sglang.launch_server", "--model-path", in.model.ref}
-                                      : std::vector<std::string>{"vllm", "serve", in.model.ref};
+  std::vector<std::string> argv =
+      in.engine == EngineKind::sglang
+          ? std::vector<std::string>{"python", "-m", "sglang.launch_server", "--model-path", in.model.ref}
+          : std::vector<std::string>{"vllm", "serve", in.model.ref};
   if (!in.model.revision.empty()) {
     argv.emplace_back("--revision");
     argv.push_back(in.model.revision);
@@ -290,7 +299,8 @@ void vllm_nodes(const Plan& plan, const LaunchInput& in, LaunchPlan& out) {
         "(docs.vllm.ai, serving/data_parallel_deployment.md)",
         local, local == 1 ? "" : "s");
     for (std::uint64_t n = 0; n < out.nodes; ++n) {
-      const auto ranks = local == 1 ? fmt::format("DP rank {}", n) : fmt::format("DP ranks {}..{}", n * local, n * local + local - 1);
+      const auto ranks =
+          local == 1 ? fmt::format("DP rank {}", n) : fmt::format("DP ranks {}..{}", n * local, n * local + local - 1);
       NodeCommand c{n, n == 0 ? "head: serves the API, " + ranks : "headless: " + ranks, serve_program(in), out.flags};
       if (n > 0) c.flags.push_back(multi("--headless"));
       c.flags.push_back(multi("--data-parallel-size-local", std::to_string(local)));
@@ -345,8 +355,9 @@ std::string shell_word(const std::string& word) {
   if (word.rfind(kHead, 0) == 0 &&
       word.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ_$:0123456789") == std::string::npos)
     return word;
-  const bool safe = !word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                                            "0123456789_./:=@%+,-") == std::string::npos;
+  const bool safe = !word.empty() && word.find_first_not_of(
+                                         "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                         "0123456789_./:=@%+,-") == std::string::npos;
   if (safe) return word;
   std::string out = "'";
   for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -357,7 +368,8 @@ Result<LaunchPlan> build_launch(const Plan& plan, const LaunchInput& in) {
   LaunchPlan out;
   out.engine = in.engine;
   if (in.engine == EngineKind::generic)
-    return Error{"--engine", "", "launch needs --engine vllm or --engine sglang (the generic engine has no command line)"};
+    return Error{"--engine", "",
+                 "launch needs --engine vllm or --engine sglang (the generic engine has no command line)"};
   out.engine_name = in.engine == EngineKind::vllm ? "vLLM" : "SGLang";
   const auto world = plan.layout.world;
   out.gpus_per_node = in.gpus_per_node > 0            ? in.gpus_per_node
@@ -383,20 +395,25 @@ Result<LaunchPlan> build_launch(const Plan& plan, const LaunchInput& in) {
                                       out.engine_name, r.min_version->str(), in.engine_version->str()));
   }
   if (in.model.local_path)
-    out.notes.push_back(fmt::format("the model is the local folder {}: every node needs it at that path", in.model.ref));
+    out.notes.push_back(
+        fmt::format("the model is the local folder {}: every node needs it at that path", in.model.ref));
 
-  if (out.nodes == 1) single_node(in, out);
-  else if (in.engine == EngineKind::sglang) sglang_nodes(in, out);
-  else vllm_nodes(plan, in, out);
+  if (out.nodes == 1)
+    single_node(in, out);
+  else if (in.engine == EngineKind::sglang)
+    sglang_nodes(in, out);
+  else
+    vllm_nodes(plan, in, out);
   if (out.nodes > 1) out.placeholders.emplace_back(kHead, "the address of node 0, reachable from every node");
   out.env = in.settings.env;
 
   if (!in.arch.empty()) out.sources.emplace_back(fmt::format("architecture {}", in.arch), in.arch_source);
   for (const auto& r : in.settings.recipes) out.sources.emplace_back(fmt::format("recipe {}", r.id), r.source);
   out.sources.emplace_back(
-      "engine flags", in.engine == EngineKind::vllm
-                          ? "vLLM engine arguments (vllm/engine/arg_utils.py; docs.vllm.ai, vllm serve CLI reference)"
-                          : "SGLang server arguments (python/sglang/srt/server_args.py; docs.sglang.ai, Server Arguments)");
+      "engine flags",
+      in.engine == EngineKind::vllm
+          ? "vLLM engine arguments (vllm/engine/arg_utils.py; docs.vllm.ai, vllm serve CLI reference)"
+          : "SGLang server arguments (python/sglang/srt/server_args.py; docs.sglang.ai, Server Arguments)");
   return out;
 }
 

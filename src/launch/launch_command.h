@@ -34,37 +34,37 @@ namespace preflight {
 
 // What the engine loads and what preflight knows about the model's kind.
 struct LaunchModel {
-  std::string ref;              // hub id ("moonshotai/Kimi-K3") or a local folder
-  std::string described;        // "catalogue kimi-k3" / "a local path: ..."
-  std::string revision;         // the hub commit read (a hub id as MODEL): --revision, so the engine loads those files
+  std::string ref;        // hub id ("moonshotai/Kimi-K3") or a local folder
+  std::string described;  // "catalogue kimi-k3" / "a local path: ..."
+  std::string revision;   // the hub commit read (a hub id as MODEL): --revision, so the engine loads those files
   bool local_path = false;
-  bool moe = false;             // routed experts (expert parallelism applies)
-  bool kda_state = false;       // Kimi Delta Attention layers (vLLM keeps their state in FP32)
-  bool recurrent_state = false; // any fixed-state layer kind (KDA, Gated DeltaNet, Mamba-2)
+  bool moe = false;                    // routed experts (expert parallelism applies)
+  bool kda_state = false;              // Kimi Delta Attention layers (vLLM keeps their state in FP32)
+  bool recurrent_state = false;        // any fixed-state layer kind (KDA, Gated DeltaNet, Mamba-2)
   std::string auto_kv_dtype = "bf16";  // the engines' "auto" KV dtype: the model's (resolve_kv_dtype)
 };
 
 struct LaunchInput {
   EngineKind engine = EngineKind::vllm;
   LaunchModel model;
-  std::string arch;              // GpuArch::arch; empty when unknown
+  std::string arch;  // GpuArch::arch; empty when unknown
   std::string arch_label;
   std::string arch_source;
   std::uint64_t gpus_per_node = 0;  // --gpus-per-node; 0: the plan's layout, else the accelerator's domain
   LaunchSettings settings;
   std::optional<EngineVersion> engine_version;  // --engine-version; none when not given
-  std::string quantize;          // --quantize as given
-  std::string dtype;             // --dtype as given
+  std::string quantize;                         // --quantize as given
+  std::string dtype;                            // --dtype as given
 };
 
 // One flag of the command, with its provenance.
 struct LaunchFlag {
   std::string flag;
   std::optional<std::string> value;
-  std::string group;         // "plan" | "user" | "recipe" | "engine" | "multi-node"
-  std::string recipe_id;     // for group "recipe"
+  std::string group;      // "plan" | "user" | "recipe" | "engine" | "multi-node"
+  std::string recipe_id;  // for group "recipe"
   std::string recipe_label;
-  std::string source;        // the flag's source when it is not its group's
+  std::string source;  // the flag's source when it is not its group's
 };
 
 struct NodeCommand {
@@ -77,15 +77,15 @@ struct NodeCommand {
 
 struct LaunchPlan {
   EngineKind engine = EngineKind::vllm;
-  std::string engine_name;                  // "vLLM", "SGLang"
+  std::string engine_name;  // "vLLM", "SGLang"
   std::uint64_t nodes = 1;
   std::uint64_t gpus_per_node = 0;
-  std::string topology;                     // how the nodes are started, one sentence
-  std::vector<LaunchFlag> flags;            // common to every node, in command order
-  std::vector<NodeCommand> commands;        // in start order
+  std::string topology;                                           // how the nodes are started, one sentence
+  std::vector<LaunchFlag> flags;                                  // common to every node, in command order
+  std::vector<NodeCommand> commands;                              // in start order
   std::vector<std::pair<std::string, std::string>> env;           // set on every node
   std::vector<std::pair<std::string, std::string>> placeholders;  // "$HEAD_IP" -> what to put there
-  std::vector<std::string> notes;           // overrides, ignored options, warnings
+  std::vector<std::string> notes;                                 // overrides, ignored options, warnings
   std::vector<std::pair<std::string, std::string>> sources;       // what -> where from
 };
 

@@ -70,43 +70,65 @@ TEST(LaunchCommand, NodeCommandsForEachTopology) {
     std::vector<std::string> want;
   };
   const Case cases[] = {
-      {"vLLM one node", EngineKind::vllm, {8, 8, 1, 1, 8},
-       {vllm + "--tensor-parallel-size 8 --enable-expert-parallel --max-model-len 131072 --gpu-memory-utilization 0.9"}},
-      {"vLLM fewer GPUs than a node", EngineKind::vllm, {4, 4, 1, 1, 8},
-       {vllm + "--tensor-parallel-size 4 --enable-expert-parallel --max-model-len 131072 --gpu-memory-utilization 0.9"}},
-      {"vLLM DP ranks inside nodes", EngineKind::vllm, {16, 8, 2, 1, 8},
+      {"vLLM one node",
+       EngineKind::vllm,
+       {8, 8, 1, 1, 8},
+       {vllm +
+        "--tensor-parallel-size 8 --enable-expert-parallel --max-model-len 131072 --gpu-memory-utilization 0.9"}},
+      {"vLLM fewer GPUs than a node",
+       EngineKind::vllm,
+       {4, 4, 1, 1, 8},
+       {vllm +
+        "--tensor-parallel-size 4 --enable-expert-parallel --max-model-len 131072 --gpu-memory-utilization 0.9"}},
+      {"vLLM DP ranks inside nodes",
+       EngineKind::vllm,
+       {16, 8, 2, 1, 8},
        {vllm + "--tensor-parallel-size 8 --data-parallel-size 2 --enable-expert-parallel --max-model-len 131072 "
                "--gpu-memory-utilization 0.9 --data-parallel-size-local 1 --data-parallel-address $HEAD_IP "
                "--data-parallel-rpc-port 13345",
         vllm + "--tensor-parallel-size 8 --data-parallel-size 2 --enable-expert-parallel --max-model-len 131072 "
                "--gpu-memory-utilization 0.9 --headless --data-parallel-size-local 1 --data-parallel-start-rank 1 "
                "--data-parallel-address $HEAD_IP --data-parallel-rpc-port 13345"}},
-      {"vLLM TP across nodes", EngineKind::vllm, {16, 16, 1, 1, 8},
+      {"vLLM TP across nodes",
+       EngineKind::vllm,
+       {16, 16, 1, 1, 8},
        {vllm + "--tensor-parallel-size 16 --enable-expert-parallel --max-model-len 131072 --gpu-memory-utilization 0.9 "
                "--nnodes 2 --node-rank 0 --master-addr $HEAD_IP",
         vllm + "--tensor-parallel-size 16 --enable-expert-parallel --max-model-len 131072 --gpu-memory-utilization 0.9 "
                "--nnodes 2 --node-rank 1 --master-addr $HEAD_IP --headless"}},
-      {"vLLM TP x PP across nodes", EngineKind::vllm, {16, 8, 1, 2, 8},
+      {"vLLM TP x PP across nodes",
+       EngineKind::vllm,
+       {16, 8, 1, 2, 8},
        {vllm + "--tensor-parallel-size 8 --pipeline-parallel-size 2 --enable-expert-parallel --max-model-len 131072 "
                "--gpu-memory-utilization 0.9 --nnodes 2 --node-rank 0 --master-addr $HEAD_IP",
         vllm + "--tensor-parallel-size 8 --pipeline-parallel-size 2 --enable-expert-parallel --max-model-len 131072 "
                "--gpu-memory-utilization 0.9 --nnodes 2 --node-rank 1 --master-addr $HEAD_IP --headless"}},
-      {"vLLM DP ranks spanning nodes: Ray", EngineKind::vllm, {32, 16, 2, 1, 8},
+      {"vLLM DP ranks spanning nodes: Ray",
+       EngineKind::vllm,
+       {32, 16, 2, 1, 8},
        {"ray start --head --port 6379", "ray start --address $HEAD_IP:6379 --block",
         "ray start --address $HEAD_IP:6379 --block", "ray start --address $HEAD_IP:6379 --block",
         vllm + "--tensor-parallel-size 16 --data-parallel-size 2 --enable-expert-parallel --max-model-len 131072 "
                "--gpu-memory-utilization 0.9 --distributed-executor-backend ray --data-parallel-backend ray"}},
       {"SGLang one node", EngineKind::sglang, {8, 8, 1, 1, 8}, {sglang + "--tp 8 --ep 8 --context-length 131072"}},
-      {"SGLang DP attention", EngineKind::sglang, {8, 2, 4, 1, 8},
+      {"SGLang DP attention",
+       EngineKind::sglang,
+       {8, 2, 4, 1, 8},
        {sglang + "--tp 8 --dp 4 --enable-dp-attention --ep 8 --context-length 131072"}},
-      {"SGLang four nodes", EngineKind::sglang, {32, 32, 1, 1, 8},
+      {"SGLang four nodes",
+       EngineKind::sglang,
+       {32, 32, 1, 1, 8},
        {sglang + "--tp 32 --ep 32 --context-length 131072 --nnodes 4 --node-rank 0 --dist-init-addr $HEAD_IP:20000",
         sglang + "--tp 32 --ep 32 --context-length 131072 --nnodes 4 --node-rank 1 --dist-init-addr $HEAD_IP:20000",
         sglang + "--tp 32 --ep 32 --context-length 131072 --nnodes 4 --node-rank 2 --dist-init-addr $HEAD_IP:20000",
         sglang + "--tp 32 --ep 32 --context-length 131072 --nnodes 4 --node-rank 3 --dist-init-addr $HEAD_IP:20000"}},
-      {"SGLang pipeline", EngineKind::sglang, {16, 8, 1, 2, 8},
-       {sglang + "--tp 8 --ep 8 --pp-size 2 --context-length 131072 --nnodes 2 --node-rank 0 --dist-init-addr $HEAD_IP:20000",
-        sglang + "--tp 8 --ep 8 --pp-size 2 --context-length 131072 --nnodes 2 --node-rank 1 --dist-init-addr $HEAD_IP:20000"}},
+      {"SGLang pipeline",
+       EngineKind::sglang,
+       {16, 8, 1, 2, 8},
+       {sglang + "--tp 8 --ep 8 --pp-size 2 --context-length 131072 --nnodes 2 --node-rank 0 --dist-init-addr "
+                 "$HEAD_IP:20000",
+        sglang + "--tp 8 --ep 8 --pp-size 2 --context-length 131072 --nnodes 2 --node-rank 1 --dist-init-addr "
+                 "$HEAD_IP:20000"}},
   };
   for (const auto& c : cases) {
     auto l = build_launch(plan_for(c.shape), input(c.engine));
@@ -136,9 +158,10 @@ TEST(LaunchCommand, PlanValuesBecomeFlags) {
   plan.engine_options.gpu_memory_utilization = 0.97;
   auto v = build_launch(plan, input(EngineKind::vllm));
   ASSERT_TRUE(v) << v.error().to_string();
-  EXPECT_EQ(shells(*v).at(0),
-            "vllm serve org/m --tensor-parallel-size 8 --enable-expert-parallel --max-model-len 131072 --kv-cache-dtype "
-            "fp8 --gpu-memory-utilization 0.97 --max-num-seqs 128 --block-size 64 --enforce-eager");
+  EXPECT_EQ(
+      shells(*v).at(0),
+      "vllm serve org/m --tensor-parallel-size 8 --enable-expert-parallel --max-model-len 131072 --kv-cache-dtype "
+      "fp8 --gpu-memory-utilization 0.97 --max-num-seqs 128 --block-size 64 --enforce-eager");
 }
 
 TEST(LaunchCommand, FlagsSayWhereTheyCameFrom) {
@@ -163,8 +186,10 @@ TEST(LaunchCommand, FlagsSayWhereTheyCameFrom) {
     const char* flag;
     const char* group;
   };
-  const Want want[] = {{"--tensor-parallel-size", "plan"}, {"--enable-expert-parallel", "plan"},
-                       {"--max-model-len", "user"},        {"--gpu-memory-utilization", "recipe"},
+  const Want want[] = {{"--tensor-parallel-size", "plan"},
+                       {"--enable-expert-parallel", "plan"},
+                       {"--max-model-len", "user"},
+                       {"--gpu-memory-utilization", "recipe"},
                        {"--moe-backend", "recipe"}};
   ASSERT_EQ(l->flags.size(), std::size(want));
   for (std::size_t i = 0; i < l->flags.size(); ++i) {
@@ -179,7 +204,8 @@ TEST(LaunchCommand, FlagsSayWhereTheyCameFrom) {
   for (const char* line : {
            "# preflight: fits (deployment hypothesis): fits under the stated inputs\n",
            "# your options: --max-model-len 32768 (from --context)\n",
-           "# recipe: vLLM M Hopper override (vLLM >= 0.27.0): --gpu-memory-utilization 0.97 --moe-backend marlin — the recipe\n",
+           "# recipe: vLLM M Hopper override (vLLM >= 0.27.0): --gpu-memory-utilization 0.97 --moe-backend marlin — "
+           "the recipe\n",
            "vllm serve org/m \\\n  --tensor-parallel-size 8 \\\n",
        })
     EXPECT_NE(text.find(line), std::string::npos) << line << "\nin:\n" << text;
@@ -202,14 +228,30 @@ TEST(LaunchCommand, WhatAnEngineCannotExpressIsBadInput) {
     const char* error;
   };
   const Case cases[] = {
-      {"SGLang DCP", EngineKind::sglang, {8, 8, 1, 1, 8}, 2, "fp32",
+      {"SGLang DCP",
+       EngineKind::sglang,
+       {8, 8, 1, 1, 8},
+       2,
+       "fp32",
        "--dcp: SGLang has no decode context parallelism for this plan (DCP 2); use --engine vllm or --dcp 1"},
-      {"vLLM KDA state in BF16", EngineKind::vllm, {8, 8, 1, 1, 8}, 1, "bf16",
+      {"vLLM KDA state in BF16",
+       EngineKind::vllm,
+       {8, 8, 1, 1, 8},
+       1,
+       "bf16",
        "--state-dtype: vLLM keeps the KDA recurrent state in FP32 and has no option to lower it; use --engine sglang "
        "(--mamba-ssm-dtype bfloat16) or --state-dtype fp32"},
-      {"partial nodes", EngineKind::sglang, {12, 4, 3, 1, 8}, 1, "fp32",
+      {"partial nodes",
+       EngineKind::sglang,
+       {12, 4, 3, 1, 8},
+       1,
+       "fp32",
        "--gpus: 12 GPUs do not fill whole nodes of 8; give --gpus-per-node so each node runs the same number of GPUs"},
-      {"generic", EngineKind::generic, {8, 8, 1, 1, 8}, 1, "fp32",
+      {"generic",
+       EngineKind::generic,
+       {8, 8, 1, 1, 8},
+       1,
+       "fp32",
        "--engine: launch needs --engine vllm or --engine sglang (the generic engine has no command line)"},
   };
   for (const auto& c : cases) {
@@ -253,9 +295,10 @@ TEST(LaunchCommand, VerdictLine) {
   EXPECT_EQ(launch_verdict_line(plan), "# preflight: fits (deployment hypothesis): fits under the stated inputs");
   plan.verdict.fits = false;
   plan.verdict.summary = "does not fit: first boundary crossed: weights; rank 0 needs 1 GB";
-  EXPECT_EQ(launch_verdict_line(plan),
-            "# preflight: does NOT fit: first boundary crossed: weights; rank 0 needs 1 GB — this command would fail at "
-            "start-up");
+  EXPECT_EQ(
+      launch_verdict_line(plan),
+      "# preflight: does NOT fit: first boundary crossed: weights; rank 0 needs 1 GB — this command would fail at "
+      "start-up");
 }
 
 TEST(LaunchCommand, JsonShape) {

@@ -60,8 +60,9 @@ std::vector<std::string> provenance_lines(const LaunchInput& in, const LaunchPla
       const auto r = std::find_if(in.settings.recipes.begin(), in.settings.recipes.end(),
                                   [&](const Recipe& x) { return x.id == g.recipe_id; });
       const std::string source = r == in.settings.recipes.end() ? "" : r->source;
-      const std::string version =
-          r == in.settings.recipes.end() || !r->min_version ? "" : fmt::format(" ({} >= {})", l.engine_name, r->min_version->str());
+      const std::string version = r == in.settings.recipes.end() || !r->min_version
+                                      ? ""
+                                      : fmt::format(" ({} >= {})", l.engine_name, r->min_version->str());
       out.push_back(fmt::format("# recipe: {}{}: {}{}", g.label, version, flags, source.empty() ? "" : " — " + source));
       for (const auto* f : g.flags)
         if (!f->source.empty() && f->source != source) out.push_back(fmt::format("#   {}: {}", f->flag, f->source));
@@ -103,11 +104,13 @@ std::string render_launch(const Plan& plan, const LaunchInput& in, const LaunchP
   const auto comment = [&out](std::string_view line) { out += escape_control(line) + "\n"; };
   if (markdown) out += "```bash\n";
   comment(launch_verdict_line(plan));
-  if (plan.engine && !plan.engine->failure.empty()) comment(fmt::format("# {}: {}", l.engine_name, plan.engine->failure));
+  if (plan.engine && !plan.engine->failure.empty())
+    comment(fmt::format("# {}: {}", l.engine_name, plan.engine->failure));
   comment(fmt::format("# model: {} ({})", in.model.ref, in.model.described));
-  comment(fmt::format("# cluster: {} x {}{}; {} node{} of {}", plan.gpu_count, plan.gpu.name,
-                      in.arch_label.empty() ? ", architecture unknown (no architecture recipe applies)" : ", " + in.arch_label,
-                      l.nodes, l.nodes == 1 ? "" : "s", l.gpus_per_node));
+  comment(fmt::format(
+      "# cluster: {} x {}{}; {} node{} of {}", plan.gpu_count, plan.gpu.name,
+      in.arch_label.empty() ? ", architecture unknown (no architecture recipe applies)" : ", " + in.arch_label, l.nodes,
+      l.nodes == 1 ? "" : "s", l.gpus_per_node));
   comment(fmt::format("# workload: context {} tokens, {} running request{}, KV cache {}, recurrent state {}",
                       with_commas(plan.workload.context_tokens), plan.workload.concurrency,
                       plan.workload.concurrency == 1 ? "" : "s", plan.workload.kv_dtype, plan.workload.state_dtype));
@@ -119,8 +122,10 @@ std::string render_launch(const Plan& plan, const LaunchInput& in, const LaunchP
     const auto option = fmt::format("{} {}", setting_option(s), it->second.value);
     const auto from = fmt::format("{} from {}", option, it->second.recipe_label);
     // The planner names the option it was given; say the recipe gave it.
-    if (layout_origin == option) layout_origin = from;
-    else layout_origin += "; " + from;
+    if (layout_origin == option)
+      layout_origin = from;
+    else
+      layout_origin += "; " + from;
   }
   comment(fmt::format("# layout: TP {}, DP {}, EP {}, PP {}, DCP {} ({})", lay.tp, lay.dp, lay.ep, lay.pp, lay.dcp,
                       layout_origin));
@@ -164,17 +169,36 @@ nlohmann::json launch_json(const Plan& plan, const LaunchInput& in, const Launch
   return json{
       {"engine", l.engine == EngineKind::vllm ? "vllm" : "sglang"},
       {"engine_name", l.engine_name},
-      {"model", {{"name", plan.model_name}, {"ref", in.model.ref}, {"described", in.model.described},
-                 {"revision", in.model.revision}, {"local_path", in.model.local_path}}},
-      {"cluster", {{"gpu", plan.gpu.id}, {"count", plan.gpu_count}, {"arch", in.arch}, {"nodes", l.nodes},
-                   {"gpus_per_node", l.gpus_per_node}}},
-      {"layout", {{"tp", lay.tp}, {"ep", lay.ep}, {"pp", lay.pp}, {"dp", lay.dp}, {"dcp", lay.dcp},
-                  {"chosen_by", lay.chosen_by}}},
-      {"workload", {{"context_tokens", plan.workload.context_tokens}, {"concurrency", plan.workload.concurrency},
-                    {"kv_dtype", plan.workload.kv_dtype}, {"state_dtype", plan.workload.state_dtype}}},
-      {"verdict", {{"fits", plan.verdict.fits}, {"first_boundary", std::string(resource_key(plan.verdict.first_boundary))},
-                   {"summary", plan.verdict.summary}, {"line", launch_verdict_line(plan)},
-                   {"exit_code", plan.verdict.fits ? 0 : 1}}},
+      {"model",
+       {{"name", plan.model_name},
+        {"ref", in.model.ref},
+        {"described", in.model.described},
+        {"revision", in.model.revision},
+        {"local_path", in.model.local_path}}},
+      {"cluster",
+       {{"gpu", plan.gpu.id},
+        {"count", plan.gpu_count},
+        {"arch", in.arch},
+        {"nodes", l.nodes},
+        {"gpus_per_node", l.gpus_per_node}}},
+      {"layout",
+       {{"tp", lay.tp},
+        {"ep", lay.ep},
+        {"pp", lay.pp},
+        {"dp", lay.dp},
+        {"dcp", lay.dcp},
+        {"chosen_by", lay.chosen_by}}},
+      {"workload",
+       {{"context_tokens", plan.workload.context_tokens},
+        {"concurrency", plan.workload.concurrency},
+        {"kv_dtype", plan.workload.kv_dtype},
+        {"state_dtype", plan.workload.state_dtype}}},
+      {"verdict",
+       {{"fits", plan.verdict.fits},
+        {"first_boundary", std::string(resource_key(plan.verdict.first_boundary))},
+        {"summary", plan.verdict.summary},
+        {"line", launch_verdict_line(plan)},
+        {"exit_code", plan.verdict.fits ? 0 : 1}}},
       {"topology", l.topology},
       {"commands", commands},
       {"flags", flags},

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
-
 #include <string>
 
 #include "launch/launch_command.h"

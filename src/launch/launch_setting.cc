@@ -9,22 +9,38 @@ namespace preflight {
 
 std::string_view setting_option(Setting s) {
   switch (s) {
-    case Setting::tp: return "--tp";
-    case Setting::ep: return "--ep";
-    case Setting::pp: return "--pp";
-    case Setting::dp: return "--dp";
-    case Setting::dcp: return "--dcp";
-    case Setting::context: return "--context";
-    case Setting::kv_dtype: return "--kv-dtype";
-    case Setting::state_dtype: return "--state-dtype";
-    case Setting::gpu_memory_utilization: return "--gpu-memory-utilization";
-    case Setting::mem_fraction_static: return "--mem-fraction-static";
-    case Setting::max_num_seqs: return "--max-num-seqs";
-    case Setting::max_num_batched_tokens: return "--max-num-batched-tokens";
-    case Setting::block_size: return "--block-size";
-    case Setting::mamba_full_memory_ratio: return "--mamba-full-memory-ratio";
-    case Setting::radix_cache: return "--radix-cache";
-    case Setting::enforce_eager: return "--enforce-eager";
+    case Setting::tp:
+      return "--tp";
+    case Setting::ep:
+      return "--ep";
+    case Setting::pp:
+      return "--pp";
+    case Setting::dp:
+      return "--dp";
+    case Setting::dcp:
+      return "--dcp";
+    case Setting::context:
+      return "--context";
+    case Setting::kv_dtype:
+      return "--kv-dtype";
+    case Setting::state_dtype:
+      return "--state-dtype";
+    case Setting::gpu_memory_utilization:
+      return "--gpu-memory-utilization";
+    case Setting::mem_fraction_static:
+      return "--mem-fraction-static";
+    case Setting::max_num_seqs:
+      return "--max-num-seqs";
+    case Setting::max_num_batched_tokens:
+      return "--max-num-batched-tokens";
+    case Setting::block_size:
+      return "--block-size";
+    case Setting::mamba_full_memory_ratio:
+      return "--mamba-full-memory-ratio";
+    case Setting::radix_cache:
+      return "--radix-cache";
+    case Setting::enforce_eager:
+      return "--enforce-eager";
   }
   return "";
 }
@@ -105,7 +121,8 @@ Result<std::string> translate(Kind kind, const RecipeFlag& f) {
       if (v == "float32" || v == "fp32") return std::string("fp32");
       return bad("bfloat16 or float32");
     case Kind::switch_true:
-    case Kind::switch_off: break;
+    case Kind::switch_off:
+      break;
   }
   return bad("a value");
 }
@@ -125,9 +142,12 @@ Result<std::optional<std::pair<Setting, std::string>>> bind_engine_flag(EngineKi
     return std::optional<std::pair<Setting, std::string>>{};
   };
   switch (engine) {
-    case EngineKind::vllm: return scan(kVllm);
-    case EngineKind::sglang: return scan(kSglang);
-    case EngineKind::generic: break;
+    case EngineKind::vllm:
+      return scan(kVllm);
+    case EngineKind::sglang:
+      return scan(kSglang);
+    case EngineKind::generic:
+      break;
   }
   return std::optional<std::pair<Setting, std::string>>{};
 }
@@ -177,16 +197,18 @@ Result<LaunchSettings> apply_recipes(const std::map<Setting, std::string>& user,
                                               next.engine_flag, r.label));
       } else {
         if (it->second.value != value)
-          out.overrides.push_back(
-              fmt::format("{} {} replaces {} of {}", r.label, next.engine_flag, it->second.engine_flag, it->second.recipe_label));
+          out.overrides.push_back(fmt::format("{} {} replaces {} of {}", r.label, next.engine_flag,
+                                              it->second.engine_flag, it->second.recipe_label));
         it->second = std::move(next);
       }
     }
     for (const auto& entry : r.env) {
       // (a named pair, not a structured binding: clang 14 cannot capture those)
       auto same = std::find_if(out.env.begin(), out.env.end(), [&](const auto& e) { return e.first == entry.first; });
-      if (same == out.env.end()) out.env.emplace_back(entry.first, entry.second);
-      else same->second = entry.second;
+      if (same == out.env.end())
+        out.env.emplace_back(entry.first, entry.second);
+      else
+        same->second = entry.second;
     }
     out.recipes.push_back(r);
   }

@@ -22,22 +22,33 @@ namespace preflight {
 // The plan inputs an engine flag can set. Values are in preflight's terms
 // (the strings its own options take: "fp8", "bf16", "131072", "0.95").
 enum class Setting {
-  tp, ep, pp, dp, dcp,
-  context, kv_dtype, state_dtype,
-  gpu_memory_utilization, mem_fraction_static,
-  max_num_seqs, max_num_batched_tokens, block_size,
-  mamba_full_memory_ratio, radix_cache, enforce_eager,
+  tp,
+  ep,
+  pp,
+  dp,
+  dcp,
+  context,
+  kv_dtype,
+  state_dtype,
+  gpu_memory_utilization,
+  mem_fraction_static,
+  max_num_seqs,
+  max_num_batched_tokens,
+  block_size,
+  mamba_full_memory_ratio,
+  radix_cache,
+  enforce_eager,
 };
 
 // The preflight option that sets it ("--tp", "--context", "--kv-dtype").
 std::string_view setting_option(Setting s);
 
 struct SettingValue {
-  std::string value;         // preflight's terms
-  std::string recipe_id;     // empty: the user's option
+  std::string value;      // preflight's terms
+  std::string recipe_id;  // empty: the user's option
   std::string recipe_label;
-  std::string engine_flag;   // as the recipe wrote it: "--max-model-len 32768"
-  std::string source;        // the flag's or the recipe's source
+  std::string engine_flag;  // as the recipe wrote it: "--max-model-len 32768"
+  std::string source;       // the flag's or the recipe's source
   bool from_user() const { return recipe_id.empty(); }
 };
 
@@ -52,10 +63,10 @@ struct PassFlag {
 
 struct LaunchSettings {
   std::map<Setting, SettingValue> values;
-  std::vector<PassFlag> pass;                             // first-seen order
-  std::vector<std::string> overrides;                     // "user --context 131072 replaces ..."
-  std::vector<Recipe> recipes;                            // applied, most general first
-  std::vector<std::pair<std::string, std::string>> env;   // from the recipes, later ones replacing
+  std::vector<PassFlag> pass;                            // first-seen order
+  std::vector<std::string> overrides;                    // "user --context 131072 replaces ..."
+  std::vector<Recipe> recipes;                           // applied, most general first
+  std::vector<std::pair<std::string, std::string>> env;  // from the recipes, later ones replacing
 };
 
 // Which plan input a recipe's engine flag sets, translated into preflight's

@@ -71,11 +71,13 @@ TEST(LaunchSettings, BadRecipeValuesAreErrorsNamingTheFlag) {
   const Case cases[] = {
       {EngineKind::vllm, {"--max-model-len", "32k", ""}, "--max-model-len: expected a positive integer, got '32k'"},
       {EngineKind::vllm, {"--max-model-len", std::nullopt, ""}, "--max-model-len: expected a value, got ''"},
-      {EngineKind::vllm, {"--kv-cache-dtype", "int8", ""},
+      {EngineKind::vllm,
+       {"--kv-cache-dtype", "int8", ""},
        "--kv-cache-dtype: expected fp8, fp8_e4m3, fp8_e5m2, auto, bfloat16 or float16, got 'int8'"},
       {EngineKind::vllm, {"--enforce-eager", "yes", ""}, "--enforce-eager: expected no value (a switch), got 'yes'"},
       {EngineKind::sglang, {"--tp", "0", ""}, "--tp: expected a positive integer, got '0'"},
-      {EngineKind::sglang, {"--mem-fraction-static", "high", ""},
+      {EngineKind::sglang,
+       {"--mem-fraction-static", "high", ""},
        "--mem-fraction-static: expected a number such as 0.9, got 'high'"},
   };
   for (const auto& c : cases) {
@@ -124,7 +126,8 @@ TEST(LaunchSettings, UserWinsAndSpecificRecipesReplaceGeneralOnes) {
 
 TEST(LaunchSettings, SglangTpWithDpIsAttentionTpTimesDp) {
   const std::vector<Recipe> recipes = {
-      recipe("dp", EngineKind::sglang, {{"--tp", "16", ""}, {"--dp", "4", ""}, {"--enable-dp-attention", std::nullopt, ""}}),
+      recipe("dp", EngineKind::sglang,
+             {{"--tp", "16", ""}, {"--dp", "4", ""}, {"--enable-dp-attention", std::nullopt, ""}}),
   };
   auto s = apply_recipes({}, EngineKind::sglang, recipes);
   ASSERT_TRUE(s) << s.error().to_string();
@@ -133,7 +136,8 @@ TEST(LaunchSettings, SglangTpWithDpIsAttentionTpTimesDp) {
   ASSERT_EQ(s->pass.size(), 1u);
   EXPECT_EQ(s->pass[0].flag, "--enable-dp-attention");
 
-  auto bad = apply_recipes({}, EngineKind::sglang, {recipe("x", EngineKind::sglang, {{"--tp", "16", ""}, {"--dp", "3", ""}})});
+  auto bad =
+      apply_recipes({}, EngineKind::sglang, {recipe("x", EngineKind::sglang, {{"--tp", "16", ""}, {"--dp", "3", ""}})});
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().to_string(), "recipe x: --dp: DP 3 does not divide --tp 16");
 }

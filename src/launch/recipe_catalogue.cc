@@ -1,15 +1,15 @@
 #include "launch/recipe_catalogue.h"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <charconv>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <stdexcept>
 
-#include "embedded_files.h"
 #include "core/json_read.h"
+#include "embedded_files.h"
 #include "model/json_fields.h"
 
 namespace preflight {
@@ -63,9 +63,12 @@ Result<Recipe> parse_recipe(const nlohmann::json& node, const std::string& origi
   }
   auto engine = f.string("engine");
   if (!engine) return engine.error();
-  if (*engine == "vllm") r.engine = EngineKind::vllm;
-  else if (*engine == "sglang") r.engine = EngineKind::sglang;
-  else return f.error("engine", fmt::format("expected vllm or sglang, got '{}'", *engine));
+  if (*engine == "vllm")
+    r.engine = EngineKind::vllm;
+  else if (*engine == "sglang")
+    r.engine = EngineKind::sglang;
+  else
+    return f.error("engine", fmt::format("expected vllm or sglang, got '{}'", *engine));
   for (auto [key, target] : {std::pair<std::string_view, std::vector<std::string>*>{"models", &r.models},
                              {"families", &r.families},
                              {"arch", &r.archs},
@@ -75,8 +78,7 @@ Result<Recipe> parse_recipe(const nlohmann::json& node, const std::string& origi
     if (!v) return v.error();
     *target = *v;
   }
-  if (r.models.empty() && r.families.empty())
-    return f.error("models", "a recipe names at least one model or family");
+  if (r.models.empty() && r.families.empty()) return f.error("models", "a recipe names at least one model or family");
   if (f.has("gpu_count")) {
     auto count = f.positive_integer("gpu_count");
     if (!count) return count.error();
@@ -131,7 +133,8 @@ Result<std::vector<Recipe>> parse_recipes(std::string_view json_text, std::strin
 
 const std::vector<Recipe>& embedded_recipes() {
   static const std::vector<Recipe> kRecipes = [] {
-    auto parsed = parse_recipes(embedded::embedded_file("data/launch/recipes.json"), "data/launch/recipes.json (embedded)");
+    auto parsed =
+        parse_recipes(embedded::embedded_file("data/launch/recipes.json"), "data/launch/recipes.json (embedded)");
     if (!parsed) throw std::logic_error("embedded launch recipes are invalid: " + parsed.error().to_string());
     return std::move(parsed).value();
   }();

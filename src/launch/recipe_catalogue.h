@@ -31,12 +31,12 @@ struct Recipe {
   std::string id;     // "vllm-kimi-k3-hopper"
   std::string label;  // "vLLM Kimi-K3 Hopper override"
   EngineKind engine = EngineKind::vllm;
-  std::vector<std::string> models;    // catalogue names ("kimi-k3")
-  std::vector<std::string> families;  // model families ("kimi_k3"), for models given as paths
-  std::vector<std::string> archs;     // empty: any architecture
-  std::vector<std::string> gpus;      // accelerator ids; empty: any
-  std::uint64_t gpu_count = 0;        // 0: any count
-  std::vector<std::string> kv_dtypes; // KV cache dtypes (preflight's names) it is for; empty: any
+  std::vector<std::string> models;           // catalogue names ("kimi-k3")
+  std::vector<std::string> families;         // model families ("kimi_k3"), for models given as paths
+  std::vector<std::string> archs;            // empty: any architecture
+  std::vector<std::string> gpus;             // accelerator ids; empty: any
+  std::uint64_t gpu_count = 0;               // 0: any count
+  std::vector<std::string> kv_dtypes;        // KV cache dtypes (preflight's names) it is for; empty: any
   std::optional<EngineVersion> min_version;  // engine release the recipe needs; none: any
   std::string source;
   std::vector<RecipeFlag> flags;
@@ -54,7 +54,7 @@ struct RecipeTarget {
   std::string arch;        // GpuArch::arch, or "" when unknown
   std::string gpu_id;      // Accelerator::id
   std::uint64_t gpu_count = 0;
-  std::string kv_dtype;    // the launch's KV cache dtype ("fp8"); "": recipes keyed by one do not apply
+  std::string kv_dtype;  // the launch's KV cache dtype ("fp8"); "": recipes keyed by one do not apply
 };
 
 Result<std::vector<Recipe>> parse_recipes(std::string_view json_text, std::string_view origin);

@@ -83,24 +83,79 @@ TEST(LaunchRecipes, SelectionIsGeneralToSpecific) {
     const char* kv = "";
   };
   const Case cases[] = {
-      {EngineKind::vllm, "kimi-k3", "kimi_k3", "blackwell", "nvidia-b300-hgx", 8, {"vllm-kimi-k3", "vllm-kimi-k3-blackwell"}},
-      {EngineKind::vllm, "kimi-k3", "kimi_k3", "hopper", "nvidia-h100-sxm-80gb", 32, {"vllm-kimi-k3", "vllm-kimi-k3-hopper"}},
+      {EngineKind::vllm,
+       "kimi-k3",
+       "kimi_k3",
+       "blackwell",
+       "nvidia-b300-hgx",
+       8,
+       {"vllm-kimi-k3", "vllm-kimi-k3-blackwell"}},
+      {EngineKind::vllm,
+       "kimi-k3",
+       "kimi_k3",
+       "hopper",
+       "nvidia-h100-sxm-80gb",
+       32,
+       {"vllm-kimi-k3", "vllm-kimi-k3-hopper"}},
       // ROCm: the AMD override (load format auto, 128 sequences, the breakable-graph variable).
       {EngineKind::vllm, "kimi-k3", "kimi_k3", "cdna4", "amd-mi355x", 8, {"vllm-kimi-k3", "vllm-kimi-k3-rocm"}},
       // An FP8 KV cache adds prefill query quantization; on Blackwell with the TRT-LLM ragged prefill.
-      {EngineKind::vllm, "kimi-k3", "kimi_k3", "cdna4", "amd-mi355x", 8,
-       {"vllm-kimi-k3", "vllm-kimi-k3-fp8-kv", "vllm-kimi-k3-rocm"}, "fp8"},
-      {EngineKind::vllm, "kimi-k3", "kimi_k3", "blackwell", "nvidia-b300-hgx", 8,
-       {"vllm-kimi-k3", "vllm-kimi-k3-fp8-kv", "vllm-kimi-k3-blackwell", "vllm-kimi-k3-blackwell-fp8-kv"}, "fp8"},
-      {EngineKind::vllm, "kimi-k3", "kimi_k3", "blackwell", "nvidia-b300-hgx", 8, {"vllm-kimi-k3", "vllm-kimi-k3-blackwell"}, "bf16"},
+      {EngineKind::vllm,
+       "kimi-k3",
+       "kimi_k3",
+       "cdna4",
+       "amd-mi355x",
+       8,
+       {"vllm-kimi-k3", "vllm-kimi-k3-fp8-kv", "vllm-kimi-k3-rocm"},
+       "fp8"},
+      {EngineKind::vllm,
+       "kimi-k3",
+       "kimi_k3",
+       "blackwell",
+       "nvidia-b300-hgx",
+       8,
+       {"vllm-kimi-k3", "vllm-kimi-k3-fp8-kv", "vllm-kimi-k3-blackwell", "vllm-kimi-k3-blackwell-fp8-kv"},
+       "fp8"},
+      {EngineKind::vllm,
+       "kimi-k3",
+       "kimi_k3",
+       "blackwell",
+       "nvidia-b300-hgx",
+       8,
+       {"vllm-kimi-k3", "vllm-kimi-k3-blackwell"},
+       "bf16"},
       {EngineKind::vllm, "kimi-k3", "kimi_k3", "", "custom", 8, {"vllm-kimi-k3"}},
       // A K3 snapshot given as a path matches by family.
       {EngineKind::vllm, "", "kimi_k3", "hopper", "nvidia-h200-sxm-141gb", 16, {"vllm-kimi-k3", "vllm-kimi-k3-hopper"}},
-      {EngineKind::sglang, "kimi-k3", "kimi_k3", "hopper", "nvidia-h100-sxm-80gb", 32, {"sglang-kimi-k3", "sglang-kimi-k3-h100-4x8"}},
+      {EngineKind::sglang,
+       "kimi-k3",
+       "kimi_k3",
+       "hopper",
+       "nvidia-h100-sxm-80gb",
+       32,
+       {"sglang-kimi-k3", "sglang-kimi-k3-h100-4x8"}},
       {EngineKind::sglang, "kimi-k3", "kimi_k3", "hopper", "nvidia-h100-sxm-80gb", 16, {"sglang-kimi-k3"}},
-      {EngineKind::sglang, "kimi-k3", "kimi_k3", "hopper", "nvidia-h200-sxm-141gb", 16, {"sglang-kimi-k3", "sglang-kimi-k3-h200-2x8"}},
-      {EngineKind::sglang, "kimi-k3", "kimi_k3", "blackwell", "nvidia-b300-hgx", 8, {"sglang-kimi-k3", "sglang-kimi-k3-b300-1x8"}},
-      {EngineKind::sglang, "kimi-k3", "kimi_k3", "blackwell", "nvidia-gb300", 8, {"sglang-kimi-k3", "sglang-kimi-k3-gb300-2x4"}},
+      {EngineKind::sglang,
+       "kimi-k3",
+       "kimi_k3",
+       "hopper",
+       "nvidia-h200-sxm-141gb",
+       16,
+       {"sglang-kimi-k3", "sglang-kimi-k3-h200-2x8"}},
+      {EngineKind::sglang,
+       "kimi-k3",
+       "kimi_k3",
+       "blackwell",
+       "nvidia-b300-hgx",
+       8,
+       {"sglang-kimi-k3", "sglang-kimi-k3-b300-1x8"}},
+      {EngineKind::sglang,
+       "kimi-k3",
+       "kimi_k3",
+       "blackwell",
+       "nvidia-gb300",
+       8,
+       {"sglang-kimi-k3", "sglang-kimi-k3-gb300-2x4"}},
       {EngineKind::vllm, "deepseek-v3", "deepseek_v3", "hopper", "nvidia-h100-sxm-80gb", 16, {}},
   };
   for (const auto& c : cases) {
@@ -151,8 +206,8 @@ TEST(LaunchRecipes, MinVersionIsParsedOnceAndComparedAsNumbers) {
     const char* newest;
   };
   const Case cases[] = {
-      {{"0.26.1", "0.27.0"}, "0.27.0"}, {{"0.27.0", "0.27"}, "0.27.0"}, {{"0.9.2", "0.27.0"}, "0.27.0"},
-      {{"1.0.0", "0.27.0"}, "1.0.0"},   {{"0.10.0", "0.9.9"}, "0.10.0"},   {{}, ""},
+      {{"0.26.1", "0.27.0"}, "0.27.0"}, {{"0.27.0", "0.27"}, "0.27.0"},  {{"0.9.2", "0.27.0"}, "0.27.0"},
+      {{"1.0.0", "0.27.0"}, "1.0.0"},   {{"0.10.0", "0.9.9"}, "0.10.0"}, {{}, ""},
   };
   for (const auto& c : cases) {
     std::vector<Recipe> selected;
@@ -166,7 +221,8 @@ TEST(LaunchRecipes, MinVersionIsParsedOnceAndComparedAsNumbers) {
     EXPECT_EQ(need ? need->version.str() : "", c.newest);
   }
   const auto bad = parse_recipes(R"({"recipes": [{"id": "a", "label": "A", "source": "s", "engine": "vllm",
-      "min_version": "latest", "flags": []}]})", "t");
+      "min_version": "latest", "flags": []}]})",
+                                 "t");
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().to_string(), "t: /recipes/0/min_version: expected a version such as 0.19.0, got \"latest\"");
 }

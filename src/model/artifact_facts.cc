@@ -2,8 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/json_fields.h"
 #include "core/json_read.h"
+#include "model/json_fields.h"
 
 namespace preflight {
 

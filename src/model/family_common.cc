@@ -59,17 +59,20 @@ double number_or(const nlohmann::json* v, double fallback) {
 // Details engines need beyond the weights (tied head, RoPE cache extent). They
 // are read leniently: a missing or odd value leaves the engine's default.
 void read_engine_details(ModelSpec& m, const JsonFields& text, const JsonFields& root) {
-  if (const auto* tie = lookup(text, root, "tie_word_embeddings"); tie && tie->is_boolean()) m.tied_embeddings = tie->get<bool>();
+  if (const auto* tie = lookup(text, root, "tie_word_embeddings"); tie && tie->is_boolean())
+    m.tied_embeddings = tie->get<bool>();
   const double partial = number_or(lookup(text, root, "partial_rotary_factor"), 1.0);
-  m.rotary_dim = m.count_layers(LayerKind::mla) > 0 ? m.mla.qk_rope_head_dim
-                                                   : static_cast<std::uint64_t>(static_cast<double>(m.gqa.head_dim) * partial);
+  m.rotary_dim = m.count_layers(LayerKind::mla) > 0
+                     ? m.mla.qk_rope_head_dim
+                     : static_cast<std::uint64_t>(static_cast<double>(m.gqa.head_dim) * partial);
   m.rope_cache_positions = m.max_context;
   if (const auto* rs = lookup(text, root, "rope_scaling"); rs && rs->is_object()) {
     std::string type;
     for (const char* k : {"rope_type", "type"})
       if (auto it = rs->find(k); it != rs->end() && it->is_string()) type = it->get<std::string>();
     const double factor = number_or(rs->contains("factor") ? &rs->at("factor") : nullptr, 1.0);
-    const double original = number_or(rs->contains("original_max_position_embeddings") ? &rs->at("original_max_position_embeddings") : nullptr, 0);
+    const double original = number_or(
+        rs->contains("original_max_position_embeddings") ? &rs->at("original_max_position_embeddings") : nullptr, 0);
     // YaRN caches original_max_position_embeddings x factor positions
     // (vLLM YaRNScalingRotaryEmbedding / DeepseekScalingRotaryEmbedding).
     if ((type == "yarn" || type == "deepseek_yarn") && original > 0)
@@ -79,7 +82,6 @@ void read_engine_details(ModelSpec& m, const JsonFields& text, const JsonFields&
     if ((type == "linear" || type == "dynamic") && factor > 1)
       m.rope_cache_positions = static_cast<std::uint64_t>(static_cast<double>(m.max_context) * factor);
   }
-
 }
 
 }  // namespace

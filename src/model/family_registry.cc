@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include "core/json_read.h"
-#include "model/json_fields.h"
 #include "model/arch/architecture.h"
+#include "model/json_fields.h"
 #include "model/out_of_scope.h"
 
 namespace preflight {
@@ -63,16 +63,15 @@ Result<ModelSpec> build_model_from_config(std::string_view config_json, std::str
       return m;
     }
   }
-  if (auto why = out_of_scope_reason(doc, model_type))
-    return Error{std::string(origin), "/model_type", *why};
+  if (auto why = out_of_scope_reason(doc, model_type)) return Error{std::string(origin), "/model_type", *why};
   // Unknown architecture: the generic decoder reading, said out loud. A config that
   // names routed experts is read as a generic MoE decoder: the dense Llama reading
   // would count one MLP per layer where the model stores dozens or hundreds.
   const bool moe = names_routed_experts(doc);
   const auto* generic = table.by_name(moe ? "generic_moe" : "llama");
   if (!generic)
-    return Error{std::string(origin), "", fmt::format("the embedded architecture table has no {} description",
-                                                      moe ? "generic_moe" : "llama")};
+    return Error{std::string(origin), "",
+                 fmt::format("the embedded architecture table has no {} description", moe ? "generic_moe" : "llama")};
   auto m = arch::build_described(table, *generic, doc, origin);
   // Layer kinds the generic reading does not know (LFM2's "conv", a hybrid's
   // "linear_attention"): read again with every layer as full attention, which
@@ -85,8 +84,9 @@ Result<ModelSpec> build_model_from_config(std::string_view config_json, std::str
     m = arch::build_described(table, *generic, plain, origin);
   }
   if (m && !unknown_kinds.empty())
-    m.value().notes.push_back("layer_types " + unknown_kinds +
-                              " names kinds the generic reader does not know: every layer is counted as full attention");
+    m.value().notes.push_back(
+        "layer_types " + unknown_kinds +
+        " names kinds the generic reader does not know: every layer is counted as full attention");
   if (!m)
     return Error{m.error().origin, m.error().field,
                  fmt::format("{} (model_type '{}' has no family reader, and the generic {} reading needs it)",
@@ -94,13 +94,14 @@ Result<ModelSpec> build_model_from_config(std::string_view config_json, std::str
   if (m) {
     m.value().family = moe ? "generic_moe" : "generic_decoder";
     if (auto w = doc.find("sliding_window"); w != doc.end() && !w->is_null() && !doc.contains("layer_types"))
-      m.value().notes.push_back("sliding_window is set but the generic reader cannot tell which layers use it: "
-                                "every layer is counted as full attention");
+      m.value().notes.push_back(
+          "sliding_window is set but the generic reader cannot tell which layers use it: "
+          "every layer is counted as full attention");
     m.value().family_reader = false;
-    m.value().notes.push_back(fmt::format(
-        "model_type '{}' is not a known family: read as a generic {} (embedding, attention, {}, head); "
-        "verify against the real files",
-        model_type, moe ? "MoE decoder" : "dense decoder", moe ? "routed and shared experts" : "MLP"));
+    m.value().notes.push_back(
+        fmt::format("model_type '{}' is not a known family: read as a generic {} (embedding, attention, {}, head); "
+                    "verify against the real files",
+                    model_type, moe ? "MoE decoder" : "dense decoder", moe ? "routed and shared experts" : "MLP"));
   }
   return m;
 }

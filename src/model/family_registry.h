@@ -4,10 +4,9 @@
 // decoder reading, which says so in the model's notes.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/result.h"
 #include "model/model_spec.h"

@@ -22,25 +22,33 @@ struct BucketKey {
 };
 
 BucketKey bucket_key(const StoredTensor& t) {
-  const auto bits = t.format == StorageFormat::int_packed && t.logical_params_each > 0
-                        ? t.bytes_each * 8 / t.logical_params_each
-                        : 0;
+  const auto bits =
+      t.format == StorageFormat::int_packed && t.logical_params_each > 0 ? t.bytes_each * 8 / t.logical_params_each : 0;
   return {t.format, t.dtype, bits};
 }
 
 std::string bucket_name(const BucketKey& k) {
   switch (k.format) {
-    case StorageFormat::mxfp4_packed: return "U8 (MXFP4 codes)";
-    case StorageFormat::mxfp4_scale: return "U8 (E8M0 scales)";
-    case StorageFormat::nvfp4_packed: return "U8 (NVFP4 codes)";
-    case StorageFormat::int_packed: return fmt::format("{} (packed int{})", dtype_name(k.dtype), k.bits);  // "I32 (packed int4)"
-    case StorageFormat::weight_scale: return fmt::format("{} (weight scales)", dtype_name(k.dtype));
-    case StorageFormat::zero_point: return fmt::format("{} (zero points)", dtype_name(k.dtype));
-    case StorageFormat::quant_metadata: return fmt::format("{} (quantization metadata)", dtype_name(k.dtype));
-    case StorageFormat::activation_scale: return fmt::format("{} (activation scales)", dtype_name(k.dtype));
+    case StorageFormat::mxfp4_packed:
+      return "U8 (MXFP4 codes)";
+    case StorageFormat::mxfp4_scale:
+      return "U8 (E8M0 scales)";
+    case StorageFormat::nvfp4_packed:
+      return "U8 (NVFP4 codes)";
+    case StorageFormat::int_packed:
+      return fmt::format("{} (packed int{})", dtype_name(k.dtype), k.bits);  // "I32 (packed int4)"
+    case StorageFormat::weight_scale:
+      return fmt::format("{} (weight scales)", dtype_name(k.dtype));
+    case StorageFormat::zero_point:
+      return fmt::format("{} (zero points)", dtype_name(k.dtype));
+    case StorageFormat::quant_metadata:
+      return fmt::format("{} (quantization metadata)", dtype_name(k.dtype));
+    case StorageFormat::activation_scale:
+      return fmt::format("{} (activation scales)", dtype_name(k.dtype));
     case StorageFormat::fp8:   // F8_E4M3 values: the dtype says it
     case StorageFormat::int8:  // I8 values
-    case StorageFormat::plain: break;
+    case StorageFormat::plain:
+      break;
   }
   return std::string(dtype_name(k.dtype));
 }
@@ -138,8 +146,8 @@ Inventory build_inventory(const ModelSpec& model) {
   const auto experts = model.moe.routed_experts;
   if (experts > 0 && inv.moe_layers > 0) {
     inv.routed_params_per_expert = inv.routed_params / (experts * inv.moe_layers);
-    inv.active_routed_params = checked_mul(checked_mul(inv.routed_params_per_expert, model.moe.experts_per_token),
-                                           inv.moe_layers);
+    inv.active_routed_params =
+        checked_mul(checked_mul(inv.routed_params_per_expert, model.moe.experts_per_token), inv.moe_layers);
   }
   inv.active_params = checked_add(inv.active_trunk_params, inv.active_routed_params);
   return inv;

@@ -20,7 +20,7 @@ struct InventoryRow {
 };
 
 struct Inventory {
-  std::vector<InventoryRow> by_module;                 // kAllModuleClasses order, empty classes skipped
+  std::vector<InventoryRow> by_module;  // kAllModuleClasses order, empty classes skipped
   std::map<std::string, std::uint64_t> bytes_by_dtype;
   std::map<std::string, std::uint64_t> elements_by_dtype;  // stored elements (U8 counts bytes)
   std::uint64_t tensors = 0;

@@ -50,11 +50,11 @@ TEST(Inventory, RowsBucketsAndLayersFromAHandMadeManifest) {
   EXPECT_EQ(inv.logical_params, 80u + 256 + 0 + 64 + 256 + 256 + 0 + 80);
   EXPECT_EQ(inv.quantized_bytes, 128u + 8 + 128 + 128 + 128);
   EXPECT_EQ(inv.unquantized_bytes, 320u);
-  EXPECT_EQ(inv.moe_layers, 2u);                       // layers 1 and 3
+  EXPECT_EQ(inv.moe_layers, 2u);  // layers 1 and 3
   EXPECT_EQ(inv.routed_params, 768u);
   EXPECT_EQ(inv.routed_params_per_expert, 768u / (4 * 2));
-  EXPECT_EQ(inv.active_trunk_params, 64u + 80);        // attention and head; not the embedding
-  EXPECT_EQ(inv.active_routed_params, 96u * 2 * 2);    // per expert x top-2 x 2 layers
+  EXPECT_EQ(inv.active_trunk_params, 64u + 80);      // attention and head; not the embedding
+  EXPECT_EQ(inv.active_routed_params, 96u * 2 * 2);  // per expert x top-2 x 2 layers
   EXPECT_EQ(inv.active_params, 144u + 384);
 
   // Plain BF16 and fp8-declared BF16 name one bucket.

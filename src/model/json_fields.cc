@@ -26,8 +26,7 @@ Result<std::uint64_t> JsonFields::non_negative_integer(std::string_view key) con
 Result<std::uint64_t> JsonFields::positive_integer(std::string_view key) const {
   if (!has(key)) return error(key, "missing positive integer");
   const auto& v = (*node_)[std::string(key)];
-  if ((v.is_number_unsigned() && v.get<std::uint64_t>() > 0) ||
-      (v.is_number_integer() && v.get<std::int64_t>() > 0)) {
+  if ((v.is_number_unsigned() && v.get<std::uint64_t>() > 0) || (v.is_number_integer() && v.get<std::int64_t>() > 0)) {
     const auto n = v.get<std::uint64_t>();
     if (n > (1ULL << 40)) return error(key, fmt::format("value {} is implausibly large", n));
     return n;

@@ -5,9 +5,8 @@
 // integer, got -4". The pointer is built from the path actually walked.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>

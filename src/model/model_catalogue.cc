@@ -1,18 +1,18 @@
 #include "model/model_catalogue.h"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
 
-#include "core/suggest.h"
-#include "core/json_read.h"
 #include "core/house_layout.h"
+#include "core/json_read.h"
+#include "core/suggest.h"
 #include "core/text.h"
 #include "embedded_files.h"
 #include "model/family_registry.h"
@@ -57,7 +57,7 @@ constexpr std::string_view kEmbeddedOrigin = "data/models/catalogue.json (embedd
 // holds the two to the same answers.
 struct QuickCatalogue {
   bool usable = false;
-  std::vector<std::string_view> entries;                           // "{" to "}"
+  std::vector<std::string_view> entries;                               // "{" to "}"
   std::vector<std::pair<std::string, std::vector<std::string>>> keys;  // name, lower-cased aliases
 };
 
@@ -90,7 +90,8 @@ Result<std::vector<CatalogueModel>> parse_model_catalogue(std::string_view json_
   if (!parsed) return parsed.error();
   nlohmann::json& doc = parsed.value();
   if (!doc.is_object()) return Error{std::string(origin), "", "not a JSON object"};
-  if (!doc.contains("models") || !doc["models"].is_array()) return Error{std::string(origin), "/models", "missing list"};
+  if (!doc.contains("models") || !doc["models"].is_array())
+    return Error{std::string(origin), "/models", "missing list"};
   std::vector<CatalogueModel> out;
   for (std::size_t i = 0; i < doc["models"].size(); ++i) {
     auto m = read_catalogue_entry(doc["models"][i], origin, i);
@@ -151,7 +152,8 @@ Result<ModelSpec> load_catalogue_model(std::string_view name, std::string_view o
   {
     const auto& entry = **found;
     const auto config = embedded::embedded_file(entry.config_path);
-    if (config.empty()) return Error{std::string(origin), "", fmt::format("{}: embedded {} is missing", entry.name, entry.config_path)};
+    if (config.empty())
+      return Error{std::string(origin), "", fmt::format("{}: embedded {} is missing", entry.name, entry.config_path)};
     auto spec = load_config_model(config, fmt::format("{} ({})", entry.name, entry.config_path));
     if (!spec) return spec.error();
     ModelSpec m = std::move(spec).value();

@@ -15,14 +15,14 @@
 namespace preflight {
 
 struct CatalogueModel {
-  std::string name;                 // "kimi-k3"
-  std::vector<std::string> aliases; // lower-case: "moonshotai/kimi-k3", "k3"
-  std::string hub_id;               // "moonshotai/Kimi-K3"
+  std::string name;                  // "kimi-k3"
+  std::vector<std::string> aliases;  // lower-case: "moonshotai/kimi-k3", "k3"
+  std::string hub_id;                // "moonshotai/Kimi-K3"
   std::string description;
-  std::string config_path;          // embedded path of config.json
-  std::string config_provenance;    // verbatim, reconstructed, sibling...
-  std::string artifact_path;        // embedded path of artifact.json; may be empty
-  std::string index_path;           // embedded model.safetensors.index.json; may be empty
+  std::string config_path;        // embedded path of config.json
+  std::string config_provenance;  // verbatim, reconstructed, sibling...
+  std::string artifact_path;      // embedded path of artifact.json; may be empty
+  std::string index_path;         // embedded model.safetensors.index.json; may be empty
   // The --quantize scheme the checkpoint is, where its own quantization_config
   // could not be found and the config is the 16-bit base model's (a quantized
   // repo's sibling): applied unless the user gives --quantize (none: the base).

@@ -1,5 +1,4 @@
 #include "model/model_overrides.h"
-#include "model/pooling_runner.h"
 
 #include <fmt/format.h>
 
@@ -9,6 +8,7 @@
 #include "core/bytes.h"
 #include "core/json_read.h"
 #include "model/family_registry.h"
+#include "model/pooling_runner.h"
 
 namespace preflight {
 
@@ -17,8 +17,8 @@ namespace {
 // Routers the descriptions mark as nn.Linear (data/architectures/mixtral.json, qwen2_moe.json): Mixtral's
 // block_sparse_moe.gate, Qwen2/3-MoE's mlp.gate and the shared expert's
 // one-output gate. End-anchored so that mlp.gate_proj is not matched.
-constexpr std::array<std::string_view, 3> kRouterRegexes{
-    R"(.*mlp\.gate$)", R"(.*block_sparse_moe\.gate$)", R"(.*shared_expert_gate$)"};
+constexpr std::array<std::string_view, 3> kRouterRegexes{R"(.*mlp\.gate$)", R"(.*block_sparse_moe\.gate$)",
+                                                         R"(.*shared_expert_gate$)"};
 
 nlohmann::json ct_ignore() {
   nlohmann::json ignore = nlohmann::json::array({"lm_head"});
@@ -47,9 +47,10 @@ nlohmann::json fp8_online() {
 }
 
 nlohmann::json fp8_dynamic() {
-  return ct_config("float-quantized",
-                   {{"num_bits", 8}, {"type", "float"}, {"strategy", "channel"}, {"symmetric", true}, {"dynamic", false}},
-                   {{"num_bits", 8}, {"type", "float"}, {"strategy", "token"}, {"symmetric", true}, {"dynamic", true}});
+  return ct_config(
+      "float-quantized",
+      {{"num_bits", 8}, {"type", "float"}, {"strategy", "channel"}, {"symmetric", true}, {"dynamic", false}},
+      {{"num_bits", 8}, {"type", "float"}, {"strategy", "token"}, {"symmetric", true}, {"dynamic", true}});
 }
 
 nlohmann::json w8a8() {
@@ -73,7 +74,7 @@ struct Scheme {
   std::string_view flag;   // --quantize value
   std::string_view label;  // in the model name: "llama-3.1-8b-instruct (+fp8 online)"
   nlohmann::json (*config)();
-  std::string_view note;   // what the plan assumes, for ModelSpec::notes
+  std::string_view note;  // what the plan assumes, for ModelSpec::notes
 };
 
 constexpr std::array<Scheme, 4> kSchemes{{
@@ -175,9 +176,7 @@ std::optional<Error> validate_model_overrides(const ModelOverrides& o) {
   return std::nullopt;
 }
 
-bool overrides_requested(const ModelOverrides& o) {
-  return quantize_requested(o.quantize) || dtype_requested(o.dtype);
-}
+bool overrides_requested(const ModelOverrides& o) { return quantize_requested(o.quantize) || dtype_requested(o.dtype); }
 
 Result<nlohmann::json> quantization_config_for(std::string_view scheme) {
   if (!quantize_requested(scheme)) return nlohmann::json();
@@ -235,8 +234,8 @@ Result<ModelSpec> apply_model_overrides(ModelSpec files, std::string_view config
     const auto* d = find_dtype(o.dtype);
     const auto from = m.dtype;
     if (from == d->dtype) {
-      notes.push_back(fmt::format("--dtype {}: already the model dtype ({}), nothing changed", o.dtype,
-                                  dtype_name(from)));
+      notes.push_back(
+          fmt::format("--dtype {}: already the model dtype ({}), nothing changed", o.dtype, dtype_name(from)));
     } else {
       const auto changed = recast(m, d->dtype);
       manifest_changed = manifest_changed || changed > 0;
@@ -256,9 +255,10 @@ Result<ModelSpec> apply_model_overrides(ModelSpec files, std::string_view config
   }
   m.artifact = artifact;
   if (manifest_changed && artifact) {
-    notes.push_back(fmt::format("artifact facts of {} left out of this plan: they describe the files as released "
-                                "(shards, bytes, the hub's parameter count), not the weights after the overrides",
-                                artifact->hub_id.empty() ? std::string("the release") : artifact->hub_id));
+    notes.push_back(
+        fmt::format("artifact facts of {} left out of this plan: they describe the files as released "
+                    "(shards, bytes, the hub's parameter count), not the weights after the overrides",
+                    artifact->hub_id.empty() ? std::string("the release") : artifact->hub_id));
     m.artifact.reset();
   }
   for (auto& n : notes) m.notes.push_back(std::move(n));

@@ -52,7 +52,6 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
-
 #include <optional>
 #include <string>
 #include <string_view>
@@ -63,8 +62,8 @@
 namespace preflight {
 
 struct ModelOverrides {
-  std::string quantize;  // --quantize: "" or none | fp8 | fp8-dynamic | w8a8 | w4a16
-  std::string dtype;     // --dtype: "" or auto | bfloat16 | float16 | float32 (half, float)
+  std::string quantize;     // --quantize: "" or none | fp8 | fp8-dynamic | w8a8 | w4a16
+  std::string dtype;        // --dtype: "" or auto | bfloat16 | float16 | float32 (half, float)
   std::string runner = {};  // --runner: "" or auto | generate | pooling (model/pooling_runner.h)
 };
 

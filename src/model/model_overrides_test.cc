@@ -62,43 +62,84 @@ struct VariantCase {
   const char* name;                               // the planned model's name
   std::map<std::string, std::uint64_t> by_dtype;  // exact stored bytes
   std::uint64_t total;
-  double vllm_logged_gib;                         // vLLM "Model loading took" (0: none logged)
-  double rope_cache_gib;                          // what vLLM's figure holds beyond the weights
+  double vllm_logged_gib;  // vLLM "Model loading took" (0: none logged)
+  double rope_cache_gib;   // what vLLM's figure holds beyond the weights
 };
 
 const VariantCase kVariants[] = {
     // Unchanged: 16,060,522,496 B, the checkpoint's index total; vLLM r018 logged 14.99 GiB.
-    {"llama-3.1-8b-instruct", {"none", "auto"}, "llama-3.1-8b-instruct",
-     {{"BF16", 16'060'522'496}}, 16'060'522'496, 14.99, 0.03},
+    {"llama-3.1-8b-instruct",
+     {"none", "auto"},
+     "llama-3.1-8b-instruct",
+     {{"BF16", 16'060'522'496}},
+     16'060'522'496,
+     14.99,
+     0.03},
     // fp8 online (r019, 8.49 GiB): Linear 1 B each + 224 per-tensor F32 scales (896 B);
     // embeddings, lm_head and norms BF16 (2,101,346,304 + 532,480).
-    {"llama-3.1-8b-instruct", {"fp8", ""}, "llama-3.1-8b-instruct (+fp8 online)",
-     {{"F8_E4M3", 6'979'321'856}, {"F32", 896}, {"BF16", 2'101'878'784}}, 9'081'201'536, 8.49, 0.03},
+    {"llama-3.1-8b-instruct",
+     {"fp8", ""},
+     "llama-3.1-8b-instruct (+fp8 online)",
+     {{"F8_E4M3", 6'979'321'856}, {"F32", 896}, {"BF16", 2'101'878'784}},
+     9'081'201'536,
+     8.49,
+     0.03},
     // W8A8 INT8 (r060 logged 8.49 GiB for RedHatAI's checkpoint): scales [out, 1] BF16 = 32 x 43,008 x 2 B.
-    {"llama-3.1-8b-instruct", {"w8a8", ""}, "llama-3.1-8b-instruct (+w8a8)",
-     {{"I8", 6'979'321'856}, {"BF16", 2'101'878'784ULL + 2'752'512}}, 9'083'953'152, 8.49, 0.03},
+    {"llama-3.1-8b-instruct",
+     {"w8a8", ""},
+     "llama-3.1-8b-instruct (+w8a8)",
+     {{"I8", 6'979'321'856}, {"BF16", 2'101'878'784ULL + 2'752'512}},
+     9'083'953'152,
+     8.49,
+     0.03},
     // W4A16 (r057, gptq_marlin, 5.38 GiB): packed I32 = params / 2; weight_shape I64 [2] = 224 x 16 B;
     // group scales [out, in/128] BF16 = params / 64 B.
-    {"llama-3.1-8b-instruct", {"w4a16", ""}, "llama-3.1-8b-instruct (+w4a16)",
-     {{"I32", 3'489'660'928}, {"I64", 3'584}, {"BF16", 2'101'878'784ULL + 109'051'904}}, 5'700'595'200, 5.38, 0.03},
+    {"llama-3.1-8b-instruct",
+     {"w4a16", ""},
+     "llama-3.1-8b-instruct (+w4a16)",
+     {{"I32", 3'489'660'928}, {"I64", 3'584}, {"BF16", 2'101'878'784ULL + 109'051'904}},
+     5'700'595'200,
+     5.38,
+     0.03},
     // --dtype float32 (r021, 29.98 GiB; its rope cache is F32 too: 0.0625 GiB): every BF16 tensor doubles.
-    {"llama-3.1-8b-instruct", {"", "float32"}, "llama-3.1-8b-instruct (+float32)",
-     {{"F32", 32'121'044'992}}, 32'121'044'992, 29.98, 0.0625},
+    {"llama-3.1-8b-instruct",
+     {"", "float32"},
+     "llama-3.1-8b-instruct (+float32)",
+     {{"F32", 32'121'044'992}},
+     32'121'044'992,
+     29.98,
+     0.0625},
     // --dtype float16 (r020, 14.99 GiB): same bytes, F16.
-    {"llama-3.1-8b-instruct", {"", "half"}, "llama-3.1-8b-instruct (+float16)",
-     {{"F16", 16'060'522'496}}, 16'060'522'496, 14.99, 0.03},
+    {"llama-3.1-8b-instruct",
+     {"", "half"},
+     "llama-3.1-8b-instruct (+float16)",
+     {{"F16", 16'060'522'496}},
+     16'060'522'496,
+     14.99,
+     0.03},
     // FP8-dynamic on the 70B (r074, TP 1, 67.72 GiB): F8_E4M3 Linear + BF16 channel scales
     // 80 x 83,968 x 2 B = 13,434,880 B. vLLM holds those scales as F32 (+13,434,880 B = 0.0125 GiB).
-    {"llama-3.3-70b-instruct-fp8-dynamic", {"fp8-dynamic", ""}, "llama-3.3-70b-instruct-fp8-dynamic (+fp8-dynamic)",
-     {{"F8_E4M3", 68'451'041'280}, {"BF16", 4'202'692'608ULL + 2'637'824 + 13'434'880}}, 72'669'806'592, 67.72, 0.03},
+    {"llama-3.3-70b-instruct-fp8-dynamic",
+     {"fp8-dynamic", ""},
+     "llama-3.3-70b-instruct-fp8-dynamic (+fp8-dynamic)",
+     {{"F8_E4M3", 68'451'041'280}, {"BF16", 4'202'692'608ULL + 2'637'824 + 13'434'880}},
+     72'669'806'592,
+     67.72,
+     0.03},
     // Both overrides: online FP8 weights, BF16 tensors held as F32; the FP8 scales were F32 already.
-    {"llama-3.1-8b-instruct", {"fp8", "float32"}, "llama-3.1-8b-instruct (+fp8 online, float32)",
-     {{"F8_E4M3", 6'979'321'856}, {"F32", 896ULL + 4'203'757'568}}, 11'183'080'320, 0.0, 0.0},
+    {"llama-3.1-8b-instruct",
+     {"fp8", "float32"},
+     "llama-3.1-8b-instruct (+fp8 online, float32)",
+     {{"F8_E4M3", 6'979'321'856}, {"F32", 896ULL + 4'203'757'568}},
+     11'183'080'320,
+     0.0,
+     0.0},
 };
 
 TEST(ModelOverrides, VariantBytesAreExactAndMatchVllmLogs) {
   for (const auto& c : kVariants) {
-    SCOPED_TRACE(std::string(c.model) + " --quantize '" + c.overrides.quantize + "' --dtype '" + c.overrides.dtype + "'");
+    SCOPED_TRACE(std::string(c.model) + " --quantize '" + c.overrides.quantize + "' --dtype '" + c.overrides.dtype +
+                 "'");
     const auto m = planned(c.model, c.overrides);
     ASSERT_TRUE(m.ok()) << m.error().to_string();
     EXPECT_EQ(m->name, c.name);
@@ -194,8 +235,7 @@ TEST(ModelOverrides, MoeRoutersStayUnquantized) {
     EXPECT_EQ(gate->format, StorageFormat::plain);
     std::uint64_t quantized_experts = 0;
     for (const auto& t : m->manifest.tensors)
-      if (t.module == ModuleClass::routed_experts && t.format != StorageFormat::plain &&
-          t.logical_params_each > 0)
+      if (t.module == ModuleClass::routed_experts && t.format != StorageFormat::plain && t.logical_params_each > 0)
         quantized_experts += t.instances;
     EXPECT_EQ(quantized_experts, 32u * 8u * 3u);  // 32 layers x 8 experts x w1, w2, w3
   }
@@ -260,20 +300,26 @@ struct ErrorCase {
 
 TEST(ModelOverrides, ErrorsNameTheFlagAndTheValue) {
   const ErrorCase cases[] = {
-      {"llama-3.1-8b-instruct", {"fp4", ""},
+      {"llama-3.1-8b-instruct",
+       {"fp4", ""},
        "--quantize: unknown scheme 'fp4' (expected fp8, fp8-dynamic, w8a8, w4a16 or none)"},
-      {"llama-3.1-8b-instruct", {"FP8", ""},
+      {"llama-3.1-8b-instruct",
+       {"FP8", ""},
        "--quantize: unknown scheme 'FP8' (expected fp8, fp8-dynamic, w8a8, w4a16 or none)"},
-      {"llama-3.1-8b-instruct", {"", "bf16"},
+      {"llama-3.1-8b-instruct",
+       {"", "bf16"},
        "--dtype: unknown dtype 'bf16' (expected auto, bfloat16, float16 or float32)"},
-      {"qwen2.5-7b-instruct-w8a8", {"fp8", ""},
+      {"qwen2.5-7b-instruct-w8a8",
+       {"fp8", ""},
        "--quantize: cannot apply 'fp8': the model is already quantized with compressed-tensors (int-quantized), "
        "per /quantization_config of qwen2.5-7b-instruct-w8a8 (data/models/qwen2.5-7b-instruct-w8a8/config.json); "
        "plan it as it is, or pass --quantize none"},
-      {"deepseek-v3", {"w4a16", "float32"},
+      {"deepseek-v3",
+       {"w4a16", "float32"},
        "--quantize: cannot apply 'w4a16': the model is already quantized with fp8, per /quantization_config of "
        "deepseek-v3 (data/models/deepseek-v3/config.json); plan it as it is, or pass --quantize none"},
-      {"kimi-k3", {"fp8-dynamic", ""},
+      {"kimi-k3",
+       {"fp8-dynamic", ""},
        "--quantize: cannot apply 'fp8-dynamic': the model is already quantized with compressed-tensors "
        "(mxfp4-pack-quantized), per /text_config/quantization_config of kimi-k3 (data/models/kimi-k3/config.json); "
        "plan it as it is, or pass --quantize none"},
@@ -294,9 +340,9 @@ TEST(ModelOverrides, InjectedConfigsReadBackAsTheirSchemes) {
     const char* method;
     const char* format;
   };
-  for (const auto& w : {Want{"fp8", "fp8", ""}, Want{"fp8-dynamic", "compressed-tensors", "float-quantized"},
-                        Want{"w8a8", "compressed-tensors", "int-quantized"},
-                        Want{"w4a16", "compressed-tensors", "pack-quantized"}}) {
+  for (const auto& w :
+       {Want{"fp8", "fp8", ""}, Want{"fp8-dynamic", "compressed-tensors", "float-quantized"},
+        Want{"w8a8", "compressed-tensors", "int-quantized"}, Want{"w4a16", "compressed-tensors", "pack-quantized"}}) {
     const auto q = quantization_config_for(w.scheme);
     ASSERT_TRUE(q.ok());
     EXPECT_EQ((*q)["quant_method"], w.method) << w.scheme;

@@ -32,14 +32,21 @@ enum class LayerKind {
   mamba2,             // Mamba-2 SSM: fixed state + conv
   short_conv,         // gated short convolution (LFM2 conv layers): only a conv window per request
   lightning,          // lightning attention (MiniMax-M1/Text-01): a fixed heads x d x d state per request
-  stateless,          // keeps nothing per request: attention reading another layer's KV (Gemma 3n KV sharing), MLP-only layers
+  stateless,  // keeps nothing per request: attention reading another layer's KV (Gemma 3n KV sharing), MLP-only layers
 };
 
 // Every kind, in the enum's order (the keys descriptions and layer_types use).
 inline constexpr LayerKind kAllLayerKinds[] = {
-    LayerKind::full_attention, LayerKind::sliding_attention, LayerKind::chunked_attention, LayerKind::mla,
-    LayerKind::kda,            LayerKind::gated_deltanet,    LayerKind::mamba2,            LayerKind::short_conv,
-    LayerKind::lightning,      LayerKind::stateless,
+    LayerKind::full_attention,
+    LayerKind::sliding_attention,
+    LayerKind::chunked_attention,
+    LayerKind::mla,
+    LayerKind::kda,
+    LayerKind::gated_deltanet,
+    LayerKind::mamba2,
+    LayerKind::short_conv,
+    LayerKind::lightning,
+    LayerKind::stateless,
 };
 
 std::string_view layer_kind_key(LayerKind k);
@@ -48,8 +55,8 @@ std::string_view layer_kind_key(LayerKind k);
 struct GqaDims {
   std::uint64_t heads = 0;
   std::uint64_t kv_heads = 0;
-  std::uint64_t head_dim = 0;      // K (and Q) head size
-  std::uint64_t v_head_dim = 0;    // V head size (usually head_dim)
+  std::uint64_t head_dim = 0;    // K (and Q) head size
+  std::uint64_t v_head_dim = 0;  // V head size (usually head_dim)
   std::uint64_t sliding_window = 0;
   std::uint64_t attention_chunk = 0;
   // Full-attention layers shaped apart from the others (Gemma 4's global layers:
@@ -71,8 +78,8 @@ struct DeltaNetDims {
 struct Mamba2Dims {
   std::uint64_t heads = 0;
   std::uint64_t head_dim = 0;
-  std::uint64_t state_size = 0;   // ssm_state_size (d_state)
-  std::uint64_t groups = 1;       // n_groups
+  std::uint64_t state_size = 0;  // ssm_state_size (d_state)
+  std::uint64_t groups = 1;      // n_groups
   std::uint64_t conv_kernel = 0;
 };
 
@@ -106,7 +113,7 @@ struct MlaDims {
   std::uint64_t qk_nope_head_dim = 0;
   std::uint64_t qk_rope_head_dim = 0;
   std::uint64_t v_head_dim = 0;
-  std::uint64_t index_head_dim = 0;   // DeepSeek-V3.2 lightning indexer key size (0: none)
+  std::uint64_t index_head_dim = 0;  // DeepSeek-V3.2 lightning indexer key size (0: none)
 };
 
 struct KdaDims {
@@ -121,7 +128,7 @@ struct MoeDims {
   std::uint64_t experts_per_token = 0;
   std::uint64_t shared_experts = 0;
   std::uint64_t moe_intermediate = 0;
-  std::uint64_t latent_dim = 0;        // 0 when experts work at hidden_size
+  std::uint64_t latent_dim = 0;  // 0 when experts work at hidden_size
   std::uint64_t first_dense_layers = 0;
   std::uint64_t dense_intermediate = 0;
 };
@@ -131,8 +138,8 @@ struct MoeDims {
 enum class ManifestSource {
   headers,          // every shard header: each stored tensor's name, dtype and shape (official)
   index_and_sizes,  // the index's names and each shard's exact bytes; headers of shards that differ (official)
-  listing,          // a hub listing's element counts by dtype: the total is the files' (official), the split config.json's
-  config,           // generated from config.json by a family reader (derived) or the generic reading (estimate)
+  listing,  // a hub listing's element counts by dtype: the total is the files' (official), the split config.json's
+  config,   // generated from config.json by a family reader (derived) or the generic reading (estimate)
 };
 std::string_view manifest_source_key(ManifestSource s);  // "headers", "index_and_sizes", "config"
 
@@ -159,17 +166,18 @@ struct ModelSpec {
   LightningDims lightning;
   MultimodalDims mm;
   MoeDims moe;
-  std::uint64_t mtp_layers = 0;   // multi-token-prediction layers stored beyond num_hidden_layers
-  std::vector<std::string> notes; // what the family reader assumed or could not read
+  std::uint64_t mtp_layers = 0;           // multi-token-prediction layers stored beyond num_hidden_layers
+  std::vector<std::string> notes;         // what the family reader assumed or could not read
   std::uint64_t attn_res_block_size = 0;  // 0 when the model has no Attention Residuals
   // Engine-facing details read from the config (finish_model):
-  bool tied_embeddings = false;           // tie_word_embeddings: the LM head reuses the embedding
-  bool pooling_runner = false;            // served as an embedding / pooling model (model/pooling_runner.h): no LM head, no sampler
-  std::uint64_t rope_cache_positions = 0; // positions engines precompute RoPE for (YaRN: original x factor)
+  bool tied_embeddings = false;  // tie_word_embeddings: the LM head reuses the embedding
+  bool pooling_runner =
+      false;  // served as an embedding / pooling model (model/pooling_runner.h): no LM head, no sampler
+  std::uint64_t rope_cache_positions = 0;  // positions engines precompute RoPE for (YaRN: original x factor)
   // A second RoPE of other base for the sliding-window layers (Gemma 3's
   // rope_local_base_freq): its own cache of this many positions; 0: none.
   std::uint64_t local_rope_cache_positions = 0;
-  std::uint64_t rotary_dim = 0;           // rotated dimensions per head (MLA: qk_rope_head_dim)
+  std::uint64_t rotary_dim = 0;  // rotated dimensions per head (MLA: qk_rope_head_dim)
   QuantizationScheme quantization;
   TensorManifest manifest;
   ManifestSource manifest_source = ManifestSource::config;

@@ -4,7 +4,6 @@
 #include <cstddef>
 #include <iterator>
 #include <optional>
-
 #include <string_view>
 
 namespace preflight {
@@ -31,20 +30,31 @@ enum class ModuleClass {
 };
 
 inline constexpr ModuleClass kAllModuleClasses[] = {
-    ModuleClass::embedding,      ModuleClass::lm_head,        ModuleClass::kda_attention,
-    ModuleClass::mla_attention,  ModuleClass::gqa_attention,  ModuleClass::linear_attention,
-    ModuleClass::dense_mlp,      ModuleClass::shared_experts,
-    ModuleClass::router,         ModuleClass::latent_projection, ModuleClass::routed_experts,
-    ModuleClass::norms,          ModuleClass::attn_res,       ModuleClass::vision_tower,
-    ModuleClass::audio_tower,    ModuleClass::projector,      ModuleClass::mtp,            ModuleClass::unclassified,
+    ModuleClass::embedding,
+    ModuleClass::lm_head,
+    ModuleClass::kda_attention,
+    ModuleClass::mla_attention,
+    ModuleClass::gqa_attention,
+    ModuleClass::linear_attention,
+    ModuleClass::dense_mlp,
+    ModuleClass::shared_experts,
+    ModuleClass::router,
+    ModuleClass::latent_projection,
+    ModuleClass::routed_experts,
+    ModuleClass::norms,
+    ModuleClass::attn_res,
+    ModuleClass::vision_tower,
+    ModuleClass::audio_tower,
+    ModuleClass::projector,
+    ModuleClass::mtp,
+    ModuleClass::unclassified,
 };
 // Placement indexes flat arrays by module: the list is the enum, in order.
 static_assert(std::size(kAllModuleClasses) == static_cast<std::size_t>(ModuleClass::unclassified) + 1);
 
-
-std::string_view module_key(ModuleClass m);    // "routed_experts"
+std::string_view module_key(ModuleClass m);                        // "routed_experts"
 std::optional<ModuleClass> module_from_key(std::string_view key);  // the inverse of module_key
-std::string_view module_label(ModuleClass m);  // "routed experts"
+std::string_view module_label(ModuleClass m);                      // "routed experts"
 
 // How a tensor is divided over ranks (placement reads this; the family sets it).
 enum class ParallelRole {

@@ -14,8 +14,8 @@ namespace {
 
 const nlohmann::json& table() {
   static const nlohmann::json t = [] {
-    auto parsed = parse_json(embedded::data_out_of_scope_json, "data/out_of_scope.json (embedded)", "",
-                             DuplicateKeys::reject);
+    auto parsed =
+        parse_json(embedded::data_out_of_scope_json, "data/out_of_scope.json (embedded)", "", DuplicateKeys::reject);
     if (!parsed || !parsed->is_object()) throw std::logic_error("the embedded out-of-scope table is invalid");
     return std::move(parsed).value();
   }();
@@ -32,9 +32,10 @@ std::optional<std::string> pooling_reason(std::string_view architecture) {
   if (it == t.end() || !it->is_array() || architecture.empty()) return std::nullopt;
   for (const auto& suffix : *it)
     if (suffix.is_string() && architecture.ends_with(suffix.get<std::string>()))
-      return fmt::format("architecture {} is a pooling model (an embedding, reranker or classifier head, no LM head): "
-                         "{}; its trunk's memory is not planned yet",
-                         echo(architecture), kWhat);
+      return fmt::format(
+          "architecture {} is a pooling model (an embedding, reranker or classifier head, no LM head): "
+          "{}; its trunk's memory is not planned yet",
+          echo(architecture), kWhat);
   return std::nullopt;
 }
 
@@ -43,8 +44,8 @@ std::optional<std::string> out_of_scope_reason(const nlohmann::json& config, std
     if (!types.is_array() || kind == "pooling architectures") continue;
     for (const auto& t : types)
       if (t.is_string() && t.get<std::string>() == model_type)
-        return fmt::format("model_type {} is {} {} model: {}", echo(model_type),
-                           kind.front() == 'e' ? "an" : "a", kind, kWhat);
+        return fmt::format("model_type {} is {} {} model: {}", echo(model_type), kind.front() == 'e' ? "an" : "a", kind,
+                           kWhat);
   }
   if (auto it = config.find("is_encoder_decoder"); it != config.end() && it->is_boolean() && it->get<bool>())
     return fmt::format("model_type {} is an encoder-decoder model (is_encoder_decoder is true): {}", echo(model_type),

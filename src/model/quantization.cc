@@ -3,12 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <optional>
 #include <set>
-#include <unordered_map>
-#include <cctype>
 #include <string_view>
+#include <unordered_map>
 
 #include "core/ascii_runs.h"
 #include "core/bytes.h"
@@ -73,8 +73,7 @@ bool simple_atoms(std::string_view re, std::vector<SimpleAtom>& out) {
 std::optional<SimpleForm> simple_form(std::string_view re) {
   SimpleForm f;
   if (!simple_atoms(re, f.atoms)) return std::nullopt;
-  f.glob = std::all_of(f.atoms.begin(), f.atoms.end(),
-                       [](const SimpleAtom& a) { return a.star ? a.any : !a.any; });
+  f.glob = std::all_of(f.atoms.begin(), f.atoms.end(), [](const SimpleAtom& a) { return a.star ? a.any : !a.any; });
   if (f.glob) {
     f.anchored = f.atoms.empty() || !f.atoms.front().star;
     std::string run;
@@ -105,7 +104,8 @@ std::vector<SimpleForm> simple_forms(std::string_view re) {
   }
   const auto close = re.find(')', open);
   if (close == std::string_view::npos || re.find_first_of("()", close + 1) != std::string_view::npos ||
-      (open > 0 && re[open - 1] == '\\') || (close + 1 < re.size() && std::string_view("*+?{").find(re[close + 1]) != std::string_view::npos))
+      (open > 0 && re[open - 1] == '\\') ||
+      (close + 1 < re.size() && std::string_view("*+?{").find(re[close + 1]) != std::string_view::npos))
     return out;
   const auto body = re.substr(open + 1, close - open - 1);
   if (body.empty() || body.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_|") !=
@@ -155,7 +155,8 @@ bool match_form(const SimpleForm& f, std::string_view text) {
 }
 
 bool regex_match_start(const NamePattern& p, const std::string& text) {
-  if (p.simple) return std::any_of(p.forms.begin(), p.forms.end(), [&](const SimpleForm& f) { return match_form(f, text); });
+  if (p.simple)
+    return std::any_of(p.forms.begin(), p.forms.end(), [&](const SimpleForm& f) { return match_form(f, text); });
   return std::regex_search(text, p.regex, std::regex_constants::match_continuous);
 }
 
@@ -171,7 +172,7 @@ bool has_digit(std::string_view text) {
 std::string repetition_problem(std::string_view re) {
   enum class Prev { none, atom, quantified, lazy, repeated_group };
   Prev prev = Prev::none;
-  std::vector<bool> group_repeats;  // per open group: whether something inside it repeats
+  std::vector<bool> group_repeats;                                // per open group: whether something inside it repeats
   const auto quantifier_at = [&](std::size_t i) -> std::size_t {  // its length, or 0
     const char c = re[i];
     if (c == '*' || c == '+' || c == '?') return 1;
@@ -266,8 +267,7 @@ Result<NamePattern> compile_module_pattern(const std::string& text, const std::s
     try {
       p.regex = std::regex(text, std::regex::ECMAScript | std::regex::optimize);
     } catch (const std::regex_error&) {
-      return Error{origin, pointer,
-                   fmt::format("'{}' is neither a module name nor a valid regular expression", text)};
+      return Error{origin, pointer, fmt::format("'{}' is neither a module name nor a valid regular expression", text)};
     }
   }
   p.index_sensitive = has_digit(text) || pattern_is_index_sensitive(text);
@@ -313,7 +313,8 @@ Result<std::uint64_t> read_group_size(const JsonFields& node, std::string_view k
 std::optional<Error> check_block_dim(std::uint64_t value, const JsonFields& node, std::string_view key, std::size_t i) {
   const auto pointer = fmt::format("{}/{}", node.pointer_to(key), i);
   if (value == 0) return Error{node.origin(), pointer, "block size must be positive, got 0"};
-  if (value > (1ULL << 20)) return Error{node.origin(), pointer, fmt::format("block size {} is implausibly large", value)};
+  if (value > (1ULL << 20))
+    return Error{node.origin(), pointer, fmt::format("block size {} is implausibly large", value)};
   return std::nullopt;
 }
 
@@ -370,9 +371,11 @@ std::optional<Error> check_ct_weights(const QuantGroup& g, const JsonFields& w) 
       if (g.num_bits > 8) return w.error("num_bits", fmt::format("{} stores I8 values, got {} bits", f, g.num_bits));
       break;
     case QuantFormat::ct_float:
-      if (g.num_bits != 8) return w.error("num_bits", fmt::format("{} stores FP8 (E4M3) values, got {} bits", f, g.num_bits));
+      if (g.num_bits != 8)
+        return w.error("num_bits", fmt::format("{} stores FP8 (E4M3) values, got {} bits", f, g.num_bits));
       break;
-    default: break;
+    default:
+      break;
   }
   if (g.strategy == ScaleStrategy::tensor_group)
     return w.error("strategy", fmt::format("tensor_group scales belong to nvfp4-pack-quantized, not {}", f));
@@ -415,7 +418,8 @@ Result<QuantGroup> parse_ct_group(const JsonFields& groups, const std::string& k
   if (*type != "int" && *type != "float")
     return w->error("type", fmt::format("expected \"int\" or \"float\", got \"{}\"", *type));
   group.type = *type;
-  if (group.format == "naive-quantized") group.kind = group.type == "float" ? QuantFormat::ct_float : QuantFormat::ct_int;
+  if (group.format == "naive-quantized")
+    group.kind = group.type == "float" ? QuantFormat::ct_float : QuantFormat::ct_int;
 
   auto strategy = read_strategy(*w);
   if (!strategy) return strategy.error();
@@ -440,9 +444,12 @@ Result<QuantGroup> parse_ct_group(const JsonFields& groups, const std::string& k
   group.symmetric = *sym;
   if (w->has("actorder")) {
     const auto& a = w->node()["actorder"];
-    if (a.is_boolean()) group.group_index = a.get<bool>();  // legacy `true` means "group"
-    else if (a.is_string()) group.group_index = a.get<std::string>() == "group";
-    else return w->error("actorder", fmt::format("expected a string or a boolean, got {}", show(a)));
+    if (a.is_boolean())
+      group.group_index = a.get<bool>();  // legacy `true` means "group"
+    else if (a.is_string())
+      group.group_index = a.get<std::string>() == "group";
+    else
+      return w->error("actorder", fmt::format("expected a string or a boolean, got {}", show(a)));
   }
   if (w->has("scale_dtype")) {
     auto sd = w->string("scale_dtype");
@@ -453,7 +460,7 @@ Result<QuantGroup> parse_ct_group(const JsonFields& groups, const std::string& k
   }
   if (auto e = check_ct_weights(group, *w)) return *e;
   group.scale_dtype = group.scale_dtype_override.value_or(
-      group.kind == QuantFormat::ct_mxfp4 ? Dtype::U8
+      group.kind == QuantFormat::ct_mxfp4   ? Dtype::U8
       : group.kind == QuantFormat::ct_nvfp4 ? Dtype::F8_E4M3
                                             : Dtype::BF16);  // report default; stored: the weight's dtype
   if (group.strategy == ScaleStrategy::channel || group.strategy == ScaleStrategy::tensor) group.group_size = 0;
@@ -529,8 +536,9 @@ Result<QuantizationScheme> parse_compressed_tensors(const JsonFields& q, Quantiz
       scheme.declared_kv_source = q.pointer_to("kv_cache_scheme");
     }
     if (scheme.kv_cache_scales)
-      scheme.notes.push_back("kv_cache_scheme: k_scale and v_scale [1] (model dtype) stored on every attention module "
-                             "with a k_proj, as compressed-tensors initialises them");
+      scheme.notes.push_back(
+          "kv_cache_scheme: k_scale and v_scale [1] (model dtype) stored on every attention module "
+          "with a k_proj, as compressed-tensors initialises them");
   }
   auto groups = q.object("config_groups");
   if (!groups) return groups.error();
@@ -568,13 +576,12 @@ Result<QuantizationScheme> parse_fp8(const JsonFields& q, QuantizationScheme sch
   auto fmt_name = q.string_or("fmt", "e4m3");
   if (!fmt_name) return fmt_name.error();
   if (*fmt_name != "e4m3" && *fmt_name != "float8_e4m3fn")
-    return q.error("fmt", fmt::format("FP8 format '{}' is not supported (expected \"e4m3\" or \"float8_e4m3fn\")",
-                                      *fmt_name));
+    return q.error("fmt",
+                   fmt::format("FP8 format '{}' is not supported (expected \"e4m3\" or \"float8_e4m3fn\")", *fmt_name));
   auto activation = q.string_or("activation_scheme", "dynamic");
   if (!activation) return activation.error();
   if (*activation != "dynamic" && *activation != "static")
-    return q.error("activation_scheme",
-                   fmt::format("expected \"dynamic\" or \"static\", got \"{}\"", *activation));
+    return q.error("activation_scheme", fmt::format("expected \"dynamic\" or \"static\", got \"{}\"", *activation));
   if (q.has("weight_block_size")) {
     auto block = q.integer_list("weight_block_size");
     if (!block) return block.error();
@@ -646,7 +653,8 @@ Result<QuantizationScheme> parse_awq(const JsonFields& q, QuantizationScheme sch
   auto version = q.string_or("version", "gemm");
   if (!version) return version.error();
   std::string lower = *version;
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   if (lower != "gemm")
     return q.error("version", fmt::format("AWQ version '{}' is not supported yet (only \"gemm\")", *version));
   auto ignore = read_not_convert(q, {"modules_to_not_convert"});
@@ -710,7 +718,8 @@ Result<QuantizationScheme> parse_gptq(const JsonFields& q, QuantizationScheme sc
         scheme.ignore.push_back(std::move(p).value());
         continue;
       }
-      if (!value.is_object()) return Error{scheme.origin, pointer, fmt::format("expected an object, got {}", show(value))};
+      if (!value.is_object())
+        return Error{scheme.origin, pointer, fmt::format("expected an object, got {}", show(value))};
       JsonFields node(value, scheme.origin, pointer);
       QuantGroup o = g;
       o.name = key;
@@ -878,10 +887,14 @@ Result<QuantizationScheme> parse_modelopt(const JsonFields& q, QuantizationSchem
       // fnmatch: '*' any run, '?' one character, the rest literal, the whole name.
       std::string re = "re:";
       for (char c : (*list)[i]) {
-        if (c == '*') re += ".*";
-        else if (c == '?') re += ".";
-        else if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') re += c;
-        else re += std::string("\\") + c;
+        if (c == '*')
+          re += ".*";
+        else if (c == '?')
+          re += ".";
+        else if (std::isalnum(static_cast<unsigned char>(c)) || c == '_')
+          re += c;
+        else
+          re += std::string("\\") + c;
       }
       re += "$";
       auto p = compile_ct_pattern(re, scheme.origin, fmt::format("{}/{}", q.pointer_to(key), i));
@@ -917,8 +930,7 @@ Result<QuantizationScheme> parse_bnb(const JsonFields& q, QuantizationScheme sch
   if (!four) return four.error();
   auto eight = read_bool(q, "load_in_8bit", false);
   if (!eight) return eight.error();
-  if (*four == *eight)
-    return q.error("load_in_4bit", "exactly one of load_in_4bit and load_in_8bit must be true");
+  if (*four == *eight) return q.error("load_in_4bit", "exactly one of load_in_4bit and load_in_8bit must be true");
   if (*four) {
     g.name = g.format = "bnb-4bit";
     g.kind = QuantFormat::bnb_4bit;
@@ -935,7 +947,8 @@ Result<QuantizationScheme> parse_bnb(const JsonFields& q, QuantizationScheme sch
     auto storage = q.string_or("bnb_4bit_quant_storage", "uint8");
     if (!storage) return storage.error();
     if (*storage != "uint8")
-      return q.error("bnb_4bit_quant_storage", fmt::format("storage {} is not supported yet (uint8 is)", echo(*storage)));
+      return q.error("bnb_4bit_quant_storage",
+                     fmt::format("storage {} is not supported yet (uint8 is)", echo(*storage)));
   } else {
     g.name = g.format = "bnb-8bit";
     g.kind = QuantFormat::bnb_8bit;
@@ -964,7 +977,7 @@ bool eligible(const QuantizationScheme& s, const LogicalTensor& t) {
   if (!t.linear_weight) return false;
   if (s.method == "mxfp4") return t.module == ModuleClass::routed_experts;  // only GptOssExperts are replaced
   if (s.method == "mlx") return true;  // Linear and Embedding, the head included (decided with the group size)
-  if (t.module == ModuleClass::lm_head) return false;                      // the output embedding is kept
+  if (t.module == ModuleClass::lm_head) return false;  // the output embedding is kept
   if (s.method == "awq" || s.method == "gptq") return t.text && t.module != ModuleClass::mtp;
   return true;  // fp8: every nn.Linear
 }
@@ -1020,8 +1033,10 @@ class Decider {
       for (const auto& p : g.targets) {
         const std::size_t here = slot++;
         int level = 0;
-        if (p.kind == NamePattern::Kind::exact && p.text == "Linear") level = t.linear_weight ? 1 : 0;
-        else if (test(p, here, module)) level = p.kind == NamePattern::Kind::exact ? 3 : 2;
+        if (p.kind == NamePattern::Kind::exact && p.text == "Linear")
+          level = t.linear_weight ? 1 : 0;
+        else if (test(p, here, module))
+          level = p.kind == NamePattern::Kind::exact ? 3 : 2;
         if (level > best_level) {
           best_level = level;
           best = &g;
@@ -1138,7 +1153,8 @@ class Emitter {
       : t_(t), instances_(instances), first_(first) {}
 
   void add(std::string name, Shape shape, Dtype dtype, StorageFormat format, std::uint64_t params_each) {
-    out_.push_back(stored_tensor(t_, std::move(name), std::move(shape), dtype, format, params_each, instances_, first_));
+    out_.push_back(
+        stored_tensor(t_, std::move(name), std::move(shape), dtype, format, params_each, instances_, first_));
   }
   std::vector<StoredTensor> take() { return std::move(out_); }
 
@@ -1170,21 +1186,25 @@ Dtype ct_scale_dtype(const QuantGroup& g, const LogicalTensor& t) {
 
 Shape ct_scale_shape(const QuantGroup& g, std::uint64_t out, std::uint64_t in) {
   switch (g.strategy) {
-    case ScaleStrategy::tensor: return {1};
-    case ScaleStrategy::channel: return {out, 1};
-    case ScaleStrategy::block: return {ceil_div(out, g.block_rows), ceil_div(in, g.block_cols)};
+    case ScaleStrategy::tensor:
+      return {1};
+    case ScaleStrategy::channel:
+      return {out, 1};
+    case ScaleStrategy::block:
+      return {ceil_div(out, g.block_rows), ceil_div(in, g.block_cols)};
     case ScaleStrategy::group:
-    case ScaleStrategy::tensor_group: return {out, std::max<std::uint64_t>(ceil_div(in, g.group_size), 1)};
+    case ScaleStrategy::tensor_group:
+      return {out, std::max<std::uint64_t>(ceil_div(in, g.group_size), 1)};
   }
   return {1};
 }
 
-Result<std::vector<StoredTensor>> quantized_tensors(const LogicalTensor& t, const QuantGroup& g, const std::string& name,
-                                                    std::uint32_t instances, std::uint32_t first,
-                                                    const std::string& origin) {
+Result<std::vector<StoredTensor>> quantized_tensors(const LogicalTensor& t, const QuantGroup& g,
+                                                    const std::string& name, std::uint32_t instances,
+                                                    std::uint32_t first, const std::string& origin) {
   auto fail = [&](std::string why) -> Error {
-    return Error{origin, g.pointer, fmt::format("cannot quantize {} of shape {} as {}: {}", name, shape_text(t.shape),
-                                                g.format, why)};
+    return Error{origin, g.pointer,
+                 fmt::format("cannot quantize {} of shape {} as {}: {}", name, shape_text(t.shape), g.format, why)};
   };
   if (t.shape.size() != 2) return fail("a 2-D weight is required");
   const auto out = t.shape[0];
@@ -1246,7 +1266,8 @@ Result<std::vector<StoredTensor>> quantized_tensors(const LogicalTensor& t, cons
       const auto scale_shape = ct_scale_shape(g, out, in);
       e.add(base + ".weight_scale", scale_shape, sd, StorageFormat::weight_scale, 0);
       if (!g.symmetric)
-        e.add(base + ".weight_zero_point", scale_shape, is_float ? Dtype::F8_E4M3 : Dtype::I8, StorageFormat::zero_point, 0);
+        e.add(base + ".weight_zero_point", scale_shape, is_float ? Dtype::F8_E4M3 : Dtype::I8,
+              StorageFormat::zero_point, 0);
       add_ct_extras(sd);
       break;
     }
@@ -1270,7 +1291,8 @@ Result<std::vector<StoredTensor>> quantized_tensors(const LogicalTensor& t, cons
       const auto group = g.group_size == 0 ? in : g.group_size;
       if (in % group != 0) return fail(fmt::format("group_size {} does not divide the input dimension {}", group, in));
       if (out * g.num_bits % 32 != 0)
-        return fail(fmt::format("the output dimension {} does not fill whole I32 words of {}-bit values", out, g.num_bits));
+        return fail(
+            fmt::format("the output dimension {} does not fill whole I32 words of {}-bit values", out, g.num_bits));
       const auto packed_out = out * g.num_bits / 32;
       e.add(base + ".qweight", {in, packed_out}, Dtype::I32, StorageFormat::int_packed, params);
       e.add(base + ".qzeros", {in / group, packed_out}, Dtype::I32, StorageFormat::zero_point, 0);
@@ -1279,7 +1301,8 @@ Result<std::vector<StoredTensor>> quantized_tensors(const LogicalTensor& t, cons
     }
     case QuantFormat::mlx_affine: {
       if (in * g.num_bits % 32 != 0)
-        return fail(fmt::format("the input dimension {} does not fill whole U32 words of {}-bit values", in, g.num_bits));
+        return fail(
+            fmt::format("the input dimension {} does not fill whole U32 words of {}-bit values", in, g.num_bits));
       e.add(base + ".weight", {out, in * g.num_bits / 32}, Dtype::U32, StorageFormat::int_packed, params);
       e.add(base + ".scales", {out, ceil_div(in, g.group_size)}, t.dtype, StorageFormat::weight_scale, 0);
       e.add(base + ".biases", {out, ceil_div(in, g.group_size)}, t.dtype, StorageFormat::zero_point, 0);
@@ -1298,16 +1321,19 @@ Result<std::vector<StoredTensor>> quantized_tensors(const LogicalTensor& t, cons
       // nested_offset is a float whose repr length varies; 20 characters is typical.
       std::string state = fmt::format(R"({{"quant_type": "{}", "blocksize": 64, "dtype": "{}", "shape": [{}, {}])",
                                       g.bnb_type, dtype_torch_name(t.dtype), out, in);
-      if (g.double_quant) state += R"(, "nested_blocksize": 256, "nested_dtype": "float32", "nested_offset": 0.0123456789012345678)";
+      if (g.double_quant)
+        state += R"(, "nested_blocksize": 256, "nested_dtype": "float32", "nested_offset": 0.0123456789012345678)";
       state += "}";
-      e.add(name + ".quant_state.bitsandbytes__" + g.bnb_type, {state.size()}, Dtype::U8, StorageFormat::quant_metadata, 0);
+      e.add(name + ".quant_state.bitsandbytes__" + g.bnb_type, {state.size()}, Dtype::U8, StorageFormat::quant_metadata,
+            0);
       break;
     }
     case QuantFormat::modelopt_nvfp4:
       e.add(name, {out, ceil_div(in, 2)}, Dtype::U8, StorageFormat::nvfp4_packed, params);
       e.add(base + ".weight_scale", {out, ceil_div(in, g.group_size)}, Dtype::F8_E4M3, StorageFormat::weight_scale, 0);
       e.add(base + ".weight_scale_2", {}, Dtype::F32, StorageFormat::weight_scale, 0);
-      if (g.input != QuantGroup::Input::none) e.add(base + ".input_scale", {}, Dtype::F32, StorageFormat::activation_scale, 0);
+      if (g.input != QuantGroup::Input::none)
+        e.add(base + ".input_scale", {}, Dtype::F32, StorageFormat::activation_scale, 0);
       break;
     case QuantFormat::modelopt_fp8:
       e.add(name, {out, in}, Dtype::F8_E4M3, StorageFormat::fp8, params);
@@ -1322,7 +1348,8 @@ Result<std::vector<StoredTensor>> quantized_tensors(const LogicalTensor& t, cons
     case QuantFormat::gptq: {
       const auto group = g.group_size == 0 ? in : g.group_size;
       if (in * g.num_bits % 32 != 0)
-        return fail(fmt::format("the input dimension {} does not fill whole I32 words of {}-bit values", in, g.num_bits));
+        return fail(
+            fmt::format("the input dimension {} does not fill whole I32 words of {}-bit values", in, g.num_bits));
       if (out * g.num_bits % 32 != 0)
         return fail(fmt::format("the output dimension {} does not fill whole I32 words of {}-bit zero points", out,
                                 g.num_bits));
@@ -1356,9 +1383,12 @@ void add_kv_scales(TensorManifest& manifest, const LogicalTensor& t) {
 
 bool NamePattern::matches(const std::string& module_name) const {
   switch (kind) {
-    case Kind::exact: return module_name == text;
-    case Kind::regex: return regex_match_start(*this, module_name);  // Python re.match: anchored at the start only
-    case Kind::module: return module_name.find(text) != std::string::npos || regex_match_start(*this, module_name);
+    case Kind::exact:
+      return module_name == text;
+    case Kind::regex:
+      return regex_match_start(*this, module_name);  // Python re.match: anchored at the start only
+    case Kind::module:
+      return module_name.find(text) != std::string::npos || regex_match_start(*this, module_name);
   }
   return false;
 }
@@ -1371,8 +1401,7 @@ bool pattern_is_index_sensitive(const std::string& regex_text) {
       if (i + 1 < regex_text.size()) {
         const char n = regex_text[i + 1];
         // \S matches one character of a digit run as of anything else: "experts\.\S\." tells 7 from 12.
-        if (n == 'd' || n == 'D' || n == 'w' || n == 'W' || n == 'b' || n == 'B' || n == 'S' ||
-            (n >= '0' && n <= '9'))
+        if (n == 'd' || n == 'D' || n == 'w' || n == 'W' || n == 'b' || n == 'B' || n == 'S' || (n >= '0' && n <= '9'))
           return true;
       }
       ++i;  // escaped literal such as '\.'
@@ -1476,7 +1505,8 @@ Result<TensorManifest> apply_quantization(std::vector<LogicalTensor> logical, co
     for (std::uint32_t i = 0; i < passes; ++i) {
       // Viewed, not copied (an instance's name is made for an indexed group).
       const std::string instance = indexed ? instantiate(t.name, i) : std::string();
-      const QuantGroup* g = decider.decide(t, module_view(indexed ? std::string_view(instance) : std::string_view(t.name)));
+      const QuantGroup* g =
+          decider.decide(t, module_view(indexed ? std::string_view(instance) : std::string_view(t.name)));
       if (i > 0 && g == run_group) continue;
       if (i > 0)
         if (auto e = flush(i)) return *e;

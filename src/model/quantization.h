@@ -141,13 +141,13 @@ struct NamePattern {
     regex,   // compressed-tensors "re:<regex>", Python re.match
     module,  // HF modules_to_not_convert: substring or re.match
   };
-  std::string text;         // as written in the config
+  std::string text;  // as written in the config
   Kind kind = Kind::exact;
-  bool is_regex = false;    // kind == regex (kept for callers that read it)
-  std::regex regex;         // compiled when the pattern is a regex that is not `simple`
-  bool simple = false;      // matched by the built-in matcher (`forms`, any of them) instead of std::regex
+  bool is_regex = false;          // kind == regex (kept for callers that read it)
+  std::regex regex;               // compiled when the pattern is a regex that is not `simple`
+  bool simple = false;            // matched by the built-in matcher (`forms`, any of them) instead of std::regex
   std::vector<SimpleForm> forms;  // one, or one per alternative of a single literal group "(gate|up)"
-  bool index_sensitive = false;  // could tell expert 0 from expert 7 (digits, classes, bare '.')
+  bool index_sensitive = false;   // could tell expert 0 from expert 7 (digits, classes, bare '.')
 
   bool matches(const std::string& module_name) const;
 };
@@ -180,44 +180,44 @@ struct QuantGroup {
   std::string format;                // "mxfp4-pack-quantized", "fp8", "awq", ...
   QuantFormat kind = QuantFormat::ct_mxfp4;
   std::uint64_t num_bits = 0;
-  std::string type;                  // "float" | "int"
-  std::uint64_t group_size = 0;      // weights per scale (block: rows x columns); 0 when per channel / tensor
+  std::string type;              // "float" | "int"
+  std::uint64_t group_size = 0;  // weights per scale (block: rows x columns); 0 when per channel / tensor
   ScaleStrategy strategy = ScaleStrategy::group;
   std::uint64_t block_rows = 0, block_cols = 0;  // block strategy / fp8 weight_block_size
   bool symmetric = true;
-  bool group_index = false;          // weight_g_idx stored (actorder "group")
+  bool group_index = false;                   // weight_g_idx stored (actorder "group")
   std::optional<Dtype> scale_dtype_override;  // `scale_dtype` when the config names one
-  Dtype scale_dtype = Dtype::U8;     // for reports; the stored dtype may follow the weight (see scale_dtype_for)
+  Dtype scale_dtype = Dtype::U8;  // for reports; the stored dtype may follow the weight (see scale_dtype_for)
   // Input activations: nothing stored when dynamic; a static scale (and zero
   // point when asymmetric) otherwise; NVFP4 activations store a global scale.
   enum class Input { none, static_scale, fp4_global } input = Input::none;
   bool input_symmetric = true;
-  bool input_per_token = false;      // static token strategy: [1, 1]
-  bool double_quant = false;         // bitsandbytes bnb_4bit_use_double_quant
-  bool bias_always = false;          // AutoGPTQ: every QuantLinear stores a bias, even where the model has none
-  std::string bnb_type;              // "nf4" | "fp4"
-  std::string bnb_dtype;             // the compute dtype's name in the packed quant_state ("float16")
+  bool input_per_token = false;  // static token strategy: [1, 1]
+  bool double_quant = false;     // bitsandbytes bnb_4bit_use_double_quant
+  bool bias_always = false;      // AutoGPTQ: every QuantLinear stores a bias, even where the model has none
+  std::string bnb_type;          // "nf4" | "fp4"
+  std::string bnb_dtype;         // the compute dtype's name in the packed quant_state ("float16")
 };
 
 struct QuantizationScheme {
-  std::string method = "none";       // "none" | "compressed-tensors" | "fp8" | "mxfp4" | "awq" | "gptq"
-  std::string format;                // top-level format (compressed-tensors)
+  std::string method = "none";  // "none" | "compressed-tensors" | "fp8" | "mxfp4" | "awq" | "gptq"
+  std::string format;           // top-level format (compressed-tensors)
   std::vector<QuantGroup> groups;
-  std::vector<NamePattern> ignore;   // ignore (compressed-tensors) or modules_to_not_convert
+  std::vector<NamePattern> ignore;  // ignore (compressed-tensors) or modules_to_not_convert
   // ModelOpt MIXED_PRECISION: module path -> index of its group in `groups`; a module
   // takes the entry of the longest listed path that is it or contains it.
   std::map<std::string, std::size_t, std::less<>> layer_groups;
-  bool kv_cache_scales = false;      // compressed-tensors kv_cache_scheme stores k_scale / v_scale
+  bool kv_cache_scales = false;           // compressed-tensors kv_cache_scheme stores k_scale / v_scale
   bool kv_scales_on_projections = false;  // ModelOpt: k_proj.k_scale / v_proj.v_scale (F32 [])
   // The KV cache the checkpoint was calibrated for: "fp8" when ModelOpt's
   // kv_cache_quant_algo is FP8 or a kv_cache_scheme (ModelOpt or
   // compressed-tensors) is 8-bit float; empty otherwise. Engines that read it
   // serve the cache in it under --kv-cache-dtype auto (engine/checkpoint_kv_dtype.h).
   std::string declared_kv_dtype;
-  std::string declared_kv_source;    // the JSON pointer that declares it, for the report
-  std::string origin;                // file the scheme came from
-  std::string pointer;               // JSON pointer of quantization_config
-  std::vector<std::string> notes;    // what the reader assumed (for ModelSpec::notes)
+  std::string declared_kv_source;  // the JSON pointer that declares it, for the report
+  std::string origin;              // file the scheme came from
+  std::string pointer;             // JSON pointer of quantization_config
+  std::vector<std::string> notes;  // what the reader assumed (for ModelSpec::notes)
 
   // The group every weight not named elsewhere takes: the last for MLX and GPTQ
   // (per-module overrides come first), else the first; none for ModelOpt
@@ -235,6 +235,5 @@ Result<TensorManifest> apply_quantization(std::vector<LogicalTensor> logical, co
 
 // Exposed for tests: true when a regex could match some index values and not others.
 bool pattern_is_index_sensitive(const std::string& regex_text);
-
 
 }  // namespace preflight

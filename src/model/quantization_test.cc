@@ -4,14 +4,14 @@
 // DeepSeek-V3 and Kimi-K2 checkpoints' exact totals.
 #include "model/quantization.h"
 
-#include <algorithm>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <map>
-#include <regex>
 #include <memory>
+#include <nlohmann/json.hpp>
+#include <regex>
 #include <stdexcept>
 #include <tuple>
 
@@ -25,7 +25,8 @@ using MC = ModuleClass;
 using PR = ParallelRole;
 
 LogicalTensor tensor(std::string name, Shape shape, Dtype dtype = Dtype::BF16, bool linear = true,
-                     MC module = MC::gqa_attention, PR role = PR::column, std::uint32_t instances = 1, bool text = true) {
+                     MC module = MC::gqa_attention, PR role = PR::column, std::uint32_t instances = 1,
+                     bool text = true) {
   return LogicalTensor{std::move(name), std::move(shape), dtype, linear, module, role, 0, instances, text};
 }
 
@@ -93,7 +94,8 @@ std::vector<FormatCase> format_cases() {
       {"fp8 block-wise (MiniMax-M2)",
        R"({"quant_method": "fp8", "fmt": "float8_e4m3fn", "activation_scheme": "dynamic", "weight_block_size": [128, 128],
            "modules_to_not_convert": ["gate", "e_score_correction_bias", "lm_head"]})",
-       {tensor("model.layers.0.block_sparse_moe.gate.weight", {256, 3072}, Dtype::F32, true, MC::router, PR::replicated),
+       {tensor("model.layers.0.block_sparse_moe.gate.weight", {256, 3072}, Dtype::F32, true, MC::router,
+               PR::replicated),
         expert("model.layers.0.block_sparse_moe.experts.{E}.w1.weight", {1536, 3072}, 2),
         tensor("model.layers.0.self_attn.q_proj.weight", {6144, 3072}),
         tensor("lm_head.weight", {1000, 3072}, Dtype::BF16, true, MC::lm_head, PR::vocab)},
@@ -128,118 +130,109 @@ std::vector<FormatCase> format_cases() {
         {kL0 + "mlp.experts.gate_up_proj_bias", "[5760]", "BF16", 11'520, 5'760, 32},
         {"lm_head.weight", "[1000, 2880]", "BF16", 5'760'000, 2'880'000}}});
   // RedHatAI ...-quantized.w4a16: INT4 group 128, symmetric, lm_head ignored.
-  cases.push_back(
-      {"compressed-tensors pack-quantized W4A16",
-       R"({"quant_method": "compressed-tensors", "format": "pack-quantized", "ignore": ["lm_head"],
+  cases.push_back({"compressed-tensors pack-quantized W4A16",
+                   R"({"quant_method": "compressed-tensors", "format": "pack-quantized", "ignore": ["lm_head"],
            "config_groups": {"group_0": {"targets": ["Linear"], "input_activations": null, "output_activations": null,
              "weights": {"num_bits": 4, "type": "int", "symmetric": true, "strategy": "group", "group_size": 128,
                          "actorder": "weight", "dynamic": false}}}})",
-       {tensor(kL0 + "self_attn.q_proj.weight", {4096, 4096}),
-        tensor(kL0 + "mlp.down_proj.weight", {4096, 14336}, Dtype::BF16, true, MC::dense_mlp, PR::row),
-        tensor("lm_head.weight", {1000, 4096}, Dtype::BF16, true, MC::lm_head, PR::vocab),
-        tensor("model.norm.weight", {4096}, Dtype::BF16, false, MC::norms, PR::replicated)},
-       {{kL0 + "self_attn.q_proj.weight_packed", "[4096, 512]", "I32", 8'388'608, 16'777'216},
-        {kL0 + "self_attn.q_proj.weight_shape", "[2]", "I64", 16, 0},
-        {kL0 + "self_attn.q_proj.weight_scale", "[4096, 32]", "BF16", 262'144, 0},
-        {kL0 + "mlp.down_proj.weight_packed", "[4096, 1792]", "I32", 29'360'128, 58'720'256},
-        {kL0 + "mlp.down_proj.weight_shape", "[2]", "I64", 16, 0},
-        {kL0 + "mlp.down_proj.weight_scale", "[4096, 112]", "BF16", 917'504, 0},
-        {"lm_head.weight", "[1000, 4096]", "BF16", 8'192'000, 4'096'000},
-        {"model.norm.weight", "[4096]", "BF16", 8'192, 4'096}}});
-  cases.push_back(
-      {"compressed-tensors pack-quantized, asymmetric, activation order",
-       R"({"quant_method": "compressed-tensors", "format": "pack-quantized",
+                   {tensor(kL0 + "self_attn.q_proj.weight", {4096, 4096}),
+                    tensor(kL0 + "mlp.down_proj.weight", {4096, 14336}, Dtype::BF16, true, MC::dense_mlp, PR::row),
+                    tensor("lm_head.weight", {1000, 4096}, Dtype::BF16, true, MC::lm_head, PR::vocab),
+                    tensor("model.norm.weight", {4096}, Dtype::BF16, false, MC::norms, PR::replicated)},
+                   {{kL0 + "self_attn.q_proj.weight_packed", "[4096, 512]", "I32", 8'388'608, 16'777'216},
+                    {kL0 + "self_attn.q_proj.weight_shape", "[2]", "I64", 16, 0},
+                    {kL0 + "self_attn.q_proj.weight_scale", "[4096, 32]", "BF16", 262'144, 0},
+                    {kL0 + "mlp.down_proj.weight_packed", "[4096, 1792]", "I32", 29'360'128, 58'720'256},
+                    {kL0 + "mlp.down_proj.weight_shape", "[2]", "I64", 16, 0},
+                    {kL0 + "mlp.down_proj.weight_scale", "[4096, 112]", "BF16", 917'504, 0},
+                    {"lm_head.weight", "[1000, 4096]", "BF16", 8'192'000, 4'096'000},
+                    {"model.norm.weight", "[4096]", "BF16", 8'192, 4'096}}});
+  cases.push_back({"compressed-tensors pack-quantized, asymmetric, activation order",
+                   R"({"quant_method": "compressed-tensors", "format": "pack-quantized",
            "config_groups": {"group_0": {"targets": ["Linear"],
              "weights": {"num_bits": 4, "type": "int", "symmetric": false, "strategy": "group", "group_size": 128,
                          "actorder": "group"}}}})",
-       {tensor(kL0 + "self_attn.q_proj.weight", {256, 512}, Dtype::F16)},
-       {{kL0 + "self_attn.q_proj.weight_packed", "[256, 64]", "I32", 65'536, 131'072},
-        {kL0 + "self_attn.q_proj.weight_shape", "[2]", "I64", 16, 0},
-        {kL0 + "self_attn.q_proj.weight_scale", "[256, 4]", "F16", 2'048, 0},
-        {kL0 + "self_attn.q_proj.weight_zero_point", "[32, 4]", "I32", 512, 0},
-        {kL0 + "self_attn.q_proj.weight_g_idx", "[512]", "I32", 2'048, 0}}});
+                   {tensor(kL0 + "self_attn.q_proj.weight", {256, 512}, Dtype::F16)},
+                   {{kL0 + "self_attn.q_proj.weight_packed", "[256, 64]", "I32", 65'536, 131'072},
+                    {kL0 + "self_attn.q_proj.weight_shape", "[2]", "I64", 16, 0},
+                    {kL0 + "self_attn.q_proj.weight_scale", "[256, 4]", "F16", 2'048, 0},
+                    {kL0 + "self_attn.q_proj.weight_zero_point", "[32, 4]", "I32", 512, 0},
+                    {kL0 + "self_attn.q_proj.weight_g_idx", "[512]", "I32", 2'048, 0}}});
   // RedHatAI ...-quantized.w8a8: INT8 per channel, dynamic per-token activations.
-  cases.push_back(
-      {"compressed-tensors int-quantized W8A8",
-       R"({"quant_method": "compressed-tensors", "format": "int-quantized", "ignore": ["lm_head"],
+  cases.push_back({"compressed-tensors int-quantized W8A8",
+                   R"({"quant_method": "compressed-tensors", "format": "int-quantized", "ignore": ["lm_head"],
            "config_groups": {"group_0": {"targets": ["Linear"],
              "weights": {"num_bits": 8, "type": "int", "symmetric": true, "strategy": "channel", "dynamic": false},
              "input_activations": {"num_bits": 8, "type": "int", "symmetric": true, "strategy": "token",
                                    "dynamic": true}}}})",
-       {tensor(kL0 + "self_attn.q_proj.weight", {4096, 4096}),
-        tensor("lm_head.weight", {1000, 4096}, Dtype::BF16, true, MC::lm_head, PR::vocab)},
-       {{kL0 + "self_attn.q_proj.weight", "[4096, 4096]", "I8", 16'777'216, 16'777'216},
-        {kL0 + "self_attn.q_proj.weight_scale", "[4096, 1]", "BF16", 8'192, 0},
-        {"lm_head.weight", "[1000, 4096]", "BF16", 8'192'000, 4'096'000}}});
-  cases.push_back(
-      {"compressed-tensors int-quantized, static asymmetric activations, F32 scales",
-       R"({"quant_method": "compressed-tensors", "format": "int-quantized",
+                   {tensor(kL0 + "self_attn.q_proj.weight", {4096, 4096}),
+                    tensor("lm_head.weight", {1000, 4096}, Dtype::BF16, true, MC::lm_head, PR::vocab)},
+                   {{kL0 + "self_attn.q_proj.weight", "[4096, 4096]", "I8", 16'777'216, 16'777'216},
+                    {kL0 + "self_attn.q_proj.weight_scale", "[4096, 1]", "BF16", 8'192, 0},
+                    {"lm_head.weight", "[1000, 4096]", "BF16", 8'192'000, 4'096'000}}});
+  cases.push_back({"compressed-tensors int-quantized, static asymmetric activations, F32 scales",
+                   R"({"quant_method": "compressed-tensors", "format": "int-quantized",
            "config_groups": {"group_0": {"targets": ["Linear"],
              "weights": {"num_bits": 8, "type": "int", "strategy": "channel", "scale_dtype": "torch.float32"},
              "input_activations": {"num_bits": 8, "type": "int", "symmetric": false, "strategy": "tensor",
                                    "dynamic": false}}}})",
-       {tensor(kL0 + "self_attn.q_proj.weight", {128, 256})},
-       {{kL0 + "self_attn.q_proj.weight", "[128, 256]", "I8", 32'768, 32'768},
-        {kL0 + "self_attn.q_proj.weight_scale", "[128, 1]", "F32", 512, 0},
-        {kL0 + "self_attn.q_proj.input_scale", "[1]", "F32", 4, 0},
-        {kL0 + "self_attn.q_proj.input_zero_point", "[1]", "I8", 1, 0}}});
+                   {tensor(kL0 + "self_attn.q_proj.weight", {128, 256})},
+                   {{kL0 + "self_attn.q_proj.weight", "[128, 256]", "I8", 32'768, 32'768},
+                    {kL0 + "self_attn.q_proj.weight_scale", "[128, 1]", "F32", 512, 0},
+                    {kL0 + "self_attn.q_proj.input_scale", "[1]", "F32", 4, 0},
+                    {kL0 + "self_attn.q_proj.input_zero_point", "[1]", "I8", 1, 0}}});
   // RedHatAI ...-FP8-dynamic, with a KV-cache scheme added.
-  cases.push_back(
-      {"compressed-tensors float-quantized FP8 dynamic + kv_cache_scheme",
-       R"({"quant_method": "compressed-tensors", "format": "float-quantized", "ignore": ["lm_head"],
+  cases.push_back({"compressed-tensors float-quantized FP8 dynamic + kv_cache_scheme",
+                   R"({"quant_method": "compressed-tensors", "format": "float-quantized", "ignore": ["lm_head"],
            "kv_cache_scheme": {"num_bits": 8, "type": "float", "strategy": "tensor", "dynamic": false, "symmetric": true},
            "config_groups": {"group_0": {"targets": ["Linear"],
              "weights": {"num_bits": 8, "type": "float", "symmetric": true, "strategy": "channel", "dynamic": false},
              "input_activations": {"num_bits": 8, "type": "float", "strategy": "token", "dynamic": true}}}})",
-       {tensor(kL0 + "self_attn.k_proj.weight", {512, 4096}),
-        tensor(kL0 + "mlp.up_proj.weight", {14336, 4096}, Dtype::BF16, true, MC::dense_mlp)},
-       {{kL0 + "self_attn.k_proj.weight", "[512, 4096]", "F8_E4M3", 2'097'152, 2'097'152},
-        {kL0 + "self_attn.k_proj.weight_scale", "[512, 1]", "BF16", 1'024, 0},
-        {kL0 + "self_attn.k_scale", "[1]", "BF16", 2, 0},
-        {kL0 + "self_attn.v_scale", "[1]", "BF16", 2, 0},
-        {kL0 + "mlp.up_proj.weight", "[14336, 4096]", "F8_E4M3", 58'720'256, 58'720'256},
-        {kL0 + "mlp.up_proj.weight_scale", "[14336, 1]", "BF16", 28'672, 0}}});
-  cases.push_back(
-      {"compressed-tensors float-quantized FP8 per-tensor static",
-       R"({"quant_method": "compressed-tensors", "format": "float-quantized",
+                   {tensor(kL0 + "self_attn.k_proj.weight", {512, 4096}),
+                    tensor(kL0 + "mlp.up_proj.weight", {14336, 4096}, Dtype::BF16, true, MC::dense_mlp)},
+                   {{kL0 + "self_attn.k_proj.weight", "[512, 4096]", "F8_E4M3", 2'097'152, 2'097'152},
+                    {kL0 + "self_attn.k_proj.weight_scale", "[512, 1]", "BF16", 1'024, 0},
+                    {kL0 + "self_attn.k_scale", "[1]", "BF16", 2, 0},
+                    {kL0 + "self_attn.v_scale", "[1]", "BF16", 2, 0},
+                    {kL0 + "mlp.up_proj.weight", "[14336, 4096]", "F8_E4M3", 58'720'256, 58'720'256},
+                    {kL0 + "mlp.up_proj.weight_scale", "[14336, 1]", "BF16", 28'672, 0}}});
+  cases.push_back({"compressed-tensors float-quantized FP8 per-tensor static",
+                   R"({"quant_method": "compressed-tensors", "format": "float-quantized",
            "config_groups": {"group_0": {"targets": ["Linear"],
              "weights": {"num_bits": 8, "type": "float", "strategy": "tensor"},
              "input_activations": {"num_bits": 8, "type": "float", "strategy": "tensor", "dynamic": false}}}})",
-       {tensor(kL0 + "self_attn.q_proj.weight", {64, 128})},
-       {{kL0 + "self_attn.q_proj.weight", "[64, 128]", "F8_E4M3", 8'192, 8'192},
-        {kL0 + "self_attn.q_proj.weight_scale", "[1]", "BF16", 2, 0},
-        {kL0 + "self_attn.q_proj.input_scale", "[1]", "BF16", 2, 0}}});
-  cases.push_back(
-      {"compressed-tensors float-quantized FP8 block",
-       R"({"quant_method": "compressed-tensors", "format": "float-quantized",
+                   {tensor(kL0 + "self_attn.q_proj.weight", {64, 128})},
+                   {{kL0 + "self_attn.q_proj.weight", "[64, 128]", "F8_E4M3", 8'192, 8'192},
+                    {kL0 + "self_attn.q_proj.weight_scale", "[1]", "BF16", 2, 0},
+                    {kL0 + "self_attn.q_proj.input_scale", "[1]", "BF16", 2, 0}}});
+  cases.push_back({"compressed-tensors float-quantized FP8 block",
+                   R"({"quant_method": "compressed-tensors", "format": "float-quantized",
            "config_groups": {"group_0": {"targets": ["Linear"],
              "weights": {"num_bits": 8, "type": "float", "strategy": "block", "block_structure": [128, 128]}}}})",
-       {tensor(kL0 + "self_attn.kv_a_proj_with_mqa.weight", {576, 7168})},
-       {{kL0 + "self_attn.kv_a_proj_with_mqa.weight", "[576, 7168]", "F8_E4M3", 4'128'768, 4'128'768},
-        {kL0 + "self_attn.kv_a_proj_with_mqa.weight_scale", "[5, 56]", "BF16", 560, 0}}});
+                   {tensor(kL0 + "self_attn.kv_a_proj_with_mqa.weight", {576, 7168})},
+                   {{kL0 + "self_attn.kv_a_proj_with_mqa.weight", "[576, 7168]", "F8_E4M3", 4'128'768, 4'128'768},
+                    {kL0 + "self_attn.kv_a_proj_with_mqa.weight_scale", "[5, 56]", "BF16", 560, 0}}});
   const std::string nvfp4_weights =
       R"("weights": {"num_bits": 4, "type": "float", "symmetric": true, "strategy": "tensor_group", "group_size": 16})";
-  cases.push_back(
-      {"compressed-tensors nvfp4-pack-quantized W4A4",
-       R"({"quant_method": "compressed-tensors", "format": "nvfp4-pack-quantized",
+  cases.push_back({"compressed-tensors nvfp4-pack-quantized W4A4",
+                   R"({"quant_method": "compressed-tensors", "format": "nvfp4-pack-quantized",
            "config_groups": {"group_0": {"targets": ["Linear"], )" +
-           nvfp4_weights + R"(,
+                       nvfp4_weights + R"(,
              "input_activations": {"num_bits": 4, "type": "float", "strategy": "tensor_group", "group_size": 16,
                                    "dynamic": "local"}}}})",
-       {tensor(kL0 + "self_attn.q_proj.weight", {4096, 4096})},
-       {{kL0 + "self_attn.q_proj.weight_packed", "[4096, 2048]", "U8", 8'388'608, 16'777'216},
-        {kL0 + "self_attn.q_proj.weight_scale", "[4096, 256]", "F8_E4M3", 1'048'576, 0},
-        {kL0 + "self_attn.q_proj.weight_global_scale", "[1]", "F32", 4, 0},
-        {kL0 + "self_attn.q_proj.input_global_scale", "[1]", "F32", 4, 0}}});
-  cases.push_back(
-      {"compressed-tensors nvfp4-pack-quantized W4A16",
-       R"({"quant_method": "compressed-tensors", "format": "nvfp4-pack-quantized",
+                   {tensor(kL0 + "self_attn.q_proj.weight", {4096, 4096})},
+                   {{kL0 + "self_attn.q_proj.weight_packed", "[4096, 2048]", "U8", 8'388'608, 16'777'216},
+                    {kL0 + "self_attn.q_proj.weight_scale", "[4096, 256]", "F8_E4M3", 1'048'576, 0},
+                    {kL0 + "self_attn.q_proj.weight_global_scale", "[1]", "F32", 4, 0},
+                    {kL0 + "self_attn.q_proj.input_global_scale", "[1]", "F32", 4, 0}}});
+  cases.push_back({"compressed-tensors nvfp4-pack-quantized W4A16",
+                   R"({"quant_method": "compressed-tensors", "format": "nvfp4-pack-quantized",
            "config_groups": {"group_0": {"targets": ["Linear"], "input_activations": null, )" +
-           nvfp4_weights + "}}}",
-       {tensor(kL0 + "self_attn.q_proj.weight", {4096, 4096})},
-       {{kL0 + "self_attn.q_proj.weight_packed", "[4096, 2048]", "U8", 8'388'608, 16'777'216},
-        {kL0 + "self_attn.q_proj.weight_scale", "[4096, 256]", "F8_E4M3", 1'048'576, 0},
-        {kL0 + "self_attn.q_proj.weight_global_scale", "[1]", "F32", 4, 0}}});
+                       nvfp4_weights + "}}}",
+                   {tensor(kL0 + "self_attn.q_proj.weight", {4096, 4096})},
+                   {{kL0 + "self_attn.q_proj.weight_packed", "[4096, 2048]", "U8", 8'388'608, 16'777'216},
+                    {kL0 + "self_attn.q_proj.weight_scale", "[4096, 256]", "F8_E4M3", 1'048'576, 0},
+                    {kL0 + "self_attn.q_proj.weight_global_scale", "[1]", "F32", 4, 0}}});
   // Kimi K3's experts.
   cases.push_back(
       {"compressed-tensors mxfp4-pack-quantized (Kimi K3)",
@@ -253,19 +246,18 @@ std::vector<FormatCase> format_cases() {
         {kL0 + "block_sparse_moe.experts.{E}.w1.weight_scale", "[3072, 112]", "U8", 344'064, 0, 8},
         {kL0 + "self_attn.o_proj.weight", "[7168, 12288]", "BF16", 176'160'768, 88'080'384}}});
   // AutoAWQ GEMM (Qwen2.5-VL-AWQ style: the vision tower is not converted).
-  cases.push_back(
-      {"awq gemm",
-       R"({"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": true, "version": "gemm",
+  cases.push_back({"awq gemm",
+                   R"({"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": true, "version": "gemm",
            "modules_to_not_convert": ["visual"]})",
-       {tensor(kL0 + "self_attn.q_proj.weight", {4096, 4096}, Dtype::F16),
-        tensor("visual.blocks.0.attn.qkv.weight", {3840, 1280}, Dtype::F16, true, MC::vision_tower, PR::replicated, 1,
-               false),
-        tensor("lm_head.weight", {1000, 4096}, Dtype::F16, true, MC::lm_head, PR::vocab)},
-       {{kL0 + "self_attn.q_proj.qweight", "[4096, 512]", "I32", 8'388'608, 16'777'216},
-        {kL0 + "self_attn.q_proj.qzeros", "[32, 512]", "I32", 65'536, 0},
-        {kL0 + "self_attn.q_proj.scales", "[32, 4096]", "F16", 262'144, 0},
-        {"visual.blocks.0.attn.qkv.weight", "[3840, 1280]", "F16", 9'830'400, 4'915'200},
-        {"lm_head.weight", "[1000, 4096]", "F16", 8'192'000, 4'096'000}}});
+                   {tensor(kL0 + "self_attn.q_proj.weight", {4096, 4096}, Dtype::F16),
+                    tensor("visual.blocks.0.attn.qkv.weight", {3840, 1280}, Dtype::F16, true, MC::vision_tower,
+                           PR::replicated, 1, false),
+                    tensor("lm_head.weight", {1000, 4096}, Dtype::F16, true, MC::lm_head, PR::vocab)},
+                   {{kL0 + "self_attn.q_proj.qweight", "[4096, 512]", "I32", 8'388'608, 16'777'216},
+                    {kL0 + "self_attn.q_proj.qzeros", "[32, 512]", "I32", 65'536, 0},
+                    {kL0 + "self_attn.q_proj.scales", "[32, 4096]", "F16", 262'144, 0},
+                    {"visual.blocks.0.attn.qkv.weight", "[3840, 1280]", "F16", 9'830'400, 4'915'200},
+                    {"lm_head.weight", "[1000, 4096]", "F16", 8'192'000, 4'096'000}}});
   cases.push_back({"gptq 4-bit group 128",
                    R"({"quant_method": "gptq", "bits": 4, "group_size": 128, "desc_act": false, "sym": true})",
                    {tensor(kL0 + "self_attn.q_proj.weight", {4096, 4096}, Dtype::F16)},
@@ -296,14 +288,15 @@ std::vector<FormatCase> format_cases() {
                     {kL0 + "self_attn.o_proj.scales", "[32, 4096]", "F16", 262'144, 0},
                     {kL0 + "self_attn.o_proj.g_idx", "[4096]", "I32", 16'384, 0},
                     {kL0 + "self_attn.o_proj.bias", "[4096]", "F16", 8'192, 4'096}}});
-  cases.push_back({"gptq saved through optimum (use_exllama) stores a bias everywhere too",
-                   R"({"quant_method": "gptq", "bits": 4, "group_size": 128, "use_exllama": true, "exllama_config": {"version": 1}})",
-                   {tensor(kL0 + "mlp.down_proj.weight", {4096, 11008}, Dtype::BF16, true, MC::dense_mlp, PR::row)},
-                   {{kL0 + "mlp.down_proj.qweight", "[1376, 4096]", "I32", 22'544'384, 45'088'768},
-                    {kL0 + "mlp.down_proj.qzeros", "[86, 512]", "I32", 176'128, 0},
-                    {kL0 + "mlp.down_proj.scales", "[86, 4096]", "F16", 704'512, 0},
-                    {kL0 + "mlp.down_proj.g_idx", "[11008]", "I32", 44'032, 0},
-                    {kL0 + "mlp.down_proj.bias", "[4096]", "F16", 8'192, 4'096}}});
+  cases.push_back(
+      {"gptq saved through optimum (use_exllama) stores a bias everywhere too",
+       R"({"quant_method": "gptq", "bits": 4, "group_size": 128, "use_exllama": true, "exllama_config": {"version": 1}})",
+       {tensor(kL0 + "mlp.down_proj.weight", {4096, 11008}, Dtype::BF16, true, MC::dense_mlp, PR::row)},
+       {{kL0 + "mlp.down_proj.qweight", "[1376, 4096]", "I32", 22'544'384, 45'088'768},
+        {kL0 + "mlp.down_proj.qzeros", "[86, 512]", "I32", 176'128, 0},
+        {kL0 + "mlp.down_proj.scales", "[86, 4096]", "F16", 704'512, 0},
+        {kL0 + "mlp.down_proj.g_idx", "[11008]", "I32", 44'032, 0},
+        {kL0 + "mlp.down_proj.bias", "[4096]", "F16", 8'192, 4'096}}});
   // MLX (mlx-lm): U32 words of bits-wide values, scales and biases per group in the model dtype.
   cases.push_back({"mlx 4-bit group 64",
                    R"({"group_size": 64, "bits": 4})",
@@ -317,15 +310,15 @@ std::vector<FormatCase> format_cases() {
                     {"model.embed_tokens.scales", "[1000, 64]", "BF16", 128'000, 0},
                     {"model.embed_tokens.biases", "[1000, 64]", "BF16", 128'000, 0},
                     {kL0 + "input_layernorm.weight", "[4096]", "BF16", 8'192, 4'096}}});
-  cases.push_back({"mlx per-module override: 8-bit for one projection, another kept",
-                   R"({"group_size": 64, "bits": 4, "model.layers.0.self_attn.q_proj": {"group_size": 32, "bits": 8},
+  cases.push_back(
+      {"mlx per-module override: 8-bit for one projection, another kept",
+       R"({"group_size": 64, "bits": 4, "model.layers.0.self_attn.q_proj": {"group_size": 32, "bits": 8},
                        "model.layers.0.self_attn.k_proj": false})",
-                   {tensor(kL0 + "self_attn.q_proj.weight", {4096, 4096}),
-                    tensor(kL0 + "self_attn.k_proj.weight", {1024, 4096})},
-                   {{kL0 + "self_attn.q_proj.weight", "[4096, 1024]", "U32", 16'777'216, 16'777'216},
-                    {kL0 + "self_attn.q_proj.scales", "[4096, 128]", "BF16", 1'048'576, 0},
-                    {kL0 + "self_attn.q_proj.biases", "[4096, 128]", "BF16", 1'048'576, 0},
-                    {kL0 + "self_attn.k_proj.weight", "[1024, 4096]", "BF16", 8'388'608, 4'194'304}}});
+       {tensor(kL0 + "self_attn.q_proj.weight", {4096, 4096}), tensor(kL0 + "self_attn.k_proj.weight", {1024, 4096})},
+       {{kL0 + "self_attn.q_proj.weight", "[4096, 1024]", "U32", 16'777'216, 16'777'216},
+        {kL0 + "self_attn.q_proj.scales", "[4096, 128]", "BF16", 1'048'576, 0},
+        {kL0 + "self_attn.q_proj.biases", "[4096, 128]", "BF16", 1'048'576, 0},
+        {kL0 + "self_attn.k_proj.weight", "[1024, 4096]", "BF16", 8'388'608, 4'194'304}}});
   // bitsandbytes: 4-bit NF4 with double quantization; LLM.int8.
   cases.push_back({"bitsandbytes nf4, double quant",
                    R"({"quant_method": "bitsandbytes", "load_in_4bit": true, "bnb_4bit_quant_type": "nf4",
@@ -344,18 +337,18 @@ std::vector<FormatCase> format_cases() {
                     {kL0 + "self_attn.q_proj.SCB", "[4096]", "F32", 16'384, 0},
                     {kL0 + "self_attn.q_proj.weight_format", "[]", "U8", 1, 0}}});
   // ModelOpt NVFP4 with an FP8 KV cache; an excluded module by wildcard.
-  cases.push_back({"modelopt nvfp4",
-                   R"({"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16, "kv_cache_quant_algo": "FP8",
+  cases.push_back(
+      {"modelopt nvfp4",
+       R"({"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16, "kv_cache_quant_algo": "FP8",
                        "exclude_modules": ["lm_head", "model.layers.*.self_attn.v_proj"]})",
-                   {tensor(kL0 + "self_attn.k_proj.weight", {1024, 4096}),
-                    tensor(kL0 + "self_attn.v_proj.weight", {1024, 4096})},
-                   {{kL0 + "self_attn.k_proj.weight", "[1024, 2048]", "U8", 2'097'152, 4'194'304},
-                    {kL0 + "self_attn.k_proj.weight_scale", "[1024, 256]", "F8_E4M3", 262'144, 0},
-                    {kL0 + "self_attn.k_proj.weight_scale_2", "[]", "F32", 4, 0},
-                    {kL0 + "self_attn.k_proj.input_scale", "[]", "F32", 4, 0},
-                    {kL0 + "self_attn.k_proj.k_scale", "[]", "F32", 4, 0},
-                    {kL0 + "self_attn.v_proj.v_scale", "[]", "F32", 4, 0},
-                    {kL0 + "self_attn.v_proj.weight", "[1024, 4096]", "BF16", 8'388'608, 4'194'304}}});
+       {tensor(kL0 + "self_attn.k_proj.weight", {1024, 4096}), tensor(kL0 + "self_attn.v_proj.weight", {1024, 4096})},
+       {{kL0 + "self_attn.k_proj.weight", "[1024, 2048]", "U8", 2'097'152, 4'194'304},
+        {kL0 + "self_attn.k_proj.weight_scale", "[1024, 256]", "F8_E4M3", 262'144, 0},
+        {kL0 + "self_attn.k_proj.weight_scale_2", "[]", "F32", 4, 0},
+        {kL0 + "self_attn.k_proj.input_scale", "[]", "F32", 4, 0},
+        {kL0 + "self_attn.k_proj.k_scale", "[]", "F32", 4, 0},
+        {kL0 + "self_attn.v_proj.v_scale", "[]", "F32", 4, 0},
+        {kL0 + "self_attn.v_proj.weight", "[1024, 4096]", "BF16", 8'388'608, 4'194'304}}});
   cases.push_back({"modelopt fp8",
                    R"({"quant_method": "modelopt", "quant_algo": "FP8"})",
                    {tensor(kL0 + "self_attn.q_proj.weight", {4096, 4096})},
@@ -385,7 +378,7 @@ TEST(QuantFormats, EveryStoredTensorHasItsNameShapeDtypeAndBytes) {
 
 TEST(QuantFormats, StoredTensorsKeepTheLogicalTensorsPlacement) {
   const auto m = quantize(R"({"quant_method": "fp8", "weight_block_size": [128, 128]})",
-                       {expert("model.layers.5.mlp.experts.{E}.up_proj.weight", {2048, 7168}, 8)});
+                          {expert("model.layers.5.mlp.experts.{E}.up_proj.weight", {2048, 7168}, 8)});
   ASSERT_EQ(m.tensors.size(), 2u);
   for (const auto& t : m.tensors) {
     EXPECT_EQ(t.module, MC::routed_experts);
@@ -398,13 +391,13 @@ TEST(QuantFormats, StoredTensorsKeepTheLogicalTensorsPlacement) {
 TEST(QuantFormats, InventoryBucketsNameTheEncoding) {
   std::map<std::string, std::uint64_t> buckets;
   const auto awq = quantize(R"({"quant_method": "awq", "bits": 4, "group_size": 128})",
-                         {tensor(kL0 + "self_attn.q_proj.weight", {4096, 4096}, Dtype::F16)});
+                            {tensor(kL0 + "self_attn.q_proj.weight", {4096, 4096}, Dtype::F16)});
   for (const auto& t : awq.tensors) buckets[dtype_bucket(t)] += t.bytes();
   EXPECT_EQ(buckets.at("I32 (packed int4)"), 8'388'608u);
   EXPECT_EQ(buckets.at("I32 (zero points)"), 65'536u);
   EXPECT_EQ(buckets.at("F16 (weight scales)"), 262'144u);
   const auto fp8 = quantize(R"({"quant_method": "fp8", "weight_block_size": [128, 128]})",
-                         {tensor(kL0 + "self_attn.q_proj.weight", {256, 256})});
+                            {tensor(kL0 + "self_attn.q_proj.weight", {256, 256})});
   EXPECT_EQ(dtype_bucket(fp8.tensors[0]), "F8_E4M3");
   EXPECT_EQ(dtype_bucket(fp8.tensors[1]), "F32 (weight scales)");
   EXPECT_EQ(storage_format_key(fp8.tensors[0].format), "fp8");
@@ -419,8 +412,8 @@ struct DeclaredCase {
   const char* label;
   std::string config;
   std::vector<LogicalTensor> logical;
-  std::vector<Want> want;  // a subset of the stored tensors, by name
-  std::string kv_dtype;    // the declared KV-cache dtype ("" when none)
+  std::vector<Want> want;                // a subset of the stored tensors, by name
+  std::string kv_dtype;                  // the declared KV-cache dtype ("" when none)
   std::vector<std::string> absent = {};  // stored tensors the producer does not write
 };
 
@@ -468,8 +461,7 @@ TEST(QuantDeclarations, EveryFormTheProducersWriteIsRead) {
        R"({"quant_method": "modelopt", "quant_algo": "MIXED_PRECISION", "ignore": ["mtp*"],
            "quantized_layers": {"model.layers.0.self_attn.q_proj": {"quant_algo": "FP8"},
                                 "model.layers.0.mlp.experts": {"quant_algo": "W4A16_NVFP4", "group_size": 16}}})",
-       {tensor(kL0 + "self_attn.q_proj.weight", {4096, 4096}),
-        tensor(kL0 + "self_attn.k_proj.weight", {1024, 4096}),
+       {tensor(kL0 + "self_attn.q_proj.weight", {4096, 4096}), tensor(kL0 + "self_attn.k_proj.weight", {1024, 4096}),
         tensor(kL0 + "mlp.experts.3.down_proj.weight", {2048, 1024}, Dtype::BF16, true, MC::routed_experts, PR::row)},
        {{kL0 + "self_attn.q_proj.weight", "[4096, 4096]", "F8_E4M3", 16'777'216, 16'777'216},
         {kL0 + "self_attn.q_proj.input_scale", "[]", "F32", 4, 0},
@@ -495,7 +487,8 @@ TEST(QuantDeclarations, EveryFormTheProducersWriteIsRead) {
     EXPECT_EQ(scheme->declared_kv_dtype, c.kv_dtype);
     const auto m = quantize(c.config, c.logical);
     for (const auto& want : c.want) {
-      const auto it = std::find_if(m.tensors.begin(), m.tensors.end(), [&](const auto& t) { return t.name == want.name; });
+      const auto it =
+          std::find_if(m.tensors.begin(), m.tensors.end(), [&](const auto& t) { return t.name == want.name; });
       ASSERT_NE(it, m.tensors.end()) << want.name;
       EXPECT_EQ(shape_text(it->shape), want.shape) << want.name;
       EXPECT_EQ(dtype_name(it->dtype), want.dtype) << want.name;
@@ -519,7 +512,8 @@ TEST(QuantDeclarations, TheModelWideGroup) {
   ASSERT_NE(gptq->model_wide_group(), nullptr);
   EXPECT_EQ(gptq->model_wide_group()->num_bits, 4u);
   EXPECT_EQ(gptq->model_wide_group()->group_size, 128u);
-  const auto mlx = parse(R"({"bits": 4, "group_size": 64, "model.layers.0.mlp.down_proj": {"bits": 8, "group_size": 64}})");
+  const auto mlx =
+      parse(R"({"bits": 4, "group_size": 64, "model.layers.0.mlp.down_proj": {"bits": 8, "group_size": 64}})");
   ASSERT_TRUE(mlx.ok());
   ASSERT_NE(mlx->model_wide_group(), nullptr);
   EXPECT_EQ(mlx->model_wide_group()->num_bits, 4u);
@@ -567,15 +561,35 @@ TEST(QuantPatterns, CompressedTensorsIgnoreIsExactOrReMatch) {
 }
 
 TEST(QuantPatterns, TheBuiltInMatcherAgreesWithStdRegex) {
-  const char* patterns[] = {
-      R"(re:.*layers\.1\.block_sparse_moe\.experts\.7\..*)", R"(re:.*self_attn.*)", R"(re:model.layers.1.*)",
-      R"(re:.*mlp\.(gate|up)_proj.*)", R"(re:lm_head)", R"(re:.*experts\.[1-3]\..*)", R"(re:a*b.*c)", R"(re:.*\-x)",
-      R"(re:.*mlp\.(gate|up|gate_up|down)_proj.*)", R"(re:(a|b)c)", R"(re:x(ab|cd)*)", R"(re:.*(self|cross)_attn\..*)"};
-  const char* names[] = {"model.layers.1.block_sparse_moe.experts.7.w1", "model.layers.1.block_sparse_moe.experts.17.w1",
-                         "model.layers.11.self_attn.q_proj", "model.layers.1.mlp.gate_proj", "lm_head", "lm_headx",
-                         "model.layers.0.mlp.experts.2.up_proj", "aaabxxc", "bc", "y-x", "model",
-                         "model.layers.3.mlp.gate_up_proj", "model.layers.3.mlp.down_proj.weight", "ac", "xababcd",
-                         "model.layers.3.cross_attn.o_proj", "model.layers.3.mlp.gate_up_projx"};
+  const char* patterns[] = {R"(re:.*layers\.1\.block_sparse_moe\.experts\.7\..*)",
+                            R"(re:.*self_attn.*)",
+                            R"(re:model.layers.1.*)",
+                            R"(re:.*mlp\.(gate|up)_proj.*)",
+                            R"(re:lm_head)",
+                            R"(re:.*experts\.[1-3]\..*)",
+                            R"(re:a*b.*c)",
+                            R"(re:.*\-x)",
+                            R"(re:.*mlp\.(gate|up|gate_up|down)_proj.*)",
+                            R"(re:(a|b)c)",
+                            R"(re:x(ab|cd)*)",
+                            R"(re:.*(self|cross)_attn\..*)"};
+  const char* names[] = {"model.layers.1.block_sparse_moe.experts.7.w1",
+                         "model.layers.1.block_sparse_moe.experts.17.w1",
+                         "model.layers.11.self_attn.q_proj",
+                         "model.layers.1.mlp.gate_proj",
+                         "lm_head",
+                         "lm_headx",
+                         "model.layers.0.mlp.experts.2.up_proj",
+                         "aaabxxc",
+                         "bc",
+                         "y-x",
+                         "model",
+                         "model.layers.3.mlp.gate_up_proj",
+                         "model.layers.3.mlp.down_proj.weight",
+                         "ac",
+                         "xababcd",
+                         "model.layers.3.cross_attn.o_proj",
+                         "model.layers.3.mlp.gate_up_projx"};
   std::string list;
   for (const char* p : patterns) list += std::string(list.empty() ? "" : ", ") + nlohmann::json(p).dump();
   const auto s = parse(R"({"quant_method": "compressed-tensors", "format": "int-quantized", "ignore": [)" + list +
@@ -584,11 +598,11 @@ TEST(QuantPatterns, TheBuiltInMatcherAgreesWithStdRegex) {
   ASSERT_EQ(s.ignore.size(), std::size(patterns));
   EXPECT_TRUE(s.ignore[0].simple);
   EXPECT_TRUE(s.ignore[2].simple);
-  EXPECT_TRUE(s.ignore[3].simple);   // one literal alternation: a form per alternative (Kimi K3's ignore list)
+  EXPECT_TRUE(s.ignore[3].simple);  // one literal alternation: a form per alternative (Kimi K3's ignore list)
   EXPECT_EQ(s.ignore[3].forms.size(), 2u);
   EXPECT_TRUE(s.ignore[8].simple);
   EXPECT_FALSE(s.ignore[10].simple);  // a repeated group: std::regex
-  EXPECT_FALSE(s.ignore[5].simple);  // a class: std::regex
+  EXPECT_FALSE(s.ignore[5].simple);   // a class: std::regex
   for (const auto& p : s.ignore) {
     const std::regex re(p.text.substr(3));
     for (const char* n : names)
@@ -613,12 +627,12 @@ TEST(QuantPatterns, RepeatsOfRepeatsAreRefusedBeforeStdRegexRunsThem) {
       {"re:(a+)+b", "a repeated group that itself repeats (exponential backtracking)"},
       {"re:((ab)*c)*", "a repeated group that itself repeats (exponential backtracking)"},
       {"re:(x|y*)+z", "a repeated group that itself repeats (exponential backtracking)"},
-      {"re:.*?self_attn", ""},           // lazy
-      {"re:x(ab|cd)*", ""},              // a repeated group of plain text
+      {"re:.*?self_attn", ""},  // lazy
+      {"re:x(ab|cd)*", ""},     // a repeated group of plain text
       {"re:a{2,3}b", ""},
-      {"re:[*+]*x", ""},                 // quantifier characters inside a class
-      {R"(re:\*+x)", ""},               // an escaped star, repeated
-      {"re:(a*)b(c+)", ""},              // groups that repeat inside, not repeated
+      {"re:[*+]*x", ""},     // quantifier characters inside a class
+      {R"(re:\*+x)", ""},    // an escaped star, repeated
+      {"re:(a*)b(c+)", ""},  // groups that repeat inside, not repeated
   };
   for (const auto& c : cases) {
     const auto s = parse(R"({"quant_method": "compressed-tensors", "format": "int-quantized", "ignore": [)" +
@@ -630,14 +644,17 @@ TEST(QuantPatterns, RepeatsOfRepeatsAreRefusedBeforeStdRegexRunsThem) {
     }
     ASSERT_FALSE(s.ok()) << c.pattern;
     EXPECT_EQ(s.error().to_string(), fmt::format("config.json: /quantization_config/ignore/0: regular expression '{}' "
-                                                 "is refused: {}", c.pattern, c.why));
+                                                 "is refused: {}",
+                                                 c.pattern, c.why));
   }
   // The fuzzed config's shape: an mxfp4 modules_to_not_convert entry.
-  const auto m = parse(R"({"quant_method": "mxfp4", "modules_to_not_convert": ["model.layers**********.*.self_attn"]})");
+  const auto m =
+      parse(R"({"quant_method": "mxfp4", "modules_to_not_convert": ["model.layers**********.*.self_attn"]})");
   ASSERT_FALSE(m.ok());
-  EXPECT_EQ(m.error().to_string(),
-            "config.json: /quantization_config/modules_to_not_convert/0: 'model.layers**********.*.self_attn' is refused "
-            "as a regular expression: a repeat of a repeat (Python: multiple repeat)");
+  EXPECT_EQ(
+      m.error().to_string(),
+      "config.json: /quantization_config/modules_to_not_convert/0: 'model.layers**********.*.self_attn' is refused "
+      "as a regular expression: a repeat of a repeat (Python: multiple repeat)");
 }
 
 const std::string kIntGroup = R"("config_groups": {"group_0": {"targets": ["Linear"], "weights": {"num_bits": 8,
@@ -645,11 +662,13 @@ const std::string kIntGroup = R"("config_groups": {"group_0": {"targets": ["Line
 
 TEST(QuantPatterns, AnIgnoredExpertIsSplitOffItsGroup) {
   const auto m = quantize(R"({"quant_method": "compressed-tensors", "format": "int-quantized",
-                          "ignore": ["model.layers.0.mlp.experts.2.down_proj"], )" + kIntGroup + "}",
-                       {expert(kL0 + "mlp.experts.{E}.down_proj.weight", {64, 128}, 4)});
+                          "ignore": ["model.layers.0.mlp.experts.2.down_proj"], )" +
+                              kIntGroup + "}",
+                          {expert(kL0 + "mlp.experts.{E}.down_proj.weight", {64, 128}, 4)});
   // experts 0-1 quantized (grouped), 2 plain, 3 quantized.
   std::vector<std::tuple<std::string, std::string, std::uint32_t, std::uint32_t>> got;
-  for (const auto& t : m.tensors) got.emplace_back(t.name, std::string(dtype_name(t.dtype)), t.instances, t.first_instance);
+  for (const auto& t : m.tensors)
+    got.emplace_back(t.name, std::string(dtype_name(t.dtype)), t.instances, t.first_instance);
   const decltype(got) want = {
       {kL0 + "mlp.experts.{E}.down_proj.weight", "I8", 2, 0},
       {kL0 + "mlp.experts.{E}.down_proj.weight_scale", "BF16", 2, 0},
@@ -663,7 +682,7 @@ TEST(QuantPatterns, AnIgnoredExpertIsSplitOffItsGroup) {
 TEST(QuantPatterns, IgnoringExpertZeroLeavesTheOthersQuantized) {
   const auto m = quantize(R"({"quant_method": "fp8", "weight_block_size": [128, 128],
                           "modules_to_not_convert": ["model.layers.0.mlp.experts.0.down_proj"]})",
-                       {expert(kL0 + "mlp.experts.{E}.down_proj.weight", {256, 256}, 4)});
+                          {expert(kL0 + "mlp.experts.{E}.down_proj.weight", {256, 256}, 4)});
   ASSERT_EQ(m.tensors.size(), 3u);
   EXPECT_EQ(m.tensors[0].name, kL0 + "mlp.experts.0.down_proj.weight");
   EXPECT_EQ(m.tensors[0].dtype, Dtype::BF16);
@@ -677,7 +696,7 @@ TEST(QuantPatterns, ARegexTargetCanSkipExpertZero) {
   const auto m = quantize(R"({"quant_method": "compressed-tensors", "format": "int-quantized",
                           "config_groups": {"g": {"targets": ["re:.*experts\\.[1-3]\\..*"],
                             "weights": {"num_bits": 8, "strategy": "channel"}}}})",
-                       {expert(kL0 + "mlp.experts.{E}.w1.weight", {64, 128}, 4)});
+                          {expert(kL0 + "mlp.experts.{E}.w1.weight", {64, 128}, 4)});
   ASSERT_EQ(m.tensors.size(), 3u);
   EXPECT_EQ(m.tensors[0].name, kL0 + "mlp.experts.0.w1.weight");
   EXPECT_EQ(m.tensors[0].dtype, Dtype::BF16);
@@ -716,7 +735,8 @@ TEST(QuantPatterns, AnswersKeptAcrossLayersAreThoseOfEachName) {
     std::vector<bool> ignored;
     for (int l : layers)
       for (const auto& t : m.tensors)
-        if (t.name == "model.layers." + std::to_string(l) + ".self_attn.q_proj.weight") ignored.push_back(t.dtype == Dtype::BF16);
+        if (t.name == "model.layers." + std::to_string(l) + ".self_attn.q_proj.weight")
+          ignored.push_back(t.dtype == Dtype::BF16);
     EXPECT_EQ(ignored, row.ignored) << row.pattern;
   }
   EXPECT_TRUE(pattern_is_index_sensitive("experts\\.\\S\\."));
@@ -725,24 +745,25 @@ TEST(QuantPatterns, AnswersKeptAcrossLayersAreThoseOfEachName) {
 
 TEST(QuantPatterns, TheMostSpecificTargetWinsWhateverTheGroupOrder) {
   // compressed-tensors: an exact name beats a regex, which beats a class name.
-  const auto m = quantize(R"({"quant_method": "compressed-tensors",
+  const auto m =
+      quantize(R"({"quant_method": "compressed-tensors",
       "config_groups": {
         "group_0": {"format": "int-quantized", "targets": ["Linear"], "weights": {"num_bits": 8, "strategy": "channel"}},
         "group_1": {"format": "float-quantized", "targets": ["re:.*down_proj"],
                     "weights": {"num_bits": 8, "type": "float", "strategy": "channel"}},
         "group_2": {"format": "pack-quantized", "targets": ["model.layers.0.mlp.up_proj"],
                     "weights": {"num_bits": 4, "strategy": "group", "group_size": 64}}}})",
-                       {tensor(kL0 + "mlp.gate_proj.weight", {128, 256}), tensor(kL0 + "mlp.down_proj.weight", {256, 128}),
-                        tensor(kL0 + "mlp.up_proj.weight", {128, 256})});
+               {tensor(kL0 + "mlp.gate_proj.weight", {128, 256}), tensor(kL0 + "mlp.down_proj.weight", {256, 128}),
+                tensor(kL0 + "mlp.up_proj.weight", {128, 256})});
   ASSERT_EQ(m.tensors.size(), 7u);
-  EXPECT_EQ(m.tensors[0].dtype, Dtype::I8);       // gate_proj: Linear
-  EXPECT_EQ(m.tensors[2].dtype, Dtype::F8_E4M3);  // down_proj: regex
+  EXPECT_EQ(m.tensors[0].dtype, Dtype::I8);                         // gate_proj: Linear
+  EXPECT_EQ(m.tensors[2].dtype, Dtype::F8_E4M3);                    // down_proj: regex
   EXPECT_EQ(m.tensors[4].name, kL0 + "mlp.up_proj.weight_packed");  // up_proj: exact name
 }
 
 TEST(QuantPatterns, FusedSlicesCountAsOneStoredTensor) {
   const auto m = quantize(R"({"quant_method": "mxfp4"})", {expert(kL0 + "mlp.experts.down_proj", {2880, 2880}, 32),
-                                                       expert(kL0 + "mlp.experts.{E}.w2.weight", {64, 64}, 4)});
+                                                           expert(kL0 + "mlp.experts.{E}.w2.weight", {64, 64}, 4)});
   ASSERT_EQ(m.tensors.size(), 4u);
   EXPECT_TRUE(is_fused_slice(m.tensors[0]));
   EXPECT_EQ(shape_text(stored_shape(m.tensors[0])), "[32, 2880, 90, 16]");
@@ -835,7 +856,8 @@ TEST(QuantConfigErrors, EachBadFieldIsNamedOnOneLine) {
       {ct("pack-quantized", R"({"num_bits": 4, "strategy": "group"})"),
        "config.json: /quantization_config/config_groups/group_0/weights/group_size: missing positive integer"},
       {ct("pack-quantized", R"({"num_bits": 4, "strategy": "group", "group_size": 0})"),
-       "config.json: /quantization_config/config_groups/group_0/weights/group_size: expected a positive integer, got 0"},
+       "config.json: /quantization_config/config_groups/group_0/weights/group_size: expected a positive integer, got "
+       "0"},
       {ct("float-quantized", R"({"num_bits": 8, "type": "float", "strategy": "block", "block_structure": [128]})"),
        "config.json: /quantization_config/config_groups/group_0/weights/block_structure: expected [rows, columns], got "
        "1 values"},
@@ -875,13 +897,15 @@ TEST(QuantConfigErrors, EachBadFieldIsNamedOnOneLine) {
        "config.json: /quantization_config/version: AWQ version 'gemv' is not supported yet (only \"gemm\")"},
       {R"({"quant_method": "awq", "bits": 4})",
        "config.json: /quantization_config/group_size: missing positive integer or -1"},
-      {R"({"quant_method": "awq", "group_size": 128})", "config.json: /quantization_config/bits: missing positive integer"},
+      {R"({"quant_method": "awq", "group_size": 128})",
+       "config.json: /quantization_config/bits: missing positive integer"},
       {R"({"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": "yes"})",
        "config.json: /quantization_config/zero_point: expected true or false, got \"yes\""},
       // gptq
       {R"({"quant_method": "gptq", "bits": 5, "group_size": 128})",
        "config.json: /quantization_config/bits: GPTQ stores 2, 3, 4 or 8-bit weights, got 5"},
-      {R"({"quant_method": "gptq", "group_size": 128})", "config.json: /quantization_config/bits: missing positive integer"},
+      {R"({"quant_method": "gptq", "group_size": 128})",
+       "config.json: /quantization_config/bits: missing positive integer"},
       {R"({"quant_method": "gptq", "bits": 4, "group_size": 128, "desc_act": 1})",
        "config.json: /quantization_config/desc_act: expected true or false, got 1"},
       {R"({"quant_method": "gptq", "bits": 4, "group_size": 128, "checkpoint_format": "marlin"})",
@@ -894,9 +918,11 @@ TEST(QuantConfigErrors, EachBadFieldIsNamedOnOneLine) {
       {R"({"quant_method": "gptq", "bits": 4, "group_size": 128, "dynamic": []})",
        "config.json: /quantization_config/dynamic: expected an object, got []"},
       {R"({"quant_method": "modelopt", "quant_algo": "NVFP4", "config_groups": {"group_0": {"weights": {"group_size": "16"}}}})",
-       "config.json: /quantization_config/config_groups/group_0/weights/group_size: expected a positive integer, got \"16\""},
+       "config.json: /quantization_config/config_groups/group_0/weights/group_size: expected a positive integer, got "
+       "\"16\""},
       {R"({"quant_method": "modelopt", "quant_algo": "MIXED_PRECISION", "quantized_layers": {"model.layers.0.mlp": {"quant_algo": "INT4_AWQ"}}})",
-       "config.json: /quantization_config/quantized_layers/model.layers.0.mlp/quant_algo: ModelOpt algorithm 'INT4_AWQ' is "
+       "config.json: /quantization_config/quantized_layers/model.layers.0.mlp/quant_algo: ModelOpt algorithm "
+       "'INT4_AWQ' is "
        "not supported yet (NVFP4, W4A16_NVFP4, FP8 and MIXED_PRECISION of them are)"},
       {R"({"quant_method": "modelopt", "quant_algo": "MIXED_PRECISION"})",
        "config.json: /quantization_config/quantized_layers: missing object"},
@@ -959,8 +985,8 @@ std::vector<LogicalTensor> mla_moe_tensors(const MlaMoe& c) {
   std::vector<LogicalTensor> t;
   auto add = [&](std::string name, Shape shape, bool linear, MC module, int layer, std::uint32_t instances = 1,
                  Dtype dtype = Dtype::BF16) {
-    t.push_back(LogicalTensor{std::move(name), std::move(shape), dtype, linear, module, PR::replicated, layer, instances,
-                              true});
+    t.push_back(LogicalTensor{std::move(name), std::move(shape), dtype, linear, module, PR::replicated, layer,
+                              instances, true});
   };
   add("model.embed_tokens.weight", {c.V, c.H}, false, MC::embedding, kNoLayer);
   add("lm_head.weight", {c.V, c.H}, true, MC::lm_head, kNoLayer);
@@ -1023,7 +1049,7 @@ TEST(QuantFp8Checkpoints, DeepSeekV3PayloadIsExact) {
   const auto e = elements_by_dtype(m);
   EXPECT_EQ(e.at("BF16"), 3'918'786'560u);
   EXPECT_EQ(e.at("F8_E4M3"), 680'571'043'840u);
-  EXPECT_EQ(e.at("F32"), 41'555'600u);  // scale_inv 41,540,496 + e_score_correction_bias 15,104
+  EXPECT_EQ(e.at("F32"), 41'555'600u);              // scale_inv 41,540,496 + e_score_correction_bias 15,104
   EXPECT_EQ(m.logical_params(), 684'489'845'504u);  // scale_inv excluded
 }
 

@@ -1,8 +1,8 @@
 #include "model/request_state.h"
 
-#include "core/bytes.h"
-
 #include <fmt/format.h>
+
+#include "core/bytes.h"
 
 namespace preflight {
 
@@ -42,12 +42,14 @@ std::uint64_t per_rank(std::uint64_t heads, std::uint64_t tp) { return heads >= 
 
 std::uint64_t LayerRange::count_kind(const ModelSpec& m, LayerKind kind) const {
   std::uint64_t n = 0;
-  const auto end = count > m.layers.size() - std::min<std::uint64_t>(first, m.layers.size()) ? m.layers.size() : first + count;
+  const auto end =
+      count > m.layers.size() - std::min<std::uint64_t>(first, m.layers.size()) ? m.layers.size() : first + count;
   for (auto i = first; i < end; ++i) n += m.layers[i] == kind;
   return n;
 }
 
-std::vector<TokenCacheRow> token_cache_per_rank(const ModelSpec& m, std::uint64_t kv, std::uint64_t tp, LayerRange range) {
+std::vector<TokenCacheRow> token_cache_per_rank(const ModelSpec& m, std::uint64_t kv, std::uint64_t tp,
+                                                LayerRange range) {
   std::vector<TokenCacheRow> rows;
   const auto& g = m.gqa;
   const auto v_dim = g.v_head_dim > 0 ? g.v_head_dim : g.head_dim;
@@ -64,11 +66,12 @@ std::vector<TokenCacheRow> token_cache_per_rank(const ModelSpec& m, std::uint64_
     const auto heads = per_rank(kv_heads, tp);
     r.replicated_over_tp = kv_heads < tp;
     r.bytes_per_token = checked_mul(checked_mul(n, heads), checked_mul(k_dim + layer_v_dim, kv), "KV cache per token");
-    r.token_cap = kind == LayerKind::sliding_attention ? g.sliding_window
+    r.token_cap = kind == LayerKind::sliding_attention   ? g.sliding_window
                   : kind == LayerKind::chunked_attention ? g.attention_chunk
                                                          : 0;
-    r.formula = fmt::format("{} {} layers x {} KV heads{} x ({} + {}) x {} B", n, layer_kind_key(kind), heads,
-                            r.replicated_over_tp ? " (replicated: fewer KV heads than TP)" : "", k_dim, layer_v_dim, kv);
+    r.formula =
+        fmt::format("{} {} layers x {} KV heads{} x ({} + {}) x {} B", n, layer_kind_key(kind), heads,
+                    r.replicated_over_tp ? " (replicated: fewer KV heads than TP)" : "", k_dim, layer_v_dim, kv);
     if (r.token_cap > 0) r.formula += fmt::format(", capped at {} tokens", r.token_cap);
     rows.push_back(r);
   }
@@ -86,15 +89,17 @@ std::vector<TokenCacheRow> token_cache_per_rank(const ModelSpec& m, std::uint64_
   return rows;
 }
 
-std::vector<StateRow> recurrent_state_per_rank(const ModelSpec& m, std::uint64_t tp, std::uint64_t state, LayerRange range) {
+std::vector<StateRow> recurrent_state_per_rank(const ModelSpec& m, std::uint64_t tp, std::uint64_t state,
+                                               LayerRange range) {
   std::vector<StateRow> rows;
   const auto conv = dtype_bits(m.dtype) / 8;
   if (range.count_kind(m, LayerKind::kda) > 0) {
     const auto k = kda_state_per_request(m, tp, state, range.count_kind(m, LayerKind::kda));
     StateRow r{LayerKind::kda, k.layers, k.recurrent_bytes, k.conv_bytes, k.bytes, ""};
-    r.formula = fmt::format("{} KDA layers x {} heads x {} x {} x {} B + {} x {} projections x {} positions x {} x {} x {} B",
-                            k.layers, k.heads_per_rank, m.kda.head_dim, m.kda.head_dim, state, k.layers,
-                            m.kda.conv_projections, m.kda.conv_kernel - 1, k.heads_per_rank, m.kda.head_dim, conv);
+    r.formula =
+        fmt::format("{} KDA layers x {} heads x {} x {} x {} B + {} x {} projections x {} positions x {} x {} x {} B",
+                    k.layers, k.heads_per_rank, m.kda.head_dim, m.kda.head_dim, state, k.layers, m.kda.conv_projections,
+                    m.kda.conv_kernel - 1, k.heads_per_rank, m.kda.head_dim, conv);
     rows.push_back(r);
   }
   if (const auto n = range.count_kind(m, LayerKind::gated_deltanet); n > 0) {
@@ -109,8 +114,10 @@ std::vector<StateRow> recurrent_state_per_rank(const ModelSpec& m, std::uint64_t
     const auto positions = g.conv_kernel > 0 ? g.conv_kernel - 1 : 0;
     r.conv_bytes = checked_mul(checked_mul(n, channels), checked_mul(positions, conv));
     r.bytes = checked_add(r.recurrent_bytes, r.conv_bytes);
-    r.formula = fmt::format("{} Gated DeltaNet layers x {} value heads x {} x {} x {} B + {} x (2 x {} x {} + {} x {}) channels x {} positions x {} B",
-                            n, vh, g.k_head_dim, g.v_head_dim, state, n, kh, g.k_head_dim, vh, g.v_head_dim, positions, conv);
+    r.formula = fmt::format(
+        "{} Gated DeltaNet layers x {} value heads x {} x {} x {} B + {} x (2 x {} x {} + {} x {}) channels x {} "
+        "positions x {} B",
+        n, vh, g.k_head_dim, g.v_head_dim, state, n, kh, g.k_head_dim, vh, g.v_head_dim, positions, conv);
     rows.push_back(r);
   }
   if (const auto n = range.count_kind(m, LayerKind::mamba2); n > 0) {
@@ -124,8 +131,9 @@ std::vector<StateRow> recurrent_state_per_rank(const ModelSpec& m, std::uint64_t
     const auto positions = g.conv_kernel > 0 ? g.conv_kernel - 1 : 0;
     r.conv_bytes = checked_mul(checked_mul(n, channels), checked_mul(positions, conv));
     r.bytes = checked_add(r.recurrent_bytes, r.conv_bytes);
-    r.formula = fmt::format("{} Mamba-2 layers x {} heads x {} x {} x {} B + {} x ({} x {} + 2 x {} x {}) channels x {} positions x {} B",
-                            n, h, g.head_dim, g.state_size, state, n, h, g.head_dim, g.groups, g.state_size, positions, conv);
+    r.formula = fmt::format(
+        "{} Mamba-2 layers x {} heads x {} x {} x {} B + {} x ({} x {} + 2 x {} x {}) channels x {} positions x {} B",
+        n, h, g.head_dim, g.state_size, state, n, h, g.head_dim, g.groups, g.state_size, positions, conv);
     rows.push_back(r);
   }
   // LFM2 short convolution: no recurrent state, only the last kernel - 1 inputs
@@ -152,7 +160,8 @@ std::vector<StateRow> recurrent_state_per_rank(const ModelSpec& m, std::uint64_t
     r.layers = n;
     r.recurrent_bytes = checked_mul(checked_mul(n, h), checked_mul(g.head_dim * g.head_dim, state));
     r.bytes = r.recurrent_bytes;
-    r.formula = fmt::format("{} lightning-attention layers x {} heads x {} x {} x {} B", n, h, g.head_dim, g.head_dim, state);
+    r.formula =
+        fmt::format("{} lightning-attention layers x {} heads x {} x {} x {} B", n, h, g.head_dim, g.head_dim, state);
     rows.push_back(r);
   }
   return rows;

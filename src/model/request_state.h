@@ -23,22 +23,23 @@ struct MlaCachePerToken {
   std::uint64_t layers = 0;
   std::uint64_t values_per_layer = 0;  // kv_lora_rank + qk_rope_head_dim
   std::uint64_t dtype_bytes = 0;
-  std::uint64_t bytes = 0;             // per token, whole model (every TP rank holds it all)
+  std::uint64_t bytes = 0;  // per token, whole model (every TP rank holds it all)
 };
 
 struct KdaStatePerRequest {
   std::uint64_t layers = 0;
-  std::uint64_t heads_per_rank = 0;    // heads / attention TP
-  std::uint64_t recurrent_bytes = 0;   // layers x heads_per_rank x d x d x state dtype
-  std::uint64_t conv_bytes = 0;        // layers x 3 x (kernel-1) x heads_per_rank x d x conv dtype
-  std::uint64_t bytes = 0;             // one state slot on one rank
+  std::uint64_t heads_per_rank = 0;   // heads / attention TP
+  std::uint64_t recurrent_bytes = 0;  // layers x heads_per_rank x d x d x state dtype
+  std::uint64_t conv_bytes = 0;       // layers x 3 x (kernel-1) x heads_per_rank x d x conv dtype
+  std::uint64_t bytes = 0;            // one state slot on one rank
   std::uint64_t state_dtype_bytes = 0;
   std::uint64_t conv_dtype_bytes = 0;
 };
 
 MlaCachePerToken mla_cache_per_token(const ModelSpec& m, std::uint64_t kv_dtype_bytes);
 
-// `layers`: KDA layers counted (default: all of the model's). `attention_tp` must divide the KDA heads (checked by the caller's layout validation).
+// `layers`: KDA layers counted (default: all of the model's). `attention_tp` must divide the KDA heads (checked by the
+// caller's layout validation).
 KdaStatePerRequest kda_state_per_request(const ModelSpec& m, std::uint64_t attention_tp,
                                          std::uint64_t state_dtype_bytes, std::uint64_t layers = UINT64_MAX);
 
@@ -76,7 +77,7 @@ struct LayerRange {
 // Token cache per layer kind (GQA K and V with head_dim / v_head_dim, sliding
 // and chunked layers capped, MLA latent + rope replicated over TP).
 std::vector<TokenCacheRow> token_cache_per_rank(const ModelSpec& m, std::uint64_t kv_dtype_bytes, std::uint64_t tp,
-                                                 LayerRange range = {});
+                                                LayerRange range = {});
 
 // Recurrent state per layer kind (KDA, Gated DeltaNet, Mamba-2), sharded by TP heads.
 std::vector<StateRow> recurrent_state_per_rank(const ModelSpec& m, std::uint64_t tp, std::uint64_t state_dtype_bytes,

@@ -5,23 +5,32 @@
 namespace preflight {
 
 std::uint64_t StoredTensor::bytes() const { return checked_mul(bytes_each, instances, name); }
-std::uint64_t StoredTensor::logical_params() const {
-  return checked_mul(logical_params_each, instances, name);
-}
+std::uint64_t StoredTensor::logical_params() const { return checked_mul(logical_params_each, instances, name); }
 
 std::string_view storage_format_key(StorageFormat f) {
   switch (f) {
-    case StorageFormat::plain: return "plain";
-    case StorageFormat::mxfp4_packed: return "mxfp4";
-    case StorageFormat::mxfp4_scale: return "mxfp4-scale";
-    case StorageFormat::nvfp4_packed: return "nvfp4";
-    case StorageFormat::fp8: return "fp8";
-    case StorageFormat::int8: return "int8";
-    case StorageFormat::int_packed: return "int-packed";
-    case StorageFormat::weight_scale: return "weight-scale";
-    case StorageFormat::zero_point: return "zero-point";
-    case StorageFormat::quant_metadata: return "quant-metadata";
-    case StorageFormat::activation_scale: return "activation-scale";
+    case StorageFormat::plain:
+      return "plain";
+    case StorageFormat::mxfp4_packed:
+      return "mxfp4";
+    case StorageFormat::mxfp4_scale:
+      return "mxfp4-scale";
+    case StorageFormat::nvfp4_packed:
+      return "nvfp4";
+    case StorageFormat::fp8:
+      return "fp8";
+    case StorageFormat::int8:
+      return "int8";
+    case StorageFormat::int_packed:
+      return "int-packed";
+    case StorageFormat::weight_scale:
+      return "weight-scale";
+    case StorageFormat::zero_point:
+      return "zero-point";
+    case StorageFormat::quant_metadata:
+      return "quant-metadata";
+    case StorageFormat::activation_scale:
+      return "activation-scale";
   }
   return "?";
 }

@@ -22,15 +22,15 @@ namespace preflight {
 inline constexpr int kNoLayer = -1;
 
 struct LogicalTensor {
-  std::string name;                 // ".../experts.{E}.w1.weight" for an expert group
-  std::vector<std::uint64_t> shape; // logical shape (unpacked)
-  Dtype dtype = Dtype::BF16;        // storage dtype when not quantized
-  bool linear_weight = false;       // an nn.Linear weight: a quantization "Linear" target
+  std::string name;                  // ".../experts.{E}.w1.weight" for an expert group
+  std::vector<std::uint64_t> shape;  // logical shape (unpacked)
+  Dtype dtype = Dtype::BF16;         // storage dtype when not quantized
+  bool linear_weight = false;        // an nn.Linear weight: a quantization "Linear" target
   ModuleClass module = ModuleClass::norms;
   ParallelRole role = ParallelRole::replicated;
-  int layer = kNoLayer;             // decoder layer (0-indexed) or kNoLayer
-  std::uint32_t instances = 1;      // > 1 for expert groups (name holds "{E}")
-  bool text = true;                 // part of the language model (false: vision, projector)
+  int layer = kNoLayer;         // decoder layer (0-indexed) or kNoLayer
+  std::uint32_t instances = 1;  // > 1 for expert groups (name holds "{E}")
+  bool text = true;             // part of the language model (false: vision, projector)
 };
 
 // How a stored tensor encodes its logical weight.
@@ -60,10 +60,10 @@ struct StoredTensor {
   ParallelRole role = ParallelRole::replicated;
   int layer = kNoLayer;
   bool text = true;
-  std::uint32_t first_instance = 0;       // expert index of the first instance (groups start at 0)
+  std::uint32_t first_instance = 0;  // expert index of the first instance (groups start at 0)
 
-  std::uint64_t bytes() const;            // bytes_each x instances (checked)
-  std::uint64_t logical_params() const;   // logical_params_each x instances (checked)
+  std::uint64_t bytes() const;           // bytes_each x instances (checked)
+  std::uint64_t logical_params() const;  // logical_params_each x instances (checked)
 };
 
 std::string_view storage_format_key(StorageFormat f);  // "bf16", "mxfp4", "mxfp4-scale"

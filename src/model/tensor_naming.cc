@@ -46,27 +46,32 @@ Result<std::vector<std::string>> string_list(const nlohmann::json& node, const c
   std::vector<std::string> out;
   if (!node.contains(key)) return out;
   const auto& v = node.at(key);
-  if (!v.is_array()) return Error{std::string(origin), pointer + "/" + key, "expected a list of strings, got " + show(v)};
+  if (!v.is_array())
+    return Error{std::string(origin), pointer + "/" + key, "expected a list of strings, got " + show(v)};
   for (const auto& s : v) {
-    if (!s.is_string()) return Error{std::string(origin), pointer + "/" + key, "expected a list of strings, got " + show(v)};
+    if (!s.is_string())
+      return Error{std::string(origin), pointer + "/" + key, "expected a list of strings, got " + show(v)};
     out.push_back(s.get<std::string>());
   }
   return out;
 }
-
 
 }  // namespace
 
 ModuleClass attention_module(const ModelSpec& model, int layer) {
   if (layer < 0 || static_cast<std::size_t>(layer) >= model.layers.size()) return ModuleClass::gqa_attention;
   switch (model.layers[static_cast<std::size_t>(layer)]) {
-    case LayerKind::mla: return ModuleClass::mla_attention;
-    case LayerKind::kda: return ModuleClass::kda_attention;
+    case LayerKind::mla:
+      return ModuleClass::mla_attention;
+    case LayerKind::kda:
+      return ModuleClass::kda_attention;
     case LayerKind::gated_deltanet:
     case LayerKind::mamba2:
     case LayerKind::short_conv:
-    case LayerKind::lightning: return ModuleClass::linear_attention;
-    default: return ModuleClass::gqa_attention;
+    case LayerKind::lightning:
+      return ModuleClass::linear_attention;
+    default:
+      return ModuleClass::gqa_attention;
   }
 }
 
@@ -139,7 +144,8 @@ std::optional<std::pair<std::string, std::uint64_t>> TensorNaming::stack_of(std:
   return std::nullopt;
 }
 
-std::string TensorNaming::decoder_stack(const std::vector<std::string_view>& names, std::uint64_t decoder_layers) const {
+std::string TensorNaming::decoder_stack(const std::vector<std::string_view>& names,
+                                        std::uint64_t decoder_layers) const {
   std::map<std::string, std::pair<std::set<std::uint64_t>, std::uint64_t>> stacks;  // indices, tensors
   for (const auto& n : names)
     if (auto s = stack_of(n)) {
@@ -161,7 +167,8 @@ std::string TensorNaming::decoder_stack(const std::vector<std::string_view>& nam
   return best;
 }
 
-TensorClass TensorNaming::classify(std::string_view name, const ModelSpec& model, std::string_view decoder_stack) const {
+TensorClass TensorNaming::classify(std::string_view name, const ModelSpec& model,
+                                   std::string_view decoder_stack) const {
   TensorClass out;
   const auto parts = components(name);
   // The decoder layer and the expert index.

@@ -23,8 +23,8 @@
 #include <vector>
 
 #include "core/result.h"
-#include "model/module_class.h"
 #include "model/model_spec.h"
+#include "model/module_class.h"
 
 namespace preflight {
 

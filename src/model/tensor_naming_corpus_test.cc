@@ -12,8 +12,8 @@
 
 #include "artifact/safetensors_index.h"
 #include "model/family_registry.h"
-#include "reference_files.h"
 #include "model/tensor_naming.h"
+#include "reference_files.h"
 
 namespace preflight {
 namespace {
@@ -25,13 +25,14 @@ TEST(NamingCorpus, EveryGatheredIndexClassifies) {
   // Names that are no standard module: a reward model's head, DeepSeek-OCR2's
   // query embeddings and view separator, a single-cell gene Q-Former.
   const std::map<std::string, std::uint64_t> allowed_unclassified = {
-      {"oasst-pythia-rm", 2}, {"deepseek-ocr2", 3}, {"scicore-omics-minicpmv", 11},
+      {"oasst-pythia-rm", 2},
+      {"deepseek-ocr2", 3},
+      {"scicore-omics-minicpmv", 11},
       // Molmo's OLMo-1 block names (att_proj, ff_proj, attn_out, ff_out) with their bitsandbytes
       // quant-state entries: no naming rule and no Molmo description yet.
       {"molmo-7b-d-nf4", 490}};
   // Pairs whose config no reader accepts yet, each with the field it stops at.
-  const std::map<std::string, std::string> unread = {
-      {"kimi2-pcl", "/kv_lora_rank"}};
+  const std::map<std::string, std::string> unread = {{"kimi2-pcl", "/kv_lora_rank"}};
   std::uint64_t pairs = 0, names = 0, unclassified = 0;
   for (const auto& entry : std::filesystem::directory_iterator(root)) {
     if (!entry.is_directory()) continue;

@@ -36,7 +36,8 @@ TEST(TensorNaming, ConventionsOfTheServedArchitectures) {
            {"model.layers.0.self_attn.q_proj.weight", MC::gqa_attention, PR::column, 0, -1},
            {"model.layers.0.self_attn.q_proj.bias", MC::gqa_attention, PR::column, 0, -1},
            {"model.layers.0.self_attn.o_proj.weight", MC::gqa_attention, PR::row, 0, -1},
-           {"model.layers.0.self_attn.o_proj.bias", MC::gqa_attention, PR::replicated, 0, -1},  // added once, after the reduce
+           {"model.layers.0.self_attn.o_proj.bias", MC::gqa_attention, PR::replicated, 0,
+            -1},  // added once, after the reduce
            {"model.layers.0.self_attn.q_norm.weight", MC::gqa_attention, PR::replicated, 0, -1},
            {"model.layers.0.mlp.gate_proj.weight", MC::dense_mlp, PR::column, 0, -1},
            {"model.layers.0.mlp.down_proj.weight", MC::dense_mlp, PR::row, 0, -1},
@@ -87,7 +88,8 @@ TEST(TensorNaming, ConventionsOfTheServedArchitectures) {
            {"backbone.embeddings.weight", MC::embedding, PR::vocab, kNoLayer, -1},
            // Vision-language: towers and projectors are not decoder layers
            {"visual.blocks.0.attn.qkv.weight", MC::vision_tower, PR::replicated, kNoLayer, -1},
-           {"vision_tower.vision_model.encoder.layers.0.self_attn.q_proj.weight", MC::vision_tower, PR::replicated, kNoLayer, -1},
+           {"vision_tower.vision_model.encoder.layers.0.self_attn.q_proj.weight", MC::vision_tower, PR::replicated,
+            kNoLayer, -1},
            {"multi_modal_projector.linear_1.weight", MC::projector, PR::replicated, kNoLayer, -1},
            {"model.mm_projector.0.weight", MC::projector, PR::replicated, kNoLayer, -1},
            {"mlp1.1.weight", MC::projector, PR::replicated, kNoLayer, -1},
@@ -116,8 +118,8 @@ TEST(TensorNaming, EncoderStacksAndNamesFoundInTheWild) {
   auto model = four_layers();
   const auto& naming = TensorNaming::embedded();
   const std::vector<std::string_view> names = {
-      "model.layers.0.self_attn.q_proj.weight", "model.layers.1.self_attn.q_proj.weight",
-      "model.layers.2.self_attn.q_proj.weight", "model.layers.3.self_attn.q_proj.weight",
+      "model.layers.0.self_attn.q_proj.weight",       "model.layers.1.self_attn.q_proj.weight",
+      "model.layers.2.self_attn.q_proj.weight",       "model.layers.3.self_attn.q_proj.weight",
       "vpm.encoder.layers.0.self_attn.q_proj.weight", "vpm.encoder.layers.1.self_attn.q_proj.weight",
       "vpm.encoder.layers.2.self_attn.q_proj.weight", "vpm.encoder.layers.3.self_attn.q_proj.weight",
       "vpm.encoder.layers.4.self_attn.q_proj.weight", "model.sam_model.blocks.0.attn.qkv.weight"};
@@ -130,14 +132,16 @@ TEST(TensorNaming, EncoderStacksAndNamesFoundInTheWild) {
   EXPECT_FALSE(vpm.text);
   EXPECT_EQ(naming.classify("model.qwen2_model.model.model.layers.3.mlp.up_proj.weight", model, decoder).module,
             ModuleClass::vision_tower);
-  EXPECT_EQ(naming.classify("model.layers.2.self_attn.q_proj.weight", model, decoder).module, ModuleClass::kda_attention);
+  EXPECT_EQ(naming.classify("model.layers.2.self_attn.q_proj.weight", model, decoder).module,
+            ModuleClass::kda_attention);
   EXPECT_EQ(naming.classify("vpm.embeddings.patch_embedding.weight", model, decoder).module, ModuleClass::vision_tower);
   EXPECT_EQ(naming.classify("model.mtp_layers.0.input_proj.weight", model, decoder).module, ModuleClass::mtp);
   EXPECT_EQ(naming.classify("model.mtp_layers.0.self_attn.q_proj.weight", model, decoder).module, ModuleClass::mtp);
   const auto granite = naming.classify("model.layers.0.block_sparse_moe.input_linear.weight", model, decoder);
   EXPECT_EQ(granite.module, ModuleClass::routed_experts);
   EXPECT_TRUE(granite.fused_experts);
-  EXPECT_EQ(naming.classify("model.layers.0.block_sparse_moe.router.layer.weight", model, decoder).module, ModuleClass::router);
+  EXPECT_EQ(naming.classify("model.layers.0.block_sparse_moe.router.layer.weight", model, decoder).module,
+            ModuleClass::router);
   EXPECT_EQ(naming.classify("gene_projector.proj.0.weight", model, decoder).module, ModuleClass::projector);
   EXPECT_EQ(naming.stack_of("model.layers.12.mlp.up_proj.weight")->first, "model.layers");
   EXPECT_EQ(naming.stack_of("model.layers.12.mlp.up_proj.weight")->second, 12u);

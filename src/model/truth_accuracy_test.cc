@@ -5,20 +5,19 @@
 
 #include <cmath>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 
 #include "core/bytes.h"
 #include "model/family_registry.h"
 #include "model/model_catalogue.h"
 #include "reference_files.h"
 
-#include <nlohmann/json.hpp>
-
 namespace preflight {
 namespace {
 
 struct TruthRow {
-  const char* model;        // catalogue name
-  std::uint64_t real_bytes; // TRUTH.md "real tensor bytes"
+  const char* model;         // catalogue name
+  std::uint64_t real_bytes;  // TRUTH.md "real tensor bytes"
 };
 
 // tests/data/reference/models/TRUTH.md, main table and "More exact totals".
@@ -45,8 +44,8 @@ TEST(TruthAccuracy, ConfigAloneWithinPointThreePercent) {
     auto model = load_catalogue_model(row.model, "test");
     ASSERT_TRUE(model.ok()) << row.model << ": " << model.error().to_string();
     const auto predicted = model->manifest.payload_bytes();
-    const double error = (static_cast<double>(predicted) - static_cast<double>(row.real_bytes)) /
-                         static_cast<double>(row.real_bytes);
+    const double error =
+        (static_cast<double>(predicted) - static_cast<double>(row.real_bytes)) / static_cast<double>(row.real_bytes);
     std::printf("| %s | %s | %s | %+.4f%% |\n", row.model, with_commas(predicted).c_str(),
                 with_commas(row.real_bytes).c_str(), error * 100);
     EXPECT_LE(std::abs(error), 0.003) << row.model;
@@ -61,12 +60,17 @@ struct HeldOutRow {
   std::uint64_t index_total_size;
 };
 constexpr HeldOutRow kHeldOut[] = {
-    {"Qwen__Qwen3-8B", 16'381'470'720},         {"Qwen__Qwen3-30B-A3B", 61'064'245'248},
-    {"Qwen__Qwen2.5-72B-Instruct", 145'412'407'296}, {"google__gemma-2-9b-it", 18'483'411'968},
-    {"microsoft__phi-2", 5'559'367'680},          {"microsoft__phi-4", 29'319'014'400},
+    {"Qwen__Qwen3-8B", 16'381'470'720},
+    {"Qwen__Qwen3-30B-A3B", 61'064'245'248},
+    {"Qwen__Qwen2.5-72B-Instruct", 145'412'407'296},
+    {"google__gemma-2-9b-it", 18'483'411'968},
+    {"microsoft__phi-2", 5'559'367'680},
+    {"microsoft__phi-4", 29'319'014'400},
     // Gathered 2026-12-06, after the readers were written (no reader or test was written against them).
-    {"microsoft__WizardLM-2-8x22B", 281'241'268'224}, {"tiiuae__falcon-180B-chat", 359'045'130'240},
-    {"google__medgemma-27b-it", 54'864'813'280},       {"mistralai__Devstral-Small-2507", 47'144'806'400},
+    {"microsoft__WizardLM-2-8x22B", 281'241'268'224},
+    {"tiiuae__falcon-180B-chat", 359'045'130'240},
+    {"google__medgemma-27b-it", 54'864'813'280},
+    {"mistralai__Devstral-Small-2507", 47'144'806'400},
 };
 
 TEST(TruthAccuracy, HeldOutConfigsMatchTheirIndexTotals) {

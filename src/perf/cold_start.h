@@ -27,13 +27,13 @@ namespace preflight {
 inline constexpr double kColdStartRatesGbps[] = {10, 100};
 
 struct ColdStartInputs {
-  std::uint64_t artifact_bytes = 0;   // what is downloaded: weight shards (and other files when known)
+  std::uint64_t artifact_bytes = 0;                 // what is downloaded: weight shards (and other files when known)
   Evidence artifact_evidence = Evidence::estimate;  // official when summed from the hub listing
   std::string artifact_source;
   std::uint64_t staging_copies = 1;
-  std::vector<double> rates_gbps;     // line rates to report (Gb/s)
-  double read_gb_s = 2.0;             // storage read per node, GB/s
-  std::string read_source;            // "--read-gb-s" or the default's reasoning
+  std::vector<double> rates_gbps;         // line rates to report (Gb/s)
+  double read_gb_s = 2.0;                 // storage read per node, GB/s
+  std::string read_source;                // "--read-gb-s" or the default's reasoning
   std::vector<std::uint64_t> node_bytes;  // weights each node's ranks hold
 };
 
@@ -43,7 +43,7 @@ struct ColdStartEstimate {
   double load_s = 0;
   std::vector<std::pair<double, double>> total_s;  // (rate Gb/s, download + load)
   double recover_node_s = 0;
-  std::vector<Figure> figures;                      // coldstart.*, disk.staging_bytes
+  std::vector<Figure> figures;  // coldstart.*, disk.staging_bytes
 };
 
 ColdStartEstimate estimate_cold_start(const ColdStartInputs& in);

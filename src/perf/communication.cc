@@ -42,12 +42,16 @@ RankStepComm rank_step_comm(const PerfInputs& in, const FormatPlacement& placeme
       out.crosses_nodes = true;
       out.inter_node = checked_add(out.inter_node, bytes, "communication bytes");
       const double rate = nic > 0 ? nic : nvlink;
-      if (rate > 0) out.seconds += static_cast<double>(bytes) / rate;
-      else out.unknown_rate_bytes = checked_add(out.unknown_rate_bytes, bytes, "communication bytes");
+      if (rate > 0)
+        out.seconds += static_cast<double>(bytes) / rate;
+      else
+        out.unknown_rate_bytes = checked_add(out.unknown_rate_bytes, bytes, "communication bytes");
     } else {
       out.intra_node = checked_add(out.intra_node, bytes, "communication bytes");
-      if (nvlink > 0) out.seconds += static_cast<double>(bytes) / nvlink;
-      else out.unknown_rate_bytes = checked_add(out.unknown_rate_bytes, bytes, "communication bytes");
+      if (nvlink > 0)
+        out.seconds += static_cast<double>(bytes) / nvlink;
+      else
+        out.unknown_rate_bytes = checked_add(out.unknown_rate_bytes, bytes, "communication bytes");
     }
   };
 
@@ -65,8 +69,8 @@ RankStepComm rank_step_comm(const PerfInputs& in, const FormatPlacement& placeme
     } else {
       // Dispatch + combine from this rank's even share of the stage's tokens.
       const auto sent_rows = checked_mul(ceil_div(stage_tokens, layout.stage_ranks()), k, "all-to-all bytes");
-      const auto payload = checked_mul(checked_mul(checked_mul(2, sent_rows, "all-to-all bytes"), width, "all-to-all bytes"),
-                                       a, "all-to-all bytes");
+      const auto payload = checked_mul(
+          checked_mul(checked_mul(2, sent_rows, "all-to-all bytes"), width, "all-to-all bytes"), a, "all-to-all bytes");
       const auto per_layer = checked_mul(payload, layout.ep - 1, "all-to-all bytes") / layout.ep;
       out.ep_alltoall = checked_mul(moe, per_layer, "all-to-all bytes");
       const auto n = layout.stage_ranks();
@@ -77,7 +81,10 @@ RankStepComm rank_step_comm(const PerfInputs& in, const FormatPlacement& placeme
       out.inter_node = checked_add(out.inter_node, off, "communication bytes");
       if (off > 0) out.crosses_nodes = true;
       const double t_on = nvlink > 0 ? static_cast<double>(on) / nvlink : 0;
-      const double t_off = off == 0 ? 0 : nic > 0 ? static_cast<double>(off) / nic : nvlink > 0 ? static_cast<double>(off) / nvlink : 0;
+      const double t_off = off == 0     ? 0
+                           : nic > 0    ? static_cast<double>(off) / nic
+                           : nvlink > 0 ? static_cast<double>(off) / nvlink
+                                        : 0;
       if (nvlink <= 0) out.unknown_rate_bytes = checked_add(out.unknown_rate_bytes, on, "communication bytes");
       if (off > 0 && nic <= 0 && nvlink <= 0)
         out.unknown_rate_bytes = checked_add(out.unknown_rate_bytes, off, "communication bytes");

@@ -48,8 +48,8 @@ struct RankStepComm {
   std::uint64_t ep_alltoall = 0;    // bytes sent: dispatch + combine
   std::uint64_t pipeline = 0;       // bytes sent to the next stage
   std::uint64_t total = 0;
-  std::uint64_t intra_node = 0;     // of the total, over NVLink
-  std::uint64_t inter_node = 0;     // of the total, over the scale-out network
+  std::uint64_t intra_node = 0;  // of the total, over NVLink
+  std::uint64_t inter_node = 0;  // of the total, over the scale-out network
   bool crosses_nodes = false;
   bool scale_out_modelled = false;  // false: inter-node bytes were timed at the NVLink rate
   // Bytes sent over a link whose bandwidth the catalogue does not know (an

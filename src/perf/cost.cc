@@ -29,11 +29,12 @@ CostEstimate estimate_cost(const CostInputs& in) {
                             "perf.at_concurrency.tokens_per_s_bound and cost.cluster_usd_per_hour"));
     if (in.utilisation > 0) {
       c.usd_per_m_at_utilisation = c.usd_per_m_at_bound / in.utilisation;
-      f.push_back(real_figure("cost.usd_per_m_tokens_at_utilisation",
-                              fmt::format("cost per million output tokens at {:.0f}% of the bound", in.utilisation * 100),
-                              c.usd_per_m_at_utilisation, "USD/M tokens", Evidence::estimate,
-                              fmt::format("{:.4g} USD/M / {}", c.usd_per_m_at_bound, in.utilisation),
-                              "--utilisation: the share of the bound sustained on average, idle hours included"));
+      f.push_back(
+          real_figure("cost.usd_per_m_tokens_at_utilisation",
+                      fmt::format("cost per million output tokens at {:.0f}% of the bound", in.utilisation * 100),
+                      c.usd_per_m_at_utilisation, "USD/M tokens", Evidence::estimate,
+                      fmt::format("{:.4g} USD/M / {}", c.usd_per_m_at_bound, in.utilisation),
+                      "--utilisation: the share of the bound sustained on average, idle hours included"));
     }
   }
   if (in.request_tokens_per_s_bound > 0) {
@@ -47,21 +48,19 @@ CostEstimate estimate_cost(const CostInputs& in) {
   }
   if (in.api_usd_per_m > 0) {
     c.break_even_tokens_per_day = c.cluster_usd_per_hour * 24.0 / in.api_usd_per_m * 1e6;
-    f.push_back(real_figure("cost.break_even_tokens_per_day",
-                            fmt::format("output tokens per day at which the cluster costs the API's {} USD/M",
-                                        in.api_usd_per_m),
-                            c.break_even_tokens_per_day, "tokens/day", Evidence::estimate,
-                            fmt::format("{:.2f} USD/h x 24 / {} USD/M x 10^6", c.cluster_usd_per_hour, in.api_usd_per_m),
-                            "--api-price"));
+    f.push_back(real_figure(
+        "cost.break_even_tokens_per_day",
+        fmt::format("output tokens per day at which the cluster costs the API's {} USD/M", in.api_usd_per_m),
+        c.break_even_tokens_per_day, "tokens/day", Evidence::estimate,
+        fmt::format("{:.2f} USD/h x 24 / {} USD/M x 10^6", c.cluster_usd_per_hour, in.api_usd_per_m), "--api-price"));
     if (c.usd_per_m_at_bound > 0) {
       c.break_even_utilisation = c.usd_per_m_at_bound / in.api_usd_per_m;
-      auto be = real_figure("cost.break_even_utilisation", "average share of the bound needed to match the API price",
-                            c.break_even_utilisation * 100, "%", Evidence::estimate,
-                            fmt::format("{:.4g} USD/M at the bound / {} USD/M API{}", c.usd_per_m_at_bound,
-                                        in.api_usd_per_m,
-                                        c.break_even_utilisation > 1 ? " (above 100%: the API is cheaper even at the bound)"
-                                                                     : ""),
-                            "--api-price");
+      auto be = real_figure(
+          "cost.break_even_utilisation", "average share of the bound needed to match the API price",
+          c.break_even_utilisation * 100, "%", Evidence::estimate,
+          fmt::format("{:.4g} USD/M at the bound / {} USD/M API{}", c.usd_per_m_at_bound, in.api_usd_per_m,
+                      c.break_even_utilisation > 1 ? " (above 100%: the API is cheaper even at the bound)" : ""),
+          "--api-price");
       f.push_back(be);
     }
   }

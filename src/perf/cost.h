@@ -40,7 +40,7 @@ struct CostEstimate {
   double usd_per_m_single_request = 0;
   double break_even_utilisation = 0;  // 0 when no API price was given
   double break_even_tokens_per_day = 0;
-  std::vector<Figure> figures;        // cost.*
+  std::vector<Figure> figures;  // cost.*
 };
 
 CostEstimate estimate_cost(const CostInputs& in);

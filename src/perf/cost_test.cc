@@ -1,8 +1,9 @@
 // Cost, cold start and speculative decoding: hand-computed cases.
+#include "perf/cost.h"
+
 #include <gtest/gtest.h>
 
 #include "perf/cold_start.h"
-#include "perf/cost.h"
 #include "perf/speculative.h"
 
 namespace preflight {
@@ -93,8 +94,8 @@ TEST(Speculative, ExpectedTokensPerVerify) {
     double a;
     double expected;
   };
-  for (const auto& c : std::vector<Case>{{0, 0.7, 1.0}, {1, 0.0, 1.0}, {3, 1.0, 4.0}, {1, 0.5, 1.5},
-                                         {7, 0.7, 3.1411733}, {4, 0.8, 3.36160}})
+  for (const auto& c : std::vector<Case>{
+           {0, 0.7, 1.0}, {1, 0.0, 1.0}, {3, 1.0, 4.0}, {1, 0.5, 1.5}, {7, 0.7, 3.1411733}, {4, 0.8, 3.36160}})
     EXPECT_NEAR(expected_tokens_per_verify(c.n, c.a), c.expected, 1e-6) << c.n << " at " << c.a;
 }
 

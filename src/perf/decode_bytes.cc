@@ -14,8 +14,10 @@ bool read_in_full(ModuleClass m) {
     case ModuleClass::mtp:
     case ModuleClass::vision_tower:
     case ModuleClass::audio_tower:
-    case ModuleClass::projector: return false;
-    default: return true;
+    case ModuleClass::projector:
+      return false;
+    default:
+      return true;
   }
 }
 
@@ -46,7 +48,8 @@ RankStepBytes rank_step_bytes(const PerfInputs& in, const FormatPlacement& place
   out.stage = weights.stage;
   out.active = rank_active(layout, weights.rank, shape);
   out.experts_on_rank = weights.experts_per_moe_layer;
-  out.expert_fraction = expert_touch_fraction(model.moe.experts_per_token, model.moe.routed_experts, shape.moe_tokens());
+  out.expert_fraction =
+      expert_touch_fraction(model.moe.experts_per_token, model.moe.routed_experts, shape.moe_tokens());
   out.experts_touched = static_cast<double>(out.experts_on_rank) * out.expert_fraction;
 
   std::map<std::string, std::uint64_t> weights_by_format;
@@ -54,7 +57,8 @@ RankStepBytes rank_step_bytes(const PerfInputs& in, const FormatPlacement& place
     for (const auto& [module, bytes] : modules) {
       if (module == ModuleClass::routed_experts) {
         out.routed_resident = checked_add(out.routed_resident, bytes);
-        const auto expected = static_cast<std::uint64_t>(std::llround(static_cast<double>(bytes) * out.expert_fraction));
+        const auto expected =
+            static_cast<std::uint64_t>(std::llround(static_cast<double>(bytes) * out.expert_fraction));
         out.routed = checked_add(out.routed, expected);
         add(weights_by_format, format, expected);
       } else if (out.active && read_in_full(module)) {

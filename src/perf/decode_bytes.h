@@ -40,16 +40,16 @@ namespace preflight {
 struct RankStepBytes {
   std::uint64_t rank = 0;
   std::uint64_t stage = 0;
-  bool active = true;                    // its DP group has tokens this step
-  std::uint64_t trunk = 0;               // always-on weights read in full (LM head included)
-  std::uint64_t embedding_rows = 0;      // tokens x one embedding row
-  std::uint64_t routed_resident = 0;     // routed-expert bytes held on the rank
-  std::uint64_t routed = 0;              // expected routed-expert bytes read (estimate)
-  std::uint64_t experts_on_rank = 0;     // per MoE layer
-  double expert_fraction = 0;            // 1 - (1 - k/E)^T
-  double experts_touched = 0;            // per MoE layer on this rank: experts_on_rank x expert_fraction
-  std::uint64_t kv = 0;                  // KV read (decode) or written (prefill)
-  std::uint64_t state = 0;               // recurrent state read + written
+  bool active = true;                 // its DP group has tokens this step
+  std::uint64_t trunk = 0;            // always-on weights read in full (LM head included)
+  std::uint64_t embedding_rows = 0;   // tokens x one embedding row
+  std::uint64_t routed_resident = 0;  // routed-expert bytes held on the rank
+  std::uint64_t routed = 0;           // expected routed-expert bytes read (estimate)
+  std::uint64_t experts_on_rank = 0;  // per MoE layer
+  double expert_fraction = 0;         // 1 - (1 - k/E)^T
+  double experts_touched = 0;         // per MoE layer on this rank: experts_on_rank x expert_fraction
+  std::uint64_t kv = 0;               // KV read (decode) or written (prefill)
+  std::uint64_t state = 0;            // recurrent state read + written
   std::uint64_t total = 0;
   std::map<std::string, std::uint64_t> by_format;  // weights by traffic format, plus "kv_cache" and "recurrent_state"
 };

@@ -37,15 +37,15 @@ TEST(DecodeBytesRouting, ExpertTouchFraction) {
     double expected;  // 1 - (1 - k/E)^T, by hand
   };
   const Case cases[] = {
-      {16, 896, 1, 16.0 / 896},               // K3, one token: k/E = 1/56
-      {16, 896, 64, 0.6843699099436721},      // 1 - (55/56)^64
-      {8, 256, 1, 8.0 / 256},                 // DeepSeek-V3, one token: 1/32
-      {8, 256, 2, 0.0615234375},              // 1 - (31/32)^2 = 63/1024
-      {8, 256, 64, 0.8689159675215249},       // 1 - (31/32)^64
-      {4, 8, 3, 0.875},                       // 1 - (1/2)^3
-      {8, 8, 5, 1.0},                         // every expert every token
-      {0, 0, 5, 0.0},                         // dense model
-      {8, 256, 0, 0.0},                       // no tokens
+      {16, 896, 1, 16.0 / 896},           // K3, one token: k/E = 1/56
+      {16, 896, 64, 0.6843699099436721},  // 1 - (55/56)^64
+      {8, 256, 1, 8.0 / 256},             // DeepSeek-V3, one token: 1/32
+      {8, 256, 2, 0.0615234375},          // 1 - (31/32)^2 = 63/1024
+      {8, 256, 64, 0.8689159675215249},   // 1 - (31/32)^64
+      {4, 8, 3, 0.875},                   // 1 - (1/2)^3
+      {8, 8, 5, 1.0},                     // every expert every token
+      {0, 0, 5, 0.0},                     // dense model
+      {8, 256, 0, 0.0},                   // no tokens
   };
   for (const auto& c : cases)
     EXPECT_NEAR(expert_touch_fraction(c.k, c.experts, c.tokens), c.expected, 1e-15)
@@ -89,10 +89,10 @@ TEST(DecodeBytesFormat, RateByFormatAndArchitecture) {
     double tflops;
   };
   const Case cases[] = {
-      {"H100", "bf16", RateClass::bf16, 989.4},   {"H100", "fp8", RateClass::fp8, 1978.9},
+      {"H100", "bf16", RateClass::bf16, 989.4},  {"H100", "fp8", RateClass::fp8, 1978.9},
       {"H100", "mxfp4", RateClass::bf16, 989.4},  // Hopper: Marlin W4A16, BF16 math
-      {"H100", "int4", RateClass::bf16, 989.4},   {"B300", "mxfp4", RateClass::fp4, 13125},
-      {"B300", "nvfp4", RateClass::fp4, 13125},   {"B300", "fp8", RateClass::fp8, 4500},
+      {"H100", "int4", RateClass::bf16, 989.4},  {"B300", "mxfp4", RateClass::fp4, 13125},
+      {"B300", "nvfp4", RateClass::fp4, 13125},  {"B300", "fp8", RateClass::fp8, 4500},
       {"B300", "bf16", RateClass::bf16, 2250},
   };
   for (const auto& c : cases) {

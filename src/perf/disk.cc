@@ -42,8 +42,7 @@ std::vector<Figure> disk_figures(const ArtifactFacts& a) {
     const double seconds = static_cast<double>(a.shard_bytes) * 8.0 / (gbps * 1e9);
     auto f = real_figure(fmt::format("disk.download_s_at_{}gbps", static_cast<int>(gbps)),
                          fmt::format("download at {} Gb/s line rate (lower bound)", gbps), seconds, "s",
-                         Evidence::derived,
-                         fmt::format("{} B x 8 / ({} x 10^9 b/s)", with_commas(a.shard_bytes), gbps),
+                         Evidence::derived, fmt::format("{} B x 8 / ({} x 10^9 b/s)", with_commas(a.shard_bytes), gbps),
                          "shard bytes; line rate is the user's link");
     f.display = format_duration(seconds);
     out.push_back(f);

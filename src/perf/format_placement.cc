@@ -35,13 +35,14 @@ FormatPlacement::FormatPlacement(const ModelSpec& model) {
   std::size_t last = 0;                  // the group of the tensor before (runs of one group are common)
   std::uint64_t last_moe_layer = ~0ull;  // moe_layers_ gets each layer once per run of its tensors
   for (const auto& t : model.manifest.tensors) {
-    const std::uint64_t bits =
-        t.format == StorageFormat::int_packed && t.logical_params_each > 0 ? t.bytes_each * 8 / t.logical_params_each : 0;
+    const std::uint64_t bits = t.format == StorageFormat::int_packed && t.logical_params_each > 0
+                                   ? t.bytes_each * 8 / t.logical_params_each
+                                   : 0;
     const auto same = [&](const Seen& s) {
       return s.format == t.format && s.dtype == t.dtype && s.bits == bits && s.module == t.module;
     };
     auto group = last < seen.size() && same(seen[last]) ? seen.begin() + static_cast<std::ptrdiff_t>(last)
-                                                         : std::find_if(seen.begin(), seen.end(), same);
+                                                        : std::find_if(seen.begin(), seen.end(), same);
     if (group == seen.end()) {
       auto entry = by_format.try_emplace(traffic_format_key(t)).first;
       seen.push_back(Seen{t.format, t.dtype, bits, t.module, &entry->first, &entry->second,

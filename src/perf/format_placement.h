@@ -66,7 +66,8 @@ class FormatPlacement {
  private:
   std::vector<std::string> formats_;
   std::map<std::string, PlacementIndex> index_;
-  std::map<std::pair<std::string, ModuleClass>, std::pair<std::uint64_t, std::uint64_t>> params_bytes_;  // (params, bytes)
+  std::map<std::pair<std::string, ModuleClass>, std::pair<std::uint64_t, std::uint64_t>>
+      params_bytes_;  // (params, bytes)
   std::map<std::string, std::uint64_t> embedding_row_bytes_;
   std::uint64_t embedding_rows_ = 0;
   bool tied_head_ = false;

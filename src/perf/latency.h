@@ -47,13 +47,13 @@ struct LatencyTargets {
   std::uint64_t input_tokens = 0;   // --input-tokens; 0: the request length less the output
   std::uint64_t output_tokens = 0;  // --output-tokens; 0: min(1,024, half the request length)
   LatencyPhase phase = LatencyPhase::both;
-  double kv_transfer_s = 0;         // prefill pool: added to the TTFT (the prompt's KV sent to the decode pool)
-  std::uint64_t requests = 0;       // --requests: simulated requests, all DP groups (0: 1,000 per group); burst: at once
-  std::uint64_t seed = 1;           // --seed of the simulated arrivals
-  unsigned percentile = 90;         // --latency-percentile: the estimate's percentile checked against the targets
-  bool burst = false;               // --rate inf: every request at time 0
+  double kv_transfer_s = 0;    // prefill pool: added to the TTFT (the prompt's KV sent to the decode pool)
+  std::uint64_t requests = 0;  // --requests: simulated requests, all DP groups (0: 1,000 per group); burst: at once
+  std::uint64_t seed = 1;      // --seed of the simulated arrivals
+  unsigned percentile = 90;    // --latency-percentile: the estimate's percentile checked against the targets
+  bool burst = false;          // --rate inf: every request at time 0
   double power_price_usd_per_kwh = 0;  // --power-price; 0: no energy cost
-  double pue = 1.0;                 // --pue: facility power over IT power
+  double pue = 1.0;                    // --pue: facility power over IT power
   // --latency-efficiency FILE: the step efficiencies in place of the embedded table (null: embedded).
   std::shared_ptr<const LatencyEfficiencyTable> efficiency;
   // --mix-file with input,output columns: each simulated request's lengths in
@@ -72,14 +72,14 @@ struct LatencyTargets {
 struct LatencyEstimate {
   double ttft_mean_s = 0, ttft_p50_s = 0, ttft_p90_s = 0, ttft_p99_s = 0;
   double tpot_mean_s = 0, tpot_p50_s = 0, tpot_p90_s = 0, tpot_p99_s = 0;
-  double output_tokens_per_s = 0;   // the whole cluster
-  double band = 0;                  // relative error band (held-out residuals)
-  std::string arrivals;             // "closed loop of 8 clients per DP group", "Poisson at 2 requests/s", ...
-  std::uint64_t requests = 0;       // simulated per DP group
+  double output_tokens_per_s = 0;  // the whole cluster
+  double band = 0;                 // relative error band (held-out residuals)
+  std::string arrivals;            // "closed loop of 8 clients per DP group", "Poisson at 2 requests/s", ...
+  std::uint64_t requests = 0;      // simulated per DP group
   std::uint64_t preemptions = 0;
   std::uint64_t kv_capacity_tokens = 0;  // per DP group (0: not limiting)
-  std::string efficiency;           // which fit, with its figures
-  StepTimeModel step_model;         // the roofline's terms the simulation priced its steps with
+  std::string efficiency;                // which fit, with its figures
+  StepTimeModel step_model;              // the roofline's terms the simulation priced its steps with
   // Energy: every GPU at its board power while the simulated steps run
   // (busy_share of the time), times the PUE; idle draw not counted. 0: no
   // board power in the catalogue.
@@ -100,26 +100,26 @@ std::uint64_t default_input_tokens(std::uint64_t length, std::uint64_t output_to
 
 // The bounds a plan computed (seconds; shares of the cluster's time).
 struct LatencyBounds {
-  double prefill_s = 0;               // one prompt of input_tokens alone on a DP group, summed over stages
-  double prefill_slowest_stage_s = 0; // what a pipeline of prompts is paced by
-  double decode_step_s = 0;           // one decode step at the plan's batch, summed over stages
-  double decode_tokens_per_s = 0;     // the cluster at that batch
+  double prefill_s = 0;                // one prompt of input_tokens alone on a DP group, summed over stages
+  double prefill_slowest_stage_s = 0;  // what a pipeline of prompts is paced by
+  double decode_step_s = 0;            // one decode step at the plan's batch, summed over stages
+  double decode_tokens_per_s = 0;      // the cluster at that batch
   std::uint64_t dp_groups = 1;
 };
 
 struct LatencyCheck {
-  LatencyTargets targets;             // with input and output tokens resolved
-  std::uint64_t concurrency = 0;      // the plan's running requests
+  LatencyTargets targets;         // with input and output tokens resolved
+  std::uint64_t concurrency = 0;  // the plan's running requests
   bool concurrency_from_rate = false;
   LatencyBounds bounds;
-  double prefill_share = 0;           // of the cluster's time, at the rate (0 without one)
+  double prefill_share = 0;  // of the cluster's time, at the rate (0 without one)
   double decode_share = 0;
-  double ttft_s = 0;                  // bound, stretched by the decode share under a rate
-  double tpot_s = 0;                  // bound, stretched by the prefill share under a rate
-  bool saturated = false;             // prefill + decode shares >= 1
-  std::string binding;                // "" (met), "ttft" or "tpot"
-  std::string why;                    // one sentence when a target is missed
-  std::vector<Figure> figures;        // latency.*, every one labelled
+  double ttft_s = 0;            // bound, stretched by the decode share under a rate
+  double tpot_s = 0;            // bound, stretched by the prefill share under a rate
+  bool saturated = false;       // prefill + decode shares >= 1
+  std::string binding;          // "" (met), "ttft" or "tpot"
+  std::string why;              // one sentence when a target is missed
+  std::vector<Figure> figures;  // latency.*, every one labelled
   std::vector<std::string> assumptions;
   std::optional<LatencyEstimate> estimate;  // full plans
 };

@@ -13,14 +13,15 @@ namespace {
 
 // One entry; errors name the origin, the JSON pointer and the value.
 Result<LatencyEfficiency> entry(const nlohmann::json& j, const std::string& name, std::string_view origin,
-                               const std::string& pointer) {
+                                const std::string& pointer) {
   if (!j.is_object()) return Error{std::string(origin), pointer, "expected an object"};
   LatencyEfficiency e;
   const auto number = [&](const char* key, double& out) -> std::optional<Error> {
     const auto it = j.find(key);
     if (it == j.end() || !it->is_number()) return Error{std::string(origin), pointer + "/" + key, "expected a number"};
     out = it->get<double>();
-    if (!(out >= 0) || out > 1e6) return Error{std::string(origin), pointer + "/" + key, "expected a finite number >= 0"};
+    if (!(out >= 0) || out > 1e6)
+      return Error{std::string(origin), pointer + "/" + key, "expected a finite number >= 0"};
     return std::nullopt;
   };
   double fitted = 0, serving = 0;
@@ -95,7 +96,8 @@ const EngineFrontEnd& LatencyEfficiencyTable::front_end(std::string_view engine)
 const LatencyEfficiencyTable& LatencyEfficiencyTable::embedded() {
   static const LatencyEfficiencyTable t = [] {
     auto parsed = parse(embedded::data_latency_efficiency_json, "data/latency_efficiency.json (embedded)");
-    if (!parsed) throw std::logic_error("the embedded latency efficiency table is invalid: " + parsed.error().to_string());
+    if (!parsed)
+      throw std::logic_error("the embedded latency efficiency table is invalid: " + parsed.error().to_string());
     return std::move(parsed).value();
   }();
   return t;

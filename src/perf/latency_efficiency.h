@@ -15,9 +15,9 @@ namespace preflight {
 
 struct LatencyEfficiency {
   StepEfficiency step;
-  double band = 0.5;          // relative error: 80% of the fitted rows lie within +-band (held-out rows test it)
-  std::string fitted_on;      // "nvidia-h100-sxm-80gb" or "default"
-  std::string source;         // the rows it was fitted on
+  double band = 0.5;               // relative error: 80% of the fitted rows lie within +-band (held-out rows test it)
+  std::string fitted_on;           // "nvidia-h100-sxm-80gb" or "default"
+  std::string source;              // the rows it was fitted on
   std::uint64_t fitted_rows = 0;   // static-batch rows the kernel terms were fitted on
   std::uint64_t serving_rows = 0;  // closed-loop rows the serving terms were fitted on (0: the default's)
 };

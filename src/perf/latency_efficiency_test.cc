@@ -35,8 +35,10 @@ TEST(LatencyEfficiency, MoeShareAndFrontEndsAreOptional) {
   EXPECT_EQ(plain.find("x").step.moe_memory, 1.0);
   EXPECT_EQ(plain.front_end("vllm").per_request_s, 0.0);
   const auto with = LatencyEfficiencyTable::parse(
-      "{\"default\": {" + ok + ", \"moe_memory\": 0.4}, \"engines\": {\"vllm\": {\"per_request_s\": 0.05, \"rows\": 3}}}",
-      "t.json").value_or_throw();
+                        "{\"default\": {" + ok +
+                            ", \"moe_memory\": 0.4}, \"engines\": {\"vllm\": {\"per_request_s\": 0.05, \"rows\": 3}}}",
+                        "t.json")
+                        .value_or_throw();
   EXPECT_DOUBLE_EQ(with.find("x").step.moe_memory, 0.4);
   EXPECT_DOUBLE_EQ(with.front_end("vllm").per_request_s, 0.05);
   EXPECT_EQ(with.front_end("vllm").rows, 3u);
@@ -83,7 +85,8 @@ TEST(LatencyEfficiency, BadTablesAreOneLineErrorsNamingThePointer) {
           "per_seq_s": 0, "band": 0.3, "fitted_rows": 1, "serving_rows": 0}})",
       "t.json");
   ASSERT_FALSE(too_fast.ok());
-  EXPECT_EQ(too_fast.error().to_string(), "t.json: /default: memory, moe_memory and compute efficiencies must lie in (0, 1]");
+  EXPECT_EQ(too_fast.error().to_string(),
+            "t.json: /default: memory, moe_memory and compute efficiencies must lie in (0, 1]");
 }
 
 }  // namespace

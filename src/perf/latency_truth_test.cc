@@ -60,8 +60,11 @@ std::vector<std::map<std::string, std::string>> measurements() {
 
 const std::map<std::string, std::string>& catalogue_names() {
   static const std::map<std::string, std::string> names = {
-      {"DeepSeek-R1-0528", "deepseek-v3"}, {"DeepSeek-R1", "deepseek-v3"}, {"gpt-oss-120b", "gpt-oss-120b"},
-      {"gpt-oss-20b", "gpt-oss-20b"},      {"Llama-3.3-70B-Instruct", "llama-3.3-70b-instruct-fp8-dynamic"}};
+      {"DeepSeek-R1-0528", "deepseek-v3"},
+      {"DeepSeek-R1", "deepseek-v3"},
+      {"gpt-oss-120b", "gpt-oss-120b"},
+      {"gpt-oss-20b", "gpt-oss-20b"},
+      {"Llama-3.3-70B-Instruct", "llama-3.3-70b-instruct-fp8-dynamic"}};
   return names;
 }
 

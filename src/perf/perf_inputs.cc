@@ -20,10 +20,8 @@ std::optional<Error> validate_perf_inputs(const PerfInputs& in) {
 }
 
 std::optional<std::string> missing_latency_figure(const Accelerator& gpu) {
-  if (gpu.memory_bandwidth_tb_s <= 0)
-    return fmt::format("no memory bandwidth figure for {} in the catalogue", gpu.id);
-  if (gpu.bf16_dense_tflops <= 0)
-    return fmt::format("no BF16 dense throughput figure for {} in the catalogue", gpu.id);
+  if (gpu.memory_bandwidth_tb_s <= 0) return fmt::format("no memory bandwidth figure for {} in the catalogue", gpu.id);
+  if (gpu.bf16_dense_tflops <= 0) return fmt::format("no BF16 dense throughput figure for {} in the catalogue", gpu.id);
   return std::nullopt;
 }
 

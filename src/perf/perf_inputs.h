@@ -23,12 +23,12 @@ namespace preflight {
 struct PerfInputs {
   const ModelSpec* model = nullptr;
   const Accelerator* gpu = nullptr;
-  const Layout* layout = nullptr;     // from choose_layout, gpus_per_node resolved
-  std::uint64_t batch_per_group = 1;  // requests each DP group decodes in one step (per PP microbatch)
-  std::uint64_t context = 0;          // tokens each request attends to (prompt + generated so far)
-  std::uint64_t kv_dtype_bytes = 2;   // KV cache element: 2 BF16, 1 FP8
+  const Layout* layout = nullptr;       // from choose_layout, gpus_per_node resolved
+  std::uint64_t batch_per_group = 1;    // requests each DP group decodes in one step (per PP microbatch)
+  std::uint64_t context = 0;            // tokens each request attends to (prompt + generated so far)
+  std::uint64_t kv_dtype_bytes = 2;     // KV cache element: 2 BF16, 1 FP8
   std::uint64_t state_dtype_bytes = 4;  // recurrent state element: 4 FP32 (vLLM/SGLang default)
-  std::uint64_t act_dtype_bytes = 0;  // activations on the wire; 0: the model dtype
+  std::uint64_t act_dtype_bytes = 0;    // activations on the wire; 0: the model dtype
   // Scale-out link per GPU, GB/s in each direction (one 400 Gb/s NIC = 50).
   // 0: not modelled; traffic between nodes is then counted at the NVLink rate,
   // which keeps the bound a bound but makes it optimistic for groups that

@@ -36,7 +36,8 @@ std::uint64_t mtp_bytes_per_rank(const std::vector<RankFormatWeights>& weights) 
   return most;
 }
 
-void add_spec(PerfReport& r, const PerfPlanInputs& in, const PerfInputs& p, const std::vector<RankFormatWeights>& weights) {
+void add_spec(PerfReport& r, const PerfPlanInputs& in, const PerfInputs& p,
+              const std::vector<RankFormatWeights>& weights) {
   auto& s = r.spec;
   s.tokens = in.workload->spec_tokens;
   s.acceptance = in.options.spec_acceptance;
@@ -58,9 +59,9 @@ void add_spec(PerfReport& r, const PerfPlanInputs& in, const PerfInputs& p, cons
     }
     const auto& moe = in.model->moe;
     const double touched = expert_touch_fraction(moe.experts_per_token, moe.routed_experts, 1);
-    const double read_share = all ? (static_cast<double>(all - routed) + static_cast<double>(routed) * touched) /
-                                        static_cast<double>(all)
-                                  : 1.0;
+    const double read_share =
+        all ? (static_cast<double>(all - routed) + static_cast<double>(routed) * touched) / static_cast<double>(all)
+            : 1.0;
     draft_bytes = static_cast<std::uint64_t>(static_cast<double>(mtp_bytes_per_rank(weights)) * read_share);
     draft_what = fmt::format("the model's {} MTP layer{} (its routed experts at {}/{})", in.model->mtp_layers,
                              in.model->mtp_layers == 1 ? "" : "s", moe.experts_per_token, moe.routed_experts);
@@ -69,28 +70,31 @@ void add_spec(PerfReport& r, const PerfPlanInputs& in, const PerfInputs& p, cons
   s.draft_seconds = static_cast<double>(checked_mul(draft_bytes, s.tokens, "draft bytes")) / bw;
   s.tokens_per_s_bound = s.tokens_per_step / (s.verify.step_seconds + s.draft_seconds);
 
-  const auto src = "--spec-tokens, --spec-acceptance (the acceptance rate is an assumption about the draft and the task)";
+  const auto src =
+      "--spec-tokens, --spec-acceptance (the acceptance rate is an assumption about the draft and the task)";
   auto& f = r.figures;
-  f.push_back(real_figure("perf.spec.tokens_per_step", fmt::format("expected tokens per verification step ({} draft tokens)", s.tokens),
+  f.push_back(real_figure("perf.spec.tokens_per_step",
+                          fmt::format("expected tokens per verification step ({} draft tokens)", s.tokens),
                           s.tokens_per_step, "tokens", Evidence::hypothesis,
                           fmt::format("(1 - {}^{}) / (1 - {}) (Leviathan et al. 2023, eq. 1: each draft token accepted "
                                       "independently with probability {})",
                                       s.acceptance, s.tokens + 1, s.acceptance, s.acceptance),
                           src));
-  f.push_back(real_figure("perf.spec.verify_step_seconds_bound", fmt::format("verification step, {} positions per request (lower bound)", s.tokens + 1),
+  f.push_back(real_figure("perf.spec.verify_step_seconds_bound",
+                          fmt::format("verification step, {} positions per request (lower bound)", s.tokens + 1),
                           s.verify.step_seconds, "s", Evidence::estimate,
                           fmt::format("decode roofline with {} tokens per request; binding: {}", s.tokens + 1,
                                       binding_term_key(s.verify.binding.binding)),
                           "perf/roofline.h"));
-  f.push_back(real_figure("perf.spec.draft_seconds", "draft passes per step (memory-bound)", s.draft_seconds, "s",
-                          Evidence::estimate,
-                          draft_bytes == 0 ? "no draft weights known (pass --draft MODEL; n-gram drafting reads none)"
-                                           : fmt::format("{} passes x {} B of {} per rank / {} TB/s", s.tokens,
-                                                         with_commas(draft_bytes), draft_what,
-                                                         in.gpu->memory_bandwidth_tb_s),
-                          src));
-  f.push_back(real_figure("perf.spec.decode_tokens_per_s_bound", "decode tokens/s per request with speculation (hypothesis)",
-                          s.tokens_per_s_bound, "tokens/s", Evidence::hypothesis,
+  f.push_back(real_figure(
+      "perf.spec.draft_seconds", "draft passes per step (memory-bound)", s.draft_seconds, "s", Evidence::estimate,
+      draft_bytes == 0 ? "no draft weights known (pass --draft MODEL; n-gram drafting reads none)"
+                       : fmt::format("{} passes x {} B of {} per rank / {} TB/s", s.tokens, with_commas(draft_bytes),
+                                     draft_what, in.gpu->memory_bandwidth_tb_s),
+      src));
+  f.push_back(real_figure("perf.spec.decode_tokens_per_s_bound",
+                          "decode tokens/s per request with speculation (hypothesis)", s.tokens_per_s_bound, "tokens/s",
+                          Evidence::hypothesis,
                           fmt::format("{:.3g} tokens / ({} verify + {} draft)", s.tokens_per_step,
                                       format_seconds(s.verify.step_seconds), format_seconds(s.draft_seconds)),
                           src));
@@ -138,7 +142,8 @@ PerfReport build_perf_report(const PerfPlanInputs& in) {
   const auto p = perf_inputs(in, r.batch_per_group);
 
   // Every rank's weights by format, once: decode, prefill and speculation read them.
-  const auto weights = validate_perf_inputs(p) ? std::vector<RankFormatWeights>{} : all_rank_weights(*in.placement, layout);
+  const auto weights =
+      validate_perf_inputs(p) ? std::vector<RankFormatWeights>{} : all_rank_weights(*in.placement, layout);
   auto decode = estimate_decode(p, *in.placement, weights);
   auto prefill = decode ? estimate_prefill(p, *in.placement, weights, prefill_prompt(in))
                         : Result<PrefillEstimate>(decode.error());
@@ -149,7 +154,8 @@ PerfReport build_perf_report(const PerfPlanInputs& in) {
     r.decode = std::move(decode).value();
     r.decode_tokens_per_s_bound = r.decode.tokens_per_s_per_request_bound;
     for (const auto& [key, bytes] : r.decode.batch1.cluster_bytes_by_format)
-      r.bytes_per_token_by_dtype.emplace_back(key, r.decode.batch1.tokens_per_step ? bytes / r.decode.batch1.tokens_per_step : 0);
+      r.bytes_per_token_by_dtype.emplace_back(
+          key, r.decode.batch1.tokens_per_step ? bytes / r.decode.batch1.tokens_per_step : 0);
     std::stable_sort(r.bytes_per_token_by_dtype.begin(), r.bytes_per_token_by_dtype.end(),
                      [](const auto& a, const auto& b) { return a.second > b.second; });
     r.figures = r.decode.figures;
@@ -171,15 +177,17 @@ PerfReport build_perf_report(const PerfPlanInputs& in) {
     }
     r.assumptions = r.decode.assumptions;
     if (!in.workload->mix.empty())
-      r.assumptions.push_back(fmt::format("request mix: decode reads each request's cache at the mix's mean length, {} tokens "
-                                          "(weighted by share); memory is sized at each member's length",
-                                          with_commas(p.context)));
+      r.assumptions.push_back(
+          fmt::format("request mix: decode reads each request's cache at the mix's mean length, {} tokens "
+                      "(weighted by share); memory is sized at each member's length",
+                      with_commas(p.context)));
     r.prefill = std::move(prefill).value();
     for (const auto& f : r.prefill.figures) r.figures.push_back(f);
     if (in.workload->spec_tokens > 0) add_spec(r, in, p, weights);
     if (o.scale_out_gb_s > 0 && layout.world > layout.gpus_per_node)
-      r.assumptions.push_back(fmt::format("scale-out: {} GB/s per GPU each way between nodes (--scale-out-gb-s; one 400 Gb/s NIC per GPU = 50)",
-                                          o.scale_out_gb_s));
+      r.assumptions.push_back(fmt::format(
+          "scale-out: {} GB/s per GPU each way between nodes (--scale-out-gb-s; one 400 Gb/s NIC per GPU = 50)",
+          o.scale_out_gb_s));
 
     CostInputs c;
     c.gpus = layout.world;
@@ -198,8 +206,8 @@ PerfReport build_perf_report(const PerfPlanInputs& in) {
     r.cost = estimate_cost(c);
     for (const auto& f : r.cost.figures) r.figures.push_back(f);
     if (!r.cost.priced)
-      r.assumptions.push_back(fmt::format("cost: no dated public price for {} in the catalogue; pass --price USD per GPU-hour",
-                                          in.gpu->id));
+      r.assumptions.push_back(fmt::format(
+          "cost: no dated public price for {} in the catalogue; pass --price USD per GPU-hour", in.gpu->id));
   }
 
   ColdStartInputs cs;
@@ -208,16 +216,19 @@ PerfReport build_perf_report(const PerfPlanInputs& in) {
   cs.artifact_source = in.artifact_source;
   cs.staging_copies = o.staging_copies;
   for (double rate : kColdStartRatesGbps) cs.rates_gbps.push_back(rate);
-  if (o.download_gbps > 0 && std::find(cs.rates_gbps.begin(), cs.rates_gbps.end(), o.download_gbps) == cs.rates_gbps.end())
+  if (o.download_gbps > 0 &&
+      std::find(cs.rates_gbps.begin(), cs.rates_gbps.end(), o.download_gbps) == cs.rates_gbps.end())
     cs.rates_gbps.push_back(o.download_gbps);
   cs.read_gb_s = o.read_gb_s;
-  cs.read_source = "--read-gb-s (default 2 GB/s per node: a network file system client or one SATA-class SSD; "
-                   "a local NVMe Gen4 drive reads up to ~7 GB/s)";
+  cs.read_source =
+      "--read-gb-s (default 2 GB/s per node: a network file system client or one SATA-class SSD; "
+      "a local NVMe Gen4 drive reads up to ~7 GB/s)";
   cs.node_bytes = in.node_bytes;
   r.cold_start = estimate_cold_start(cs);
   for (const auto& f : r.cold_start.figures) r.figures.push_back(f);
-  r.assumptions.push_back("cold start: transfer time only; engine start-up work (CUDA graph capture, compilation, "
-                          "warm-up) is not included");
+  r.assumptions.push_back(
+      "cold start: transfer time only; engine start-up work (CUDA graph capture, compilation, "
+      "warm-up) is not included");
   return r;
 }
 

@@ -31,11 +31,11 @@ namespace preflight {
 struct PrefillEstimate {
   std::uint64_t prompt_tokens = 0;
   StepEstimate step;
-  double seconds_bound = 0;       // sum over stages of the slowest rank's largest term
-  double compute_seconds = 0;     // the binding rank's compute term
-  double memory_seconds = 0;      // the binding rank's bandwidth term
+  double seconds_bound = 0;    // sum over stages of the slowest rank's largest term
+  double compute_seconds = 0;  // the binding rank's compute term
+  double memory_seconds = 0;   // the binding rank's bandwidth term
   double communication_seconds = 0;
-  std::vector<Figure> figures;    // perf.prefill_*
+  std::vector<Figure> figures;  // perf.prefill_*
 };
 
 // Validates the inputs (an Error names the bad one); `prompt_tokens` >= 1.

@@ -100,8 +100,8 @@ TEST(PrefillBoundK3, EightB300Figures) {
   EXPECT_GT(p.step.binding_flops.by_rate.at(RateClass::fp4), 0u);
   EXPECT_DOUBLE_EQ(p.seconds_bound, std::max({p.compute_seconds, p.memory_seconds, p.communication_seconds}));
   for (const char* id : {"perf.prefill_seconds_bound", "perf.prefill_compute_seconds", "perf.prefill_memory_seconds",
-                         "perf.prefill_communication_seconds", "perf.prefill_binding_term", "perf.prefill_flops_per_rank",
-                         "perf.prefill_bytes_per_rank"}) {
+                         "perf.prefill_communication_seconds", "perf.prefill_binding_term",
+                         "perf.prefill_flops_per_rank", "perf.prefill_bytes_per_rank"}) {
     const auto* f = find_figure(p.figures, id);
     ASSERT_NE(f, nullptr) << id;
     EXPECT_FALSE(f->formula.empty()) << id;

@@ -56,14 +56,14 @@ RankTerms rank_terms(const Accelerator& gpu, const RankStepBytes& bytes, const R
 struct StepEstimate {
   StepShape shape;
   std::uint64_t world = 0;
-  std::vector<double> stage_seconds;   // slowest rank of each stage
-  double step_seconds = 0;             // sum over stages: one token through every stage
+  std::vector<double> stage_seconds;  // slowest rank of each stage
+  double step_seconds = 0;            // sum over stages: one token through every stage
   double slowest_stage_seconds = 0;
-  RankTerms binding;                   // the slowest rank of the slowest stage
+  RankTerms binding;  // the slowest rank of the slowest stage
   RankStepBytes binding_bytes;
   RankStepFlops binding_flops;
   RankStepComm binding_comm;
-  std::uint64_t tokens_per_step = 0;   // tokens a microbatch completes: batch x active DP groups
+  std::uint64_t tokens_per_step = 0;  // tokens a microbatch completes: batch x active DP groups
   std::map<std::string, std::uint64_t> cluster_bytes_by_format;  // summed over every rank
   std::uint64_t cluster_bytes = 0;
   std::uint64_t cluster_flops = 0;
@@ -83,15 +83,15 @@ StepEstimate estimate_step(const PerfInputs& in, const FormatPlacement& placemen
 std::vector<RankFormatWeights> all_rank_weights(const FormatPlacement& placement, const Layout& layout);
 
 struct DecodeEstimate {
-  StepEstimate batch1;      // one request per DP group (a single request when DP is 1)
-  StepEstimate at_batch;    // inputs.batch_per_group per DP group
-  std::uint64_t concurrency = 0;             // batch x DP x PP requests in flight
-  double tokens_per_s_per_request_bound = 0; // batch 1
-  double tokens_per_s_per_gpu_bound = 0;     // batch 1
+  StepEstimate batch1;                        // one request per DP group (a single request when DP is 1)
+  StepEstimate at_batch;                      // inputs.batch_per_group per DP group
+  std::uint64_t concurrency = 0;              // batch x DP x PP requests in flight
+  double tokens_per_s_per_request_bound = 0;  // batch 1
+  double tokens_per_s_per_gpu_bound = 0;      // batch 1
   double tokens_per_s_per_request_at_batch = 0;
-  double tokens_per_s_at_batch = 0;          // the whole cluster
+  double tokens_per_s_at_batch = 0;  // the whole cluster
   double tokens_per_s_per_gpu_at_batch = 0;
-  std::vector<Figure> figures;               // perf.* ids, every one labelled
+  std::vector<Figure> figures;  // perf.* ids, every one labelled
   std::vector<std::string> assumptions;
 };
 
@@ -107,8 +107,8 @@ Result<DecodeEstimate> estimate_decode(const PerfInputs& in, const FormatPlaceme
 // extra TP slices and experts, and with uneven expert sizes one rank per EP
 // group). Same step times as estimate_decode; no cluster sums, no figures.
 struct DecodeBound {
-  double tokens_per_s_per_request = 0;   // batch 1
-  double tokens_per_s_at_batch = 0;      // the cluster, at batch_per_group
+  double tokens_per_s_per_request = 0;  // batch 1
+  double tokens_per_s_at_batch = 0;     // the cluster, at batch_per_group
   double tokens_per_s_per_gpu_at_batch = 0;
   BindingTerm binding_at_batch = BindingTerm::memory;
 };

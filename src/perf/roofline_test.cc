@@ -22,8 +22,7 @@ ModelSpec quantized(const std::string& name, const std::string& scheme) {
   for (const auto& entry : model_catalogue())
     if (entry.name == name)
       return apply_model_overrides(load_catalogue_model(name, "test").value_or_throw(),
-                                   embedded::embedded_file(entry.config_path), entry.name,
-                                   ModelOverrides{scheme, ""})
+                                   embedded::embedded_file(entry.config_path), entry.name, ModelOverrides{scheme, ""})
           .value_or_throw();
   throw std::runtime_error("no catalogue entry " + name);
 }

@@ -75,7 +75,8 @@ class Simulator {
   }
 
   static std::uint64_t count(const SimulationInputs& in) {
-    return in.arrivals == ArrivalKind::trace ? std::min<std::uint64_t>(in.requests, in.arrival_times.size()) : in.requests;
+    return in.arrivals == ArrivalKind::trace ? std::min<std::uint64_t>(in.requests, in.arrival_times.size())
+                                             : in.requests;
   }
 
   RequestShape shape_of(std::uint64_t id) const {
@@ -191,8 +192,10 @@ class Simulator {
       std::uint64_t lo = 1, hi = k;  // the most steps that end at or before the next arrival
       while (lo < hi) {
         const auto mid = lo + (hi - lo + 1) / 2;
-        if (elapsed(mid) <= gap) lo = mid;
-        else hi = mid - 1;
+        if (elapsed(mid) <= gap)
+          lo = mid;
+        else
+          hi = mid - 1;
       }
       k = lo;
     }
@@ -209,7 +212,8 @@ class Simulator {
     for (const auto& a : running_)
       if (a.prefilled < a.input) return true;
     if (waiting_.empty() || running_.size() >= in_.max_num_seqs) return false;
-    return !capacity_limited() || cached_tokens() + admission_reserve() + shape_of(waiting_.front()).input <= in_.kv_capacity_tokens;
+    return !capacity_limited() ||
+           cached_tokens() + admission_reserve() + shape_of(waiting_.front()).input <= in_.kv_capacity_tokens;
   }
 
   // Prefill-first admits a prompt only with room left for the running
@@ -338,7 +342,8 @@ Result<SimulationResult> simulate_serving(const SimulationInputs& in) {
         return Error{"--mix-file", "", "arrival times must be finite, at least 0 and in order"};
   }
   const auto too_long = [&](std::uint64_t input, std::uint64_t output) -> std::optional<Error> {
-    if (input == 0 || output == 0) return Error{"--input-tokens", "", "requests need at least 1 input and 1 output token"};
+    if (input == 0 || output == 0)
+      return Error{"--input-tokens", "", "requests need at least 1 input and 1 output token"};
     if (in.kv_capacity_tokens > 0 && input + output > in.kv_capacity_tokens)
       return Error{in.shapes.empty() ? "--input-tokens" : "--mix-file", "",
                    fmt::format("one request of {} + {} tokens does not fit the {}-token KV cache of a DP group", input,

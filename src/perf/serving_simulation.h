@@ -45,8 +45,8 @@ struct SimulationInputs {
   std::uint64_t max_num_batched_tokens = 8192;
   std::uint64_t kv_capacity_tokens = 0;  // 0: unlimited
   ArrivalKind arrivals = ArrivalKind::closed_loop;
-  std::uint64_t concurrency = 1;         // closed loop
-  double rate_per_s = 0;                 // poisson
+  std::uint64_t concurrency = 1;  // closed loop
+  double rate_per_s = 0;          // poisson
   std::uint64_t requests = 1000;
   std::uint64_t input_tokens = 1;
   std::uint64_t output_tokens = 1;
@@ -78,7 +78,7 @@ struct SimulationResult {
   double requests_per_s = 0;       // completions over the run
   double mean_running = 0;         // time-averaged requests in the system (waiting or running)
   double duration_s = 0;
-  double busy_s = 0;               // time spent in steps (the rest the GPUs wait for arrivals)
+  double busy_s = 0;  // time spent in steps (the rest the GPUs wait for arrivals)
   std::uint64_t completed = 0;
   std::uint64_t steps = 0;
   std::uint64_t preemptions = 0;

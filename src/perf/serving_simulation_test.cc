@@ -106,7 +106,7 @@ TEST(ServingSimulation, ATraceIsReplayedWithItsOwnLengths) {
   const auto r = simulate_serving(in).value_or_throw();
   EXPECT_EQ(r.completed, 4u);  // the trace's requests, fewer than in.requests
   EXPECT_NEAR(r.ttft_s.mean, (0.035 + 0.060) / 2, 1e-9);
-  EXPECT_NEAR(r.tpot_s.p50, 0.01065, 1e-9);   // nearest rank of {10.65, 10.65, 11.1055, 11.1055} ms
+  EXPECT_NEAR(r.tpot_s.p50, 0.01065, 1e-9);  // nearest rank of {10.65, 10.65, 11.1055, 11.1055} ms
   EXPECT_NEAR(r.tpot_s.p99, 0.0111055, 1e-9);
   // The last request ends 300 s + 60 ms + 10 decode steps after time 0.
   EXPECT_NEAR(r.duration_s, 300 + 0.060 + 10 * 0.0111055, 1e-9);

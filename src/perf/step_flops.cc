@@ -41,21 +41,28 @@ std::uint64_t attention_flops(const ModelSpec& m, const Layout& layout, std::uin
   if (!s.prefill) {
     const auto capped = [&](std::uint64_t cap) { return cap > 0 && cap < c ? cap : c; };
     token_kinds = checked_add(token_kinds, checked_mul(checked_mul(n_full, gqa_pair), c, "attention FLOPs"));
-    token_kinds = checked_add(token_kinds, checked_mul(checked_mul(n_sliding, gqa_pair), capped(g.sliding_window), "attention FLOPs"));
-    token_kinds = checked_add(token_kinds, checked_mul(checked_mul(n_chunked, gqa_pair), capped(g.attention_chunk), "attention FLOPs"));
+    token_kinds = checked_add(
+        token_kinds, checked_mul(checked_mul(n_sliding, gqa_pair), capped(g.sliding_window), "attention FLOPs"));
+    token_kinds = checked_add(
+        token_kinds, checked_mul(checked_mul(n_chunked, gqa_pair), capped(g.attention_chunk), "attention FLOPs"));
     // Absorbed MLA decode: scores over kv_lora + rope, output over kv_lora.
     const auto mla_pair = checked_mul(checked_mul(2, heads_per_rank(m.mla.heads, tp)),
                                       2 * m.mla.kv_lora_rank + m.mla.qk_rope_head_dim, "attention FLOPs");
     token_kinds = checked_add(token_kinds, checked_mul(checked_mul(n_mla, mla_pair), c, "attention FLOPs"));
     token_kinds = ceil_div(token_kinds, layout.dcp);  // DCP splits the context over its ranks
   } else {
-    token_kinds = checked_add(token_kinds, checked_mul(checked_mul(n_full, gqa_pair), causal_pairs(c, 0), "attention FLOPs"));
-    token_kinds = checked_add(token_kinds, checked_mul(checked_mul(n_sliding, gqa_pair), causal_pairs(c, g.sliding_window), "attention FLOPs"));
-    token_kinds = checked_add(token_kinds, checked_mul(checked_mul(n_chunked, gqa_pair), chunked_pairs(c, g.attention_chunk), "attention FLOPs"));
+    token_kinds =
+        checked_add(token_kinds, checked_mul(checked_mul(n_full, gqa_pair), causal_pairs(c, 0), "attention FLOPs"));
+    token_kinds = checked_add(token_kinds, checked_mul(checked_mul(n_sliding, gqa_pair),
+                                                       causal_pairs(c, g.sliding_window), "attention FLOPs"));
+    token_kinds = checked_add(token_kinds, checked_mul(checked_mul(n_chunked, gqa_pair),
+                                                       chunked_pairs(c, g.attention_chunk), "attention FLOPs"));
     // MLA prefill runs as MHA over the decompressed heads.
-    const auto mla_pair = checked_mul(checked_mul(2, heads_per_rank(m.mla.heads, tp)),
-                                      m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim + m.mla.v_head_dim, "attention FLOPs");
-    token_kinds = checked_add(token_kinds, checked_mul(checked_mul(n_mla, mla_pair), causal_pairs(c, 0), "attention FLOPs"));
+    const auto mla_pair =
+        checked_mul(checked_mul(2, heads_per_rank(m.mla.heads, tp)),
+                    m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim + m.mla.v_head_dim, "attention FLOPs");
+    token_kinds =
+        checked_add(token_kinds, checked_mul(checked_mul(n_mla, mla_pair), causal_pairs(c, 0), "attention FLOPs"));
   }
   // Linear mixers: a fixed cost per token.
   std::uint64_t per_token = 0;
@@ -100,7 +107,8 @@ RankStepFlops rank_step_flops(const PerfInputs& in, const FormatPlacement& place
       const auto params = placement.params_for(format, module, bytes);
       if (params == 0) continue;
       if (module == ModuleClass::routed_experts) {
-        const auto f = checked_mul_div(checked_mul(2, params, "FLOPs"), routed_tokens_k, model.moe.routed_experts, "routed FLOPs");
+        const auto f =
+            checked_mul_div(checked_mul(2, params, "FLOPs"), routed_tokens_k, model.moe.routed_experts, "routed FLOPs");
         out.routed = checked_add(out.routed, f, "FLOPs");
         book(rate, f);
       } else if (active && read_in_full(module)) {

@@ -48,7 +48,8 @@ struct RankStepFlops {
 };
 
 // Attention FLOPs of one active rank of `stage` for the step.
-std::uint64_t attention_flops(const ModelSpec& model, const Layout& layout, std::uint64_t stage, const StepShape& shape);
+std::uint64_t attention_flops(const ModelSpec& model, const Layout& layout, std::uint64_t stage,
+                              const StepShape& shape);
 
 RankStepFlops rank_step_flops(const PerfInputs& in, const FormatPlacement& placement, const RankFormatWeights& weights,
                               const StepShape& shape);

@@ -29,7 +29,9 @@ inline StepShape decode_step(const PerfInputs& in, std::uint64_t batch_per_group
   return StepShape{false, batch_per_group, in.layout->dp, batch_per_group, in.context};
 }
 
-inline StepShape prefill_step(std::uint64_t prompt_tokens) { return StepShape{true, prompt_tokens, 1, 1, prompt_tokens}; }
+inline StepShape prefill_step(std::uint64_t prompt_tokens) {
+  return StepShape{true, prompt_tokens, 1, 1, prompt_tokens};
+}
 
 // Whether `rank`'s DP group has tokens this step (groups are numbered within a stage).
 inline bool rank_active(const Layout& layout, std::uint64_t rank, const StepShape& s) {

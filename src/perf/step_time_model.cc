@@ -64,9 +64,9 @@ StepTimeModel build_step_time_model(const PerfInputs& in, const FormatPlacement&
   m.kv_s_per_context_token = std::max(0.0, (longer.memory - one.memory) / static_cast<double>(c2 - c1));
   m.weights_s_1 = std::max(0.0, one.memory - m.kv_s_per_context_token * d1);
   m.weights_s_64 = std::max(m.weights_s_1, wide.memory - m.kv_s_per_context_token * d1 * kWideBatch);
-  m.attention_compute_s_per_context_token = std::max(0.0, (longer.compute - one.compute) / static_cast<double>(c2 - c1));
-  m.decode_compute_s_per_seq =
-      std::max(0.0, wide.compute / kWideBatch - m.attention_compute_s_per_context_token * d1);
+  m.attention_compute_s_per_context_token =
+      std::max(0.0, (longer.compute - one.compute) / static_cast<double>(c2 - c1));
+  m.decode_compute_s_per_seq = std::max(0.0, wide.compute / kWideBatch - m.attention_compute_s_per_context_token * d1);
   m.prefill_compute_s_per_token = prefill.compute / static_cast<double>(p);
   m.decode_comm_s_per_seq = wide.comm / kWideBatch;
   m.prefill_comm_s_per_token = prefill.comm / static_cast<double>(p);

@@ -32,10 +32,10 @@
 namespace preflight {
 
 struct StepTimeModel {
-  double weights_s_1 = 0;                          // W(1)
-  double weights_s_64 = 0;                         // W(64)
-  double kv_s_per_context_token = 0;               // memory seconds per context token a decode step reads
-  double decode_compute_s_per_seq = 0;             // compute of one decode token, without its attention reads
+  double weights_s_1 = 0;               // W(1)
+  double weights_s_64 = 0;              // W(64)
+  double kv_s_per_context_token = 0;    // memory seconds per context token a decode step reads
+  double decode_compute_s_per_seq = 0;  // compute of one decode token, without its attention reads
   double attention_compute_s_per_context_token = 0;
   double prefill_compute_s_per_token = 0;
   double decode_comm_s_per_seq = 0;

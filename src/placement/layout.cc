@@ -68,7 +68,8 @@ Result<Layout> choose_layout(const ModelSpec& model, std::uint64_t world, const 
       return Error{"--dp", "", fmt::format("DP {} does not divide the {} GPUs of a stage", options.dp, per_stage)};
     layout.tp = per_stage / options.dp;
     if (auto heads = heads_not_divided(model, divisors, layout.tp))
-      return Error{"--dp", "", fmt::format("DP {} leaves TP {}, which does not divide the {}", options.dp, layout.tp, *heads)};
+      return Error{"--dp", "",
+                   fmt::format("DP {} leaves TP {}, which does not divide the {}", options.dp, layout.tp, *heads)};
     if (explain) why.push_back(fmt::format("TP {} = {} GPUs per stage / DP {}", layout.tp, per_stage, options.dp));
   } else {
     for (std::uint64_t tp = per_stage; tp >= 1; --tp) {
@@ -79,10 +80,10 @@ Result<Layout> choose_layout(const ModelSpec& model, std::uint64_t world, const 
     }
     if (explain)
       why.push_back(layout.tp == per_stage
-                      ? fmt::format("TP {} over all GPUs of a stage (divides the heads)", layout.tp)
-                      : fmt::format("TP {}: the largest size dividing both the heads and the {} GPUs of a stage; "
-                                    "attention repeated {} times (data-parallel attention)",
-                                    layout.tp, per_stage, per_stage / layout.tp));
+                        ? fmt::format("TP {} over all GPUs of a stage (divides the heads)", layout.tp)
+                        : fmt::format("TP {}: the largest size dividing both the heads and the {} GPUs of a stage; "
+                                      "attention repeated {} times (data-parallel attention)",
+                                      layout.tp, per_stage, per_stage / layout.tp));
   }
   layout.dp = per_stage / layout.tp;
   if (options.dp > 0 && options.dp != layout.dp)
@@ -102,20 +103,23 @@ Result<Layout> choose_layout(const ModelSpec& model, std::uint64_t world, const 
                                model.moe.routed_experts)};
     layout.moe_tp = per_stage / layout.ep;
   } else {
-    if (options.ep > 1) return Error{"--ep", "", fmt::format("EP {} given, but {} has no routed experts", options.ep, model.name)};
+    if (options.ep > 1)
+      return Error{"--ep", "", fmt::format("EP {} given, but {} has no routed experts", options.ep, model.name)};
     layout.ep = 1;
     layout.moe_tp = per_stage;
   }
   if (options.dcp == 0) return Error{"--dcp", "", "DCP must be at least 1"};
   if (layout.tp % options.dcp != 0)
-    return Error{"--dcp", "", fmt::format("DCP {} does not divide TP {} (DCP splits a TP group)", options.dcp, layout.tp)};
+    return Error{"--dcp", "",
+                 fmt::format("DCP {} does not divide TP {} (DCP splits a TP group)", options.dcp, layout.tp)};
   layout.dcp = options.dcp;
   layout.dense_over_stage = options.dense_over_stage && layout.dp > 1;
   layout.gpus_per_node = options.gpus_per_node;
   layout.nodes = options.gpus_per_node > 0 ? (world + options.gpus_per_node - 1) / options.gpus_per_node : 1;
   layout.stage_layers = pipeline_stage_layers(decoder_layers(model), layout.pp);
   layout.stage_first.assign(layout.pp, 0);
-  for (std::uint64_t s = 1; s < layout.pp; ++s) layout.stage_first[s] = layout.stage_first[s - 1] + layout.stage_layers[s - 1];
+  for (std::uint64_t s = 1; s < layout.pp; ++s)
+    layout.stage_first[s] = layout.stage_first[s - 1] + layout.stage_layers[s - 1];
   if (explain && layout.pp > 1) why.push_back(fmt::format("PP {} by layers", layout.pp));
   layout.chosen_by.clear();
   for (const auto& w : why) layout.chosen_by += (layout.chosen_by.empty() ? "" : "; ") + w;

@@ -33,12 +33,12 @@ struct LayoutOptions {
 };
 
 struct Layout {
-  std::uint64_t world = 0;  // GPUs (one rank each)
-  std::uint64_t tp = 0;     // attention tensor parallel
-  std::uint64_t dp = 0;     // attention data-parallel groups per stage
-  std::uint64_t ep = 0;     // expert-parallel groups per stage (1 for dense models)
-  std::uint64_t moe_tp = 1; // ranks each expert is split over: TP x DP / EP
-  std::uint64_t pp = 1;     // pipeline stages
+  std::uint64_t world = 0;   // GPUs (one rank each)
+  std::uint64_t tp = 0;      // attention tensor parallel
+  std::uint64_t dp = 0;      // attention data-parallel groups per stage
+  std::uint64_t ep = 0;      // expert-parallel groups per stage (1 for dense models)
+  std::uint64_t moe_tp = 1;  // ranks each expert is split over: TP x DP / EP
+  std::uint64_t pp = 1;      // pipeline stages
   std::uint64_t dcp = 1;
   std::uint64_t gpus_per_node = 0;  // 0 when unknown
   std::uint64_t nodes = 1;          // ceil(world / gpus_per_node)
@@ -50,7 +50,7 @@ struct Layout {
   bool dense_over_stage = false;
   std::vector<std::uint64_t> stage_layers;  // decoder layers per stage (size pp)
   std::vector<std::uint64_t> stage_first;   // first decoder layer of each stage
-  std::string chosen_by;    // "--tp 8" or why the planner chose it
+  std::string chosen_by;                    // "--tp 8" or why the planner chose it
 
   std::uint64_t stage_ranks() const { return tp * dp; }
   std::uint64_t stage_of(std::uint64_t rank) const { return rank / stage_ranks(); }

@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <array>
-
 #include <map>
 #include <numeric>
 #include <string>
@@ -34,13 +33,13 @@ TEST(PipelineStageLayers, FollowsVllmGetPpIndices) {
   // so the extra layers go to the stages before the last, counting back from the second-to-last.
   const StageCase cases[] = {
       {32, 1, {32}},
-      {32, 2, {16, 16}},                         // Llama-3.1-8B PP2 (r025)
-      {32, 4, {8, 8, 8, 8}},                     // PP4 (r026)
-      {61, 4, {15, 15, 16, 15}},                 // DeepSeek-V3: 61 // 4 = 15, one extra to partitions[-2]
-      {61, 2, {31, 30}},                         // one extra to partitions[-2] = the first of two
+      {32, 2, {16, 16}},                          // Llama-3.1-8B PP2 (r025)
+      {32, 4, {8, 8, 8, 8}},                      // PP4 (r026)
+      {61, 4, {15, 15, 16, 15}},                  // DeepSeek-V3: 61 // 4 = 15, one extra to partitions[-2]
+      {61, 2, {31, 30}},                          // one extra to partitions[-2] = the first of two
       {93, 8, {11, 11, 12, 12, 12, 12, 12, 11}},  // K3: 93 // 8 = 11, 5 extra to partitions[-2..-6]
-      {27, 2, {14, 13}},                         // Kimi-Linear
-      {7, 4, {2, 2, 2, 1}},                      // remainder pp - 1: every stage but the last
+      {27, 2, {14, 13}},                          // Kimi-Linear
+      {7, 4, {2, 2, 2, 1}},                       // remainder pp - 1: every stage but the last
       {24, 5, {5, 5, 5, 5, 4}},
       {5, 5, {1, 1, 1, 1, 1}},
       {93, 93, std::vector<std::uint64_t>(93, 1)},
@@ -85,24 +84,54 @@ TEST(ChooseLayout, RefusesWithTheFlagAndTheReason) {
       {"PP not dividing", "llama-3.1-8b", 6, {.pp = 4}, "--pp: PP 4 does not divide the 6 GPUs"},
       // TP x PP more than the GPUs: TP 8 in stages of 4.
       {"TP x PP > world", "llama-3.1-8b", 8, {.tp = 8, .pp = 2}, "--tp: TP 8 x PP 2 needs more ranks than the 8 GPUs"},
-      {"TP not dividing the stage", "llama-3.1-8b", 8, {.tp = 16, .pp = 1},
+      {"TP not dividing the stage",
+       "llama-3.1-8b",
+       8,
+       {.tp = 16, .pp = 1},
        "--tp: TP 16 x PP 1 needs more ranks than the 8 GPUs"},
-      {"TP not dividing the stage's GPUs", "llama-3.1-8b", 12, {.tp = 8}, "--tp: TP 8 does not divide the 12 GPUs of a stage"},
+      {"TP not dividing the stage's GPUs",
+       "llama-3.1-8b",
+       12,
+       {.tp = 8},
+       "--tp: TP 8 does not divide the 12 GPUs of a stage"},
       {"TP not dividing the heads", "llama-3.1-8b", 6, {.tp = 3}, "--tp: TP 3 does not divide the 32 attention heads"},
       {"TP not dividing K3's KDA heads", "kimi-k3", 10, {.tp = 5}, "--tp: TP 5 does not divide the 96 KDA heads"},
       // DP inconsistent with TP and the GPU count.
-      {"TP x DP != world", "llama-3.1-8b", 8, {.tp = 2, .dp = 2}, "--dp: TP 2 x DP 2 x PP 1 = 4 ranks, but there are 8 GPUs"},
+      {"TP x DP != world",
+       "llama-3.1-8b",
+       8,
+       {.tp = 2, .dp = 2},
+       "--dp: TP 2 x DP 2 x PP 1 = 4 ranks, but there are 8 GPUs"},
       {"DP not dividing", "llama-3.1-8b", 8, {.dp = 3}, "--dp: DP 3 does not divide the 8 GPUs of a stage"},
-      {"DP leaving a TP that does not divide the heads", "llama-3.1-8b", 6, {.dp = 2},
+      {"DP leaving a TP that does not divide the heads",
+       "llama-3.1-8b",
+       6,
+       {.dp = 2},
        "--dp: DP 2 leaves TP 3, which does not divide the 32 attention heads"},
       // EP.
-      {"EP not dividing", "mixtral-8x7b", 8, {.ep = 3}, "--ep: EP 3 does not divide the 8 GPUs of a stage (TP 8 x DP 1)"},
-      {"EP > experts", "mixtral-8x7b", 16, {.ep = 16}, "--ep: expert parallelism over 16 GPUs exceeds the 8 routed experts"},
-      {"default EP > experts", "mixtral-8x7b", 16, {}, "--gpus: expert parallelism over 16 GPUs exceeds the 8 routed experts"},
+      {"EP not dividing",
+       "mixtral-8x7b",
+       8,
+       {.ep = 3},
+       "--ep: EP 3 does not divide the 8 GPUs of a stage (TP 8 x DP 1)"},
+      {"EP > experts",
+       "mixtral-8x7b",
+       16,
+       {.ep = 16},
+       "--ep: expert parallelism over 16 GPUs exceeds the 8 routed experts"},
+      {"default EP > experts",
+       "mixtral-8x7b",
+       16,
+       {},
+       "--gpus: expert parallelism over 16 GPUs exceeds the 8 routed experts"},
       {"EP on a dense model", "llama-3.1-8b", 8, {.ep = 2}, "--ep: EP 2 given, but llama-3.1-8b has no routed experts"},
       // DCP.
       {"DCP 0", "deepseek-v3", 8, {.dcp = 0}, "--dcp: DCP must be at least 1"},
-      {"DCP not dividing TP", "deepseek-v3", 8, {.tp = 4, .dcp = 8}, "--dcp: DCP 8 does not divide TP 4 (DCP splits a TP group)"},
+      {"DCP not dividing TP",
+       "deepseek-v3",
+       8,
+       {.tp = 4, .dcp = 8},
+       "--dcp: DCP 8 does not divide TP 4 (DCP splits a TP group)"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.what);
@@ -174,8 +203,10 @@ TEST(ChooseLayout, ExplainsTheChoice) {
   EXPECT_EQ(choose_layout(model("kimi-k3"), 64, {}).value_or_throw().chosen_by,
             "TP 32: the largest size dividing both the heads and the 64 GPUs of a stage; attention repeated 2 times "
             "(data-parallel attention)");
-  EXPECT_EQ(choose_layout(model("llama-3.1-8b"), 8, {.tp = 4, .pp = 2}).value_or_throw().chosen_by, "--tp 4; PP 2 by layers");
-  EXPECT_EQ(choose_layout(model("llama-3.1-8b"), 8, {.dp = 2}).value_or_throw().chosen_by, "TP 4 = 8 GPUs per stage / DP 2");
+  EXPECT_EQ(choose_layout(model("llama-3.1-8b"), 8, {.tp = 4, .pp = 2}).value_or_throw().chosen_by,
+            "--tp 4; PP 2 by layers");
+  EXPECT_EQ(choose_layout(model("llama-3.1-8b"), 8, {.dp = 2}).value_or_throw().chosen_by,
+            "TP 4 = 8 GPUs per stage / DP 2");
 }
 
 TEST(ChooseLayout, RankCoordinates) {

@@ -21,15 +21,24 @@ std::string_view ledger_weight_row_id(ModuleClass m) {
 
 std::string_view resource_key(Resource r) {
   switch (r) {
-    case Resource::none: return "none";
-    case Resource::weights: return "weights";
-    case Resource::reserve: return "reserve";
-    case Resource::activations: return "activations";
-    case Resource::recurrent_state: return "recurrent_state";
-    case Resource::kv_cache: return "kv_cache";
-    case Resource::ttft: return "ttft";
-    case Resource::tpot: return "tpot";
-    case Resource::latency_unchecked: return "latency_unchecked";
+    case Resource::none:
+      return "none";
+    case Resource::weights:
+      return "weights";
+    case Resource::reserve:
+      return "reserve";
+    case Resource::activations:
+      return "activations";
+    case Resource::recurrent_state:
+      return "recurrent_state";
+    case Resource::kv_cache:
+      return "kv_cache";
+    case Resource::ttft:
+      return "ttft";
+    case Resource::tpot:
+      return "tpot";
+    case Resource::latency_unchecked:
+      return "latency_unchecked";
   }
   return "none";
 }
@@ -53,8 +62,8 @@ bool check_reconciles(const RankLedger& ledger, std::string* why) {
   const bool balance_ok = ledger.demand + ledger.free - ledger.over == ledger.capacity;
   const bool exclusive = ledger.free == 0 || ledger.over == 0;
   if (why && !(rows_ok && balance_ok && exclusive))
-    *why = fmt::format("rank {}: rows sum {} vs demand {}; demand {} + free {} - over {} vs capacity {}",
-                       ledger.rank, sum, ledger.demand, ledger.demand, ledger.free, ledger.over, ledger.capacity);
+    *why = fmt::format("rank {}: rows sum {} vs demand {}; demand {} + free {} - over {} vs capacity {}", ledger.rank,
+                       sum, ledger.demand, ledger.demand, ledger.free, ledger.over, ledger.capacity);
   return rows_ok && balance_ok && exclusive;
 }
 

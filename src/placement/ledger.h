@@ -39,11 +39,11 @@ struct LedgerRow {
 
 struct RankLedger {
   std::uint64_t rank = 0;
-  std::uint64_t capacity = 0;    // device-reported total memory of the GPU
+  std::uint64_t capacity = 0;  // device-reported total memory of the GPU
   std::vector<LedgerRow> rows;
-  std::uint64_t demand = 0;      // sum of rows
-  std::uint64_t free = 0;        // capacity - demand when it fits
-  std::uint64_t over = 0;        // demand - capacity when it does not
+  std::uint64_t demand = 0;  // sum of rows
+  std::uint64_t free = 0;    // capacity - demand when it fits
+  std::uint64_t over = 0;    // demand - capacity when it does not
   Resource first_boundary = Resource::none;
 
   bool fits() const { return over == 0; }

@@ -79,7 +79,8 @@ PlacementIndex::PlacementIndex(const std::vector<const StoredTensor*>& tensors, 
     const auto& t = *tp;
     const auto s = slot_of(t);
     if (t.role == ParallelRole::expert && routed_experts > 0) {
-      auto it = std::find_if(experts_.begin(), experts_.end(), [&](const ExpertTable& x) { return x.module == t.module; });
+      auto it =
+          std::find_if(experts_.begin(), experts_.end(), [&](const ExpertTable& x) { return x.module == t.module; });
       if (it == experts_.end()) {
         experts_.push_back(ExpertTable{t.module, {}, {}, {}});
         ranges.emplace_back();
@@ -156,8 +157,10 @@ PlacementIndex::PlacementIndex(const std::vector<const StoredTensor*>& tensors, 
         if (i + 1 == B) break;
         // A range ending here started at an earlier breakpoint, so this never goes below zero.
         density = checked_sub(checked_add(density, starts[s * B + i]), ends[s * B + i]);
-        if (i == 0) first_density = density;
-        else if (density != first_density) experts_uniform_ = false;
+        if (i == 0)
+          first_density = density;
+        else if (density != first_density)
+          experts_uniform_ = false;
         table.per_expert[(s + 1) * B + i] = checked_add(table.per_expert[s * B + i], density);
         in_slot = checked_add(in_slot, checked_mul(density, b[i + 1] - b[i]));
       }

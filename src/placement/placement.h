@@ -49,8 +49,8 @@ struct RankWeights {
   std::uint64_t rank = 0;
   std::uint64_t stage = 0;
   std::map<ModuleClass, std::uint64_t> bytes_by_module;  // filled unless the caller asks for totals only
-  std::uint64_t lm_head_bytes = 0;          // of the total (engines skip a tied head)
-  std::uint64_t expert_bytes = 0;           // of the total, routed-expert tensors
+  std::uint64_t lm_head_bytes = 0;                       // of the total (engines skip a tied head)
+  std::uint64_t expert_bytes = 0;                        // of the total, routed-expert tensors
   std::uint64_t mtp_bytes = 0;              // of the total, MTP layers (engines load them only to draft with them)
   std::uint64_t experts_per_moe_layer = 0;  // routed experts this rank's EP group owns in each MoE layer
   std::uint64_t total = 0;
@@ -76,11 +76,11 @@ class PlacementIndex {
   struct Group {
     ModuleClass module = ModuleClass::norms;
     ParallelRole role = ParallelRole::replicated;
-    std::uint64_t dim = 1;             // the split dimension (1 for replicated)
+    std::uint64_t dim = 1;  // the split dimension (1 for replicated)
   };
   struct ExpertTable {
     ModuleClass module = ModuleClass::routed_experts;
-    std::vector<std::uint64_t> breaks;    // sorted expert indices, 0 and E included
+    std::vector<std::uint64_t> breaks;  // sorted expert indices, 0 and E included
     // [slot x breaks + i]: bytes of experts [0, breaks[i]) in slots [0, slot)
     std::vector<std::uint64_t> at_break;
     // [slot x breaks + i]: bytes per expert of experts [breaks[i], breaks[i + 1]) in slots [0, slot)

@@ -71,8 +71,9 @@ BruteRank brute_force(const ModelSpec& m, const Layout& l, std::uint64_t rank) {
       const std::size_t axis = t.role == ParallelRole::row && t.shape.size() > 1 ? 1 : 0;
       const auto dim = t.shape.empty() || t.shape[axis] == 0 ? 1 : t.shape[axis];
       // SGLang's DP attention splits the LM head, dense MLPs and shared experts over the whole stage.
-      const bool over_stage = l.dense_over_stage && (t.module == ModuleClass::lm_head || t.module == ModuleClass::dense_mlp ||
-                                                     t.module == ModuleClass::shared_experts);
+      const bool over_stage =
+          l.dense_over_stage && (t.module == ModuleClass::lm_head || t.module == ModuleClass::dense_mlp ||
+                                 t.module == ModuleClass::shared_experts);
       const auto n = over_stage ? per_stage : l.tp;
       const auto i = over_stage ? local : tp_rank;
       const auto slices = dim / n + (i < dim % n ? 1 : 0);
@@ -90,10 +91,14 @@ BruteRank brute_force(const ModelSpec& m, const Layout& l, std::uint64_t rank) {
 std::uint64_t expected_cluster_bytes(const ModelSpec& m, const Layout& l) {
   std::uint64_t sum = 0;
   for (const auto& t : m.manifest.tensors) {
-    if (t.role == ParallelRole::expert && m.moe.routed_experts > 0) sum += t.bytes();
-    else if (t.role == ParallelRole::replicated || t.role == ParallelRole::expert) sum += t.bytes() * l.stage_ranks();
-    else if (l.dense_over_stage && splits_over_stage(t.module)) sum += t.bytes();  // one copy per stage
-    else sum += t.bytes() * l.dp;
+    if (t.role == ParallelRole::expert && m.moe.routed_experts > 0)
+      sum += t.bytes();
+    else if (t.role == ParallelRole::replicated || t.role == ParallelRole::expert)
+      sum += t.bytes() * l.stage_ranks();
+    else if (l.dense_over_stage && splits_over_stage(t.module))
+      sum += t.bytes();  // one copy per stage
+    else
+      sum += t.bytes() * l.dp;
   }
   return sum;
 }
@@ -126,7 +131,15 @@ const PlacementCase kCases[] = {
     // SGLang DP attention: attention TP 1 x DP 8, LM head, dense MLPs and shared experts split 8 ways.
     {"deepseek-v3 SGLang TP1 DP8", "deepseek-v3", 8, {.tp = 1, .dp = 8, .dense_over_stage = true}, 1, 8, 8, 1, 1},
     // The same over two stages, attention TP 2 x DP 4 each.
-    {"deepseek-v3 SGLang TP2 DP4 PP2", "deepseek-v3", 16, {.tp = 2, .pp = 2, .dp = 4, .dense_over_stage = true}, 2, 4, 8, 1, 2},
+    {"deepseek-v3 SGLang TP2 DP4 PP2",
+     "deepseek-v3",
+     16,
+     {.tp = 2, .pp = 2, .dp = 4, .dense_over_stage = true},
+     2,
+     4,
+     8,
+     1,
+     2},
 };
 
 TEST(Placement, IndexAgreesWithBruteForce) {
@@ -241,8 +254,10 @@ TEST(Placement, SglangDpAttentionSplitsTheDenseParts) {
     for (const auto& [module, bytes] : a.bytes_by_module) {
       SCOPED_TRACE(std::string(module_key(module)));
       const auto got = b.bytes_by_module.count(module) ? b.bytes_by_module.at(module) : 0;
-      if (splits_over_stage(module)) EXPECT_EQ(got * 8, bytes);
-      else EXPECT_EQ(got, bytes);
+      if (splits_over_stage(module))
+        EXPECT_EQ(got * 8, bytes);
+      else
+        EXPECT_EQ(got, bytes);
     }
   }
   // A stage of one attention group (DP 1) is unchanged by the flag.
@@ -256,7 +271,9 @@ TEST(Placement, RoutedExpertsArePlacedExactlyOnce) {
   const auto l = choose_layout(m, 48, {}).value_or_throw();
   const auto ranks = place_weights(m.manifest, l, m.layers.size(), m.moe.routed_experts);
   std::uint64_t experts = 0;
-  for (const auto& r : ranks) experts += r.bytes_by_module.count(ModuleClass::routed_experts) ? r.bytes_by_module.at(ModuleClass::routed_experts) : 0;
+  for (const auto& r : ranks)
+    experts +=
+        r.bytes_by_module.count(ModuleClass::routed_experts) ? r.bytes_by_module.at(ModuleClass::routed_experts) : 0;
   EXPECT_EQ(experts, 1'446'456'066'048u);
   // 896 = 48 x 18 + 32: the first 32 ranks hold 19 experts per MoE layer, the rest 18.
   EXPECT_EQ(ranks[0].experts_per_moe_layer, 19u);

@@ -23,13 +23,13 @@ namespace preflight {
 
 struct KvTransfer {
   std::uint64_t prompt_tokens = 0;
-  std::uint64_t bytes_per_request = 0;     // the whole model's cache and state for one prompt (TP 1)
-  std::uint64_t bytes_per_decode_rank = 0; // the largest share one decode rank receives
-  double link_gb_s = 0;                    // per GPU, each way
-  double seconds = 0;                      // bytes_per_decode_rank / link
-  double rate_per_s = 0;                   // --rate (0: none)
-  double link_share = 0;                   // rate x bytes_per_request / (decode GPUs x link): the links' busy share
-  std::vector<Figure> figures;             // disagg.kv_transfer.*
+  std::uint64_t bytes_per_request = 0;      // the whole model's cache and state for one prompt (TP 1)
+  std::uint64_t bytes_per_decode_rank = 0;  // the largest share one decode rank receives
+  double link_gb_s = 0;                     // per GPU, each way
+  double seconds = 0;                       // bytes_per_decode_rank / link
+  double rate_per_s = 0;                    // --rate (0: none)
+  double link_share = 0;                    // rate x bytes_per_request / (decode GPUs x link): the links' busy share
+  std::vector<Figure> figures;              // disagg.kv_transfer.*
 };
 
 // `decode_layout`: the decode pool's; `link_gb_s` > 0 (the scale-out rate per GPU).

@@ -73,8 +73,9 @@ std::string kv_disagreement(const Plan& plan, const ModelSpec& model) {
     if (row.kind == LayerKind::mla && e.mla_disabled) {
       // Without MLA every head's K and V is cached, qk_nope + qk_rope wide.
       const auto heads = std::max<std::uint64_t>(model.mla.heads / plan.layout.tp, 1);
-      per_token = checked_add(per_token, row.layers * heads * 2 * (model.mla.qk_nope_head_dim + model.mla.qk_rope_head_dim) * kv_bytes,
-                              "KV bytes per token");
+      per_token = checked_add(
+          per_token, row.layers * heads * 2 * (model.mla.qk_nope_head_dim + model.mla.qk_rope_head_dim) * kv_bytes,
+          "KV bytes per token");
       continue;
     }
     per_token = checked_add(per_token, row.bytes_per_token, "KV bytes per token");
@@ -97,11 +98,12 @@ std::string kv_disagreement(const Plan& plan, const ModelSpec& model) {
   for (const auto& rank : plan.ranks)
     for (const auto& row : rank.rows)
       if (row.id == "kv.cache" && row.bytes != expected)
-        return fmt::format("rank {}: the KV row holds {} B, {} request(s) x ceil({} / {}) x {} tokens x {} B per token "
-                           "make {} B",
-                           rank.rank, with_commas(row.bytes), requests,
-                           plan.workload.mix.empty() ? std::to_string(e.max_model_len) : "each length", block, block,
-                           with_commas(per_token), with_commas(expected));
+        return fmt::format(
+            "rank {}: the KV row holds {} B, {} request(s) x ceil({} / {}) x {} tokens x {} B per token "
+            "make {} B",
+            rank.rank, with_commas(row.bytes), requests,
+            plan.workload.mix.empty() ? std::to_string(e.max_model_len) : "each length", block, block,
+            with_commas(per_token), with_commas(expected));
   return "";
 }
 

@@ -6,18 +6,18 @@
 #include <cmath>
 
 #include "core/bytes.h"
-#include "model/request_state.h"
-#include "plan/checklist.h"
-#include "perf/disk.h"
-#include "workload/kv_offload.h"
-#include "placement/placement.h"
-#include "plan/plan_steps.h"
 #include "engine/checkpoint_kv_dtype.h"
 #include "engine/engine_profile.h"
 #include "engine/engine_version_range.h"
 #include "engine/size_engine.h"
+#include "model/request_state.h"
+#include "perf/disk.h"
 #include "perf/roofline.h"
 #include "perf/step_shape.h"
+#include "placement/placement.h"
+#include "plan/checklist.h"
+#include "plan/plan_steps.h"
+#include "workload/kv_offload.h"
 
 namespace preflight {
 
@@ -65,7 +65,8 @@ Result<std::pair<std::uint64_t, std::uint64_t>> draft_share(const ModelSpec& dra
     auto layout = choose_layout(draft, d, o, nullptr, false);
     if (!layout) continue;
     std::uint64_t most = 0;
-    for (std::uint64_t r = 0; r < layout->world; ++r) most = std::max(most, index.rank_weights(*layout, r, false).total);
+    for (std::uint64_t r = 0; r < layout->world; ++r)
+      most = std::max(most, index.rank_weights(*layout, r, false).total);
     return std::pair<std::uint64_t, std::uint64_t>{d, most};
   }
   return Error{"--draft", draft.name, "no tensor-parallel size dividing the target's TP suits the draft's heads"};
@@ -89,7 +90,8 @@ PerfReport plan_perf(const Plan& plan, const PlanContext& context, const PlanReq
   const auto draft_payload = request.draft ? build_inventory(*request.draft).payload_bytes : 0;
   in.node_bytes.assign(ceil_div(plan.layout.world, per_node), 0);
   for (const auto& r : ranks)
-    in.node_bytes[r.rank / per_node] = checked_add(in.node_bytes[r.rank / per_node], checked_add(r.total, plan.draft_weights_per_rank));
+    in.node_bytes[r.rank / per_node] =
+        checked_add(in.node_bytes[r.rank / per_node], checked_add(r.total, plan.draft_weights_per_rank));
   for (auto& b : in.node_bytes) b = std::min(b, checked_add(plan.checkpoint_bytes, draft_payload));
   in.draft_bytes_per_rank = plan.draft_weights_per_rank;
   in.draft_name = plan.draft_name;
@@ -169,8 +171,9 @@ Result<Plan> build_plan(const PlanContext& context, const Accelerator& gpu, cons
     auto share = draft_share(*request.draft, plan.layout);
     if (!share) return share.error();
     plan.draft_name = request.draft->name;
-    plan.draft_ref = request.draft->artifact && !request.draft->artifact->hub_id.empty() ? request.draft->artifact->hub_id
-                                                                                          : request.draft->name;
+    plan.draft_ref = request.draft->artifact && !request.draft->artifact->hub_id.empty()
+                         ? request.draft->artifact->hub_id
+                         : request.draft->name;
     plan.draft_tp = share->first;
     plan.draft_weights_per_rank = share->second;
   }
@@ -188,15 +191,16 @@ Result<Plan> build_plan(const PlanContext& context, const Accelerator& gpu, cons
   const auto& inv = context.inventory;
   plan.checkpoint_bytes = model.disk_payload_bytes > 0 ? model.disk_payload_bytes : inv.payload_bytes;
   plan.loaded_weight_bytes = inv.payload_bytes;
-  plan.logical_params = model.artifact && model.artifact->logical_parameters ? model.artifact->logical_parameters
-                                                                             : inv.logical_params;
+  plan.logical_params =
+      model.artifact && model.artifact->logical_parameters ? model.artifact->logical_parameters : inv.logical_params;
   plan.active_params = inv.active_params;
 
   // Every rank for a full plan; the heaviest rank of each class for the verdict.
   std::vector<RankWeights> all_ranks;
   if (full) {
     all_ranks.reserve(plan.layout.world);
-    for (std::uint64_t r = 0; r < plan.layout.world; ++r) all_ranks.push_back(context.placement.rank_weights(plan.layout, r));
+    for (std::uint64_t r = 0; r < plan.layout.world; ++r)
+      all_ranks.push_back(context.placement.rank_weights(plan.layout, r));
   }
   const std::vector<RankWeights>& placed = full ? all_ranks : cached->representatives;
   if (full) {
@@ -218,7 +222,8 @@ Result<Plan> build_plan(const PlanContext& context, const Accelerator& gpu, cons
     std::vector<std::uint64_t> reps = context.placement.representative_ranks(plan.layout);
     for (auto r : reps) {
       const auto it = std::find_if(placed.begin(), placed.end(), [&](const RankWeights& w) { return w.rank == r; });
-      in.workers.push_back(worker_input(plan, it != placed.end() ? *it : context.placement.rank_weights(plan.layout, r, full)));
+      in.workers.push_back(
+          worker_input(plan, it != placed.end() ? *it : context.placement.rank_weights(plan.layout, r, full)));
     }
     auto sized = size_engine(in);
     if (!sized) return sized.error();
@@ -228,7 +233,10 @@ Result<Plan> build_plan(const PlanContext& context, const Accelerator& gpu, cons
       // The worker of the same rank, else of the same stage.
       std::size_t k = 0;
       for (std::size_t i = 0; i < in.workers.size(); ++i) {
-        if (in.workers[i].rank == rw.rank) { k = i; break; }
+        if (in.workers[i].rank == rw.rank) {
+          k = i;
+          break;
+        }
         if (in.workers[i].stage == rw.stage && in.workers[k].stage != rw.stage) k = i;
       }
       plan.ranks.push_back(engine_rank_ledger(plan, model, rw, plan.engine->workers[k], in.workers[k], full));
@@ -238,7 +246,8 @@ Result<Plan> build_plan(const PlanContext& context, const Accelerator& gpu, cons
   } else {
     std::vector<Pools> pools;
     if (plan.second_pass) {
-      for (std::uint64_t s = 0; s < plan.layout.pp; ++s) pools.push_back(compute_pools(plan, context, request.draft.get(), s, full));
+      for (std::uint64_t s = 0; s < plan.layout.pp; ++s)
+        pools.push_back(compute_pools(plan, context, request.draft.get(), s, full));
       if (full) add_pool_figures(plan, model, pools.front());
     }
     for (const auto& rw : placed)
@@ -266,10 +275,11 @@ Result<Plan> build_plan(const PlanContext& context, const Accelerator& gpu, cons
     for (auto& f : disk_figures(*model.artifact)) plan.figures.push_back(std::move(f));
   plan.assumptions.push_back(fmt::format("layout: {}", plan.layout.chosen_by));
   if (plan.layout.dense_over_stage)
-    plan.assumptions.push_back(fmt::format(
-        "SGLang DP attention: the LM head, dense MLPs and shared experts are split over the stage's {} ranks (its --tp); "
-        "attention and the embedding are whole in each of the {} attention groups",
-        plan.layout.stage_ranks(), plan.layout.dp));
+    plan.assumptions.push_back(
+        fmt::format("SGLang DP attention: the LM head, dense MLPs and shared experts are split over the stage's {} "
+                    "ranks (its --tp); "
+                    "attention and the embedding are whole in each of the {} attention groups",
+                    plan.layout.stage_ranks(), plan.layout.dp));
   plan.assumptions.push_back("capacity per GPU is what the device reports to CUDA/HIP, not the vendor headline");
   if (model.pooling_runner)
     plan.assumptions.push_back(
@@ -281,14 +291,17 @@ Result<Plan> build_plan(const PlanContext& context, const Accelerator& gpu, cons
         "separate draft model's weights and cache are not (name it with --draft)",
         plan.workload.spec_tokens));
   plan.assumptions.push_back(
-      "placement: TP-split attention/MLP/embedding, experts dealt over the EP groups of each stage (split over MoE-TP), "
-      "routers, norms, latent projections and the vision tower's embeddings and norms replicated (its linear layers split over TP); PP stages by layer");
+      "placement: TP-split attention/MLP/embedding, experts dealt over the EP groups of each stage (split over "
+      "MoE-TP), "
+      "routers, norms, latent projections and the vision tower's embeddings and norms replicated (its linear layers "
+      "split over TP); PP stages by layer");
   if (plan.engine) {
     for (const auto& r : plan.engine->rules) plan.assumptions.push_back("engine rule: " + r);
     for (const auto& e : plan.engine->estimates) plan.assumptions.push_back("engine estimate: " + e);
   } else if (plan.second_pass) {
     plan.assumptions.push_back(fmt::format("{} recurrent-state slots per running request, {} recurrent state, {} cache",
-                                           plan.workload.state_slots, plan.workload.state_dtype, plan.workload.kv_dtype));
+                                           plan.workload.state_slots, plan.workload.state_dtype,
+                                           plan.workload.kv_dtype));
     plan.assumptions.push_back("activations: logical aggregate payloads of one prefill chunk, counted on every rank");
   }
   add_offload_figures(plan, context, request);

@@ -10,11 +10,11 @@
 #include <array>
 #include <cstdint>
 #include <map>
-#include <unordered_map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/figure.h"
@@ -47,8 +47,8 @@ struct Verdict {
   Resource first_boundary = Resource::none;
   std::int64_t headroom_bytes = 0;  // min free over ranks; negative: the worst shortfall
   std::uint64_t worst_rank = 0;
-  Evidence evidence = Evidence::hypothesis;  // green is a hypothesis; red is derived under the inputs
-  std::string summary;                       // one sentence
+  Evidence evidence = Evidence::hypothesis;    // green is a hypothesis; red is derived under the inputs
+  std::string summary;                         // one sentence
   std::vector<VerdictSuggestion> suggestions;  // red plans: the smallest changes that plan green (may be empty)
 };
 
@@ -65,45 +65,45 @@ struct ChecklistItem {
 struct PlanRequest {
   std::uint64_t gpu_count = 0;
   LayoutOptions layout;
-  std::string layout_reason;                 // why this layout (set when a search chose it); "" : the flags or choose_layout's
+  std::string layout_reason;  // why this layout (set when a search chose it); "" : the flags or choose_layout's
   WorkloadOptions workload;
   EngineOptions engine;
-  PerfOptions perf;                          // throughput, cost and cold-start inputs (full plans only)
-  LatencyTargets latency;                    // --ttft / --tpot / --rate: checked in every plan, the solvers' too
-  bool concurrency_from_rate = false;        // workload.concurrency came from --rate (Little's law)
-  std::shared_ptr<const ModelSpec> draft;    // --draft: a speculative draft model (needs workload.spec_tokens)
+  PerfOptions perf;                        // throughput, cost and cold-start inputs (full plans only)
+  LatencyTargets latency;                  // --ttft / --tpot / --rate: checked in every plan, the solvers' too
+  bool concurrency_from_rate = false;      // workload.concurrency came from --rate (Little's law)
+  std::shared_ptr<const ModelSpec> draft;  // --draft: a speculative draft model (needs workload.spec_tokens)
 };
 
 struct Plan {
   std::string model_name;
   std::string model_family;
-  std::string model_architecture;       // config.json's architectures[0]
-  bool family_reader = true;            // false: the generic reading built the model (its figures are estimates)
+  std::string model_architecture;  // config.json's architectures[0]
+  bool family_reader = true;       // false: the generic reading built the model (its figures are estimates)
   ManifestSource manifest_source = ManifestSource::config;
-  std::string files_disagree;           // one line when the files and config.json disagree
+  std::string files_disagree;  // one line when the files and config.json disagree
   std::string revision;
-  std::uint64_t checkpoint_bytes = 0;   // tensor payload in the files
+  std::uint64_t checkpoint_bytes = 0;     // tensor payload in the files
   std::uint64_t loaded_weight_bytes = 0;  // tensor payload as the engine loads it (differs when it casts)
   std::uint64_t logical_params = 0;
   std::uint64_t active_params = 0;
   Accelerator gpu;
   std::uint64_t gpu_count = 0;
   Layout layout;
-  WorkloadOptions workload;             // with defaults resolved (context filled in)
-  EngineOptions engine_options;         // as requested (kind generic: the seed's planning model)
-  std::optional<EngineSizing> engine;   // vLLM / SGLang sizing when --engine names one
+  WorkloadOptions workload;            // with defaults resolved (context filled in)
+  EngineOptions engine_options;        // as requested (kind generic: the seed's planning model)
+  std::optional<EngineSizing> engine;  // vLLM / SGLang sizing when --engine names one
   bool second_pass = false;
   std::vector<RankLedger> ranks;
   Verdict verdict;
-  std::vector<Figure> figures;          // every number, labelled, with formula and source
+  std::vector<Figure> figures;  // every number, labelled, with formula and source
   std::vector<ChecklistItem> checklist;
-  std::vector<std::string> assumptions; // planning assumptions in force
-  std::optional<PerfReport> perf;       // throughput bounds, cost and cold start (full plans)
-  std::optional<LatencyCheck> latency;  // the latency targets against the bounds, when any was given
-  std::string draft_name;               // --draft model, when given
-  std::string draft_ref;                // what an engine loads: its hub id when known, else the name or path
-  std::uint64_t mtp_layers = 0;         // the model's own draft layers
-  std::uint64_t draft_tp = 0;           // TP the draft runs at (the largest divisor of TP its heads accept)
+  std::vector<std::string> assumptions;  // planning assumptions in force
+  std::optional<PerfReport> perf;        // throughput bounds, cost and cold start (full plans)
+  std::optional<LatencyCheck> latency;   // the latency targets against the bounds, when any was given
+  std::string draft_name;                // --draft model, when given
+  std::string draft_ref;                 // what an engine loads: its hub id when known, else the name or path
+  std::uint64_t mtp_layers = 0;          // the model's own draft layers
+  std::uint64_t draft_tp = 0;            // TP the draft runs at (the largest divisor of TP its heads accept)
   std::uint64_t draft_weights_per_rank = 0;
 
   // MTP speculative decoding: draft tokens without a separate --draft model, so
@@ -142,8 +142,8 @@ struct PlanContext {
     std::vector<StateRow> state;
     std::vector<TokenCacheRow> cache;
   };
-  std::shared_ptr<const StageRequestState> stage_request_state(std::uint64_t tp, LayerRange range, std::uint64_t kv_bytes,
-                                                               std::uint64_t state_bytes) const;
+  std::shared_ptr<const StageRequestState> stage_request_state(std::uint64_t tp, LayerRange range,
+                                                               std::uint64_t kv_bytes, std::uint64_t state_bytes) const;
 
  private:
   mutable std::mutex mutex_;

@@ -1,13 +1,12 @@
-#include "plan/plan_steps.h"
-
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 
 #include "core/bytes.h"
-#include "workload/kv_offload.h"
 #include "placement/placement.h"
+#include "plan/plan_steps.h"
+#include "workload/kv_offload.h"
 
 namespace preflight::plan_steps {
 
@@ -22,31 +21,31 @@ void add_weight_bound_figures(Plan& plan, const ModelSpec& model, const Inventor
   const auto& gpu = plan.gpu;
   const auto n = plan.gpu_count;
   const std::string artifact_src = model.artifact ? model.artifact->source : manifest_source_text(model);
-  const auto logical = model.artifact && model.artifact->logical_parameters ? model.artifact->logical_parameters
-                                                                            : inv.logical_params;
-  f.push_back(exact_figure("model.logical_parameters", "logical parameters", logical, "params",
-                           model.artifact && model.artifact->logical_parameters ? Evidence::official : Evidence::derived,
-                           model.artifact && model.artifact->logical_parameters
-                               ? "the hub's safetensors parameter total, as it reports it (packed 4-bit bytes count as 2)"
-                               : "sum of logical tensor elements over the manifest (quantized weights counted unpacked, "
-                                 "scales excluded)",
-                           artifact_src));
+  const auto logical =
+      model.artifact && model.artifact->logical_parameters ? model.artifact->logical_parameters : inv.logical_params;
+  f.push_back(
+      exact_figure("model.logical_parameters", "logical parameters", logical, "params",
+                   model.artifact && model.artifact->logical_parameters ? Evidence::official : Evidence::derived,
+                   model.artifact && model.artifact->logical_parameters
+                       ? "the hub's safetensors parameter total, as it reports it (packed 4-bit bytes count as 2)"
+                       : "sum of logical tensor elements over the manifest (quantized weights counted unpacked, "
+                         "scales excluded)",
+                   artifact_src));
   // The files' own bytes are official facts; bytes generated from config.json are derived.
   const bool from_files = model.manifest_source != ManifestSource::config;
   const bool cast_on_load = model.disk_payload_bytes > 0 && model.disk_payload_bytes != inv.payload_bytes;
   if (cast_on_load)
     f.push_back(bytes_figure("model.checkpoint_payload", "tensor payload on disk (the files)", model.disk_payload_bytes,
                              Evidence::official, "sum of the stored tensors' bytes", manifest_source_text(model)));
-  f.push_back(bytes_figure("model.tensor_payload",
-                           cast_on_load ? "tensor payload in GPU memory (as the engine loads it)"
-                                        : "tensor payload (checkpoint bytes)",
-                           inv.payload_bytes, from_files && !cast_on_load ? Evidence::official : Evidence::derived,
-                           fmt::format("sum over {} tensors of elements x dtype width (MXFP4: codes + scales){}",
-                                       with_commas(inv.tensors),
-                                       cast_on_load ? "; unquantized tensors stored in another float dtype counted in "
-                                                      "their parameter's, as --dtype auto loads them"
-                                                    : ""),
-                           manifest_source_text(model)));
+  f.push_back(bytes_figure(
+      "model.tensor_payload",
+      cast_on_load ? "tensor payload in GPU memory (as the engine loads it)" : "tensor payload (checkpoint bytes)",
+      inv.payload_bytes, from_files && !cast_on_load ? Evidence::official : Evidence::derived,
+      fmt::format("sum over {} tensors of elements x dtype width (MXFP4: codes + scales){}", with_commas(inv.tensors),
+                  cast_on_load ? "; unquantized tensors stored in another float dtype counted in "
+                                 "their parameter's, as --dtype auto loads them"
+                               : ""),
+      manifest_source_text(model)));
   const bool has_shards = model.artifact && model.artifact->shard_bytes > 0;
   if (has_shards) {
     const auto& a = *model.artifact;
@@ -64,21 +63,21 @@ void add_weight_bound_figures(Plan& plan, const ModelSpec& model, const Inventor
 
   // Nominal aggregate, the seeds' comparison (vendor GB, shown as such).
   const double nominal_total_gb = gpu.nominal_gb * static_cast<double>(n);
-  f.push_back(real_figure("cluster.nominal_aggregate_gb", "nominal aggregate memory (vendor GB)", nominal_total_gb,
-                          "GB", Evidence::derived,
-                          fmt::format("{} GPUs x {} GB/GPU (vendor headline; HBM \"GB\" is GiB-sized in practice)", n,
-                                      gpu.nominal_gb),
-                          fmt::format("GPU catalogue entry {} (nominal_gb)", gpu.id)));
+  f.push_back(real_figure(
+      "cluster.nominal_aggregate_gb", "nominal aggregate memory (vendor GB)", nominal_total_gb, "GB", Evidence::derived,
+      fmt::format("{} GPUs x {} GB/GPU (vendor headline; HBM \"GB\" is GiB-sized in practice)", n, gpu.nominal_gb),
+      fmt::format("GPU catalogue entry {} (nominal_gb)", gpu.id)));
   const auto nominal_total = static_cast<std::uint64_t>(std::llround(gpu.nominal_gb * 1e9)) * n;
   const bool short_of_nominal = weights_proxy > nominal_total;
   f.push_back(bytes_figure(
       "weights.nominal_shortfall",
-      short_of_nominal ? (has_shards ? "weight shards beyond nominal aggregate" : "weights beyond nominal aggregate")
-                       : (has_shards ? "nominal aggregate left after the shards" : "nominal aggregate left after the weights"),
+      short_of_nominal
+          ? (has_shards ? "weight shards beyond nominal aggregate" : "weights beyond nominal aggregate")
+          : (has_shards ? "nominal aggregate left after the shards" : "nominal aggregate left after the weights"),
       short_of_nominal ? weights_proxy - nominal_total : nominal_total - weights_proxy, Evidence::derived,
       fmt::format("{} B {} {} {} x {} GB nominal ({} B)", with_commas(weights_proxy),
-                  has_shards ? "shards" : "tensor payload", short_of_nominal ? "-" : "vs", n,
-                  gpu.nominal_gb, with_commas(nominal_total)),
+                  has_shards ? "shards" : "tensor payload", short_of_nominal ? "-" : "vs", n, gpu.nominal_gb,
+                  with_commas(nominal_total)),
       artifact_src));
   if (model.artifact && model.artifact->recipe_vram_minimum_gb > 0) {
     const auto recipe = model.artifact->recipe_vram_minimum_gb * kGB;
@@ -92,21 +91,21 @@ void add_weight_bound_figures(Plan& plan, const ModelSpec& model, const Inventor
   const auto flat4 = checked_mul(logical, 4) / 8;
   f.push_back(bytes_figure("weights.flat_4bit_bound", "flat 4-bit lower bound", flat4, Evidence::derived,
                            fmt::format("{} params x 4 bits / 8", with_commas(logical)), artifact_src));
-  f.push_back(bytes_figure("cluster.device_capacity_per_gpu", "device-reported capacity per GPU", gpu.device_total_bytes,
-                           gpu.device_total_evidence, "what CUDA/HIP report as total memory (plans use this)",
-                           gpu_source(gpu)));
+  f.push_back(bytes_figure("cluster.device_capacity_per_gpu", "device-reported capacity per GPU",
+                           gpu.device_total_bytes, gpu.device_total_evidence,
+                           "what CUDA/HIP report as total memory (plans use this)", gpu_source(gpu)));
   const auto device_total = checked_mul(gpu.device_total_bytes, n);
-  f.push_back(bytes_figure("cluster.device_capacity_total", "device-reported capacity, all GPUs", device_total,
-                           gpu.device_total_evidence == Evidence::official ? Evidence::derived : gpu.device_total_evidence,
-                           fmt::format("{} x {} B", n, with_commas(gpu.device_total_bytes)), gpu_source(gpu)));
+  f.push_back(
+      bytes_figure("cluster.device_capacity_total", "device-reported capacity, all GPUs", device_total,
+                   gpu.device_total_evidence == Evidence::official ? Evidence::derived : gpu.device_total_evidence,
+                   fmt::format("{} x {} B", n, with_commas(gpu.device_total_bytes)), gpu_source(gpu)));
   const auto even = ceil_div(inv.payload_bytes, n);
-  f.push_back(bytes_figure("weights.even_share_per_rank", "payload per rank under an even split", even,
-                           Evidence::estimate,
-                           fmt::format("ceil({} B / {} ranks) (assumes perfectly even placement)",
-                                       with_commas(inv.payload_bytes), n),
-                           manifest_source_text(model)));
-  const auto heaviest = std::max_element(placed.begin(), placed.end(),
-                                         [](const auto& a, const auto& b) { return a.total < b.total; });
+  f.push_back(bytes_figure(
+      "weights.even_share_per_rank", "payload per rank under an even split", even, Evidence::estimate,
+      fmt::format("ceil({} B / {} ranks) (assumes perfectly even placement)", with_commas(inv.payload_bytes), n),
+      manifest_source_text(model)));
+  const auto heaviest =
+      std::max_element(placed.begin(), placed.end(), [](const auto& a, const auto& b) { return a.total < b.total; });
   f.push_back(bytes_figure("weights.heaviest_rank", fmt::format("weights on the heaviest rank ({})", heaviest->rank),
                            heaviest->total, Evidence::estimate,
                            fmt::format("sum of rank {}'s tensor shares: TP {} splits, EP {} deals {} experts per MoE "
@@ -140,7 +139,9 @@ void add_offload_figures(Plan& plan, const PlanContext& context, const PlanReque
   for (std::uint64_t s = 0; s < layout.pp; ++s) {
     const auto range = layout.pp > 1 ? LayerRange{layout.first_layer(s), layout.stage_layers[s]} : LayerRange{};
     std::uint64_t per_token = 0;
-    for (const auto& r : context.stage_request_state(layout.tp, range, kv_dtype_bytes(w.kv_dtype), state_dtype_bytes(w.state_dtype))->cache)
+    for (const auto& r :
+         context.stage_request_state(layout.tp, range, kv_dtype_bytes(w.kv_dtype), state_dtype_bytes(w.state_dtype))
+             ->cache)
       per_token = checked_add(per_token, r.bytes_per_token);
     in.stage_bytes_per_token.push_back(per_token);
   }
@@ -154,8 +155,10 @@ void add_offload_figures(Plan& plan, const PlanContext& context, const PlanReque
   }
   const auto length = typical_length(w);
   const auto& t = request.latency;
-  in.prompt_tokens = t.input_tokens > 0 ? t.input_tokens
-                                        : default_input_tokens(length, t.output_tokens > 0 ? t.output_tokens : default_output_tokens(length));
+  in.prompt_tokens =
+      t.input_tokens > 0
+          ? t.input_tokens
+          : default_input_tokens(length, t.output_tokens > 0 ? t.output_tokens : default_output_tokens(length));
   for (auto& f : kv_offload(in).figures) plan.figures.push_back(std::move(f));
   plan.assumptions.push_back(
       "KV offload: the CPU tier is prefix-cache capacity (running requests keep their KV on the GPU), so it does not "

@@ -20,7 +20,8 @@ namespace preflight::plan_steps {
 
 inline constexpr const char* kConfigSource = "config.json of the model";
 
-inline LedgerRow row(std::string_view id, std::string label, Resource r, std::uint64_t bytes, Evidence e, std::string formula) {
+inline LedgerRow row(std::string_view id, std::string label, Resource r, std::uint64_t bytes, Evidence e,
+                     std::string formula) {
   return LedgerRow{id, std::move(label), r, bytes, e, std::move(formula)};
 }
 
@@ -38,20 +39,20 @@ struct Pools {
   std::uint64_t requests_per_group = 0;
   // per slot (state) and per token (cache), per rank, by layer kind; shared by every plan of the context
   std::shared_ptr<const PlanContext::StageRequestState> rows;
-  std::uint64_t slot_bytes = 0;        // one state slot on one rank
-  std::uint64_t slots_per_request = 0; // --state-slots + --spec-tokens
-  std::uint64_t state_rank_bytes = 0;  // the state pool on one rank
-  std::uint64_t cache_per_token = 0;   // uncapped, per rank
-  std::uint64_t cache_per_request = 0; // one request at the context, per rank (caps applied, before DCP)
-  std::uint64_t cache_rank_bytes = 0;  // the cache pool on one rank
+  std::uint64_t slot_bytes = 0;         // one state slot on one rank
+  std::uint64_t slots_per_request = 0;  // --state-slots + --spec-tokens
+  std::uint64_t state_rank_bytes = 0;   // the state pool on one rank
+  std::uint64_t cache_per_token = 0;    // uncapped, per rank
+  std::uint64_t cache_per_request = 0;  // one request at the context, per rank (caps applied, before DCP)
+  std::uint64_t cache_rank_bytes = 0;   // the cache pool on one rank
   std::uint64_t hidden_buffer = 0;
   std::uint64_t attn_res_sources = 0;
   std::uint64_t attn_res_bytes = 0;
-  std::uint64_t ffn_payload = 0;       // routed latent payload (MoE) or MLP intermediate (dense)
+  std::uint64_t ffn_payload = 0;  // routed latent payload (MoE) or MLP intermediate (dense)
   std::string ffn_label;
   std::string ffn_formula;
   std::uint64_t reserve = 0;
-  std::vector<TokenCacheRow> draft_cache;     // --draft: its cache per token on a rank
+  std::vector<TokenCacheRow> draft_cache;  // --draft: its cache per token on a rank
   std::uint64_t draft_cache_per_request = 0;
   std::uint64_t draft_cache_rank_bytes = 0;
 };
@@ -87,6 +88,7 @@ void apply_engine_verdict(Plan& plan);
 // verdict.cc
 void mark_guessed_structure(Plan& plan);
 Verdict judge(const Plan& plan, bool with_summary);
-void apply_latency(Plan& plan, const PlanContext& context, const Accelerator& gpu, const PlanRequest& request, bool full);
+void apply_latency(Plan& plan, const PlanContext& context, const Accelerator& gpu, const PlanRequest& request,
+                   bool full);
 
 }  // namespace preflight::plan_steps

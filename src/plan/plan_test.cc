@@ -77,15 +77,15 @@ TEST(PlanK3Facts, DiskAndDownload) {
 TEST(PlanK3Facts, RequestStateAtTp8) {
   const auto p = make("B300", 8, second_pass(1'048'576));
   EXPECT_EQ(p.layout.tp, 8u);
-  EXPECT_EQ(fig(p, "state.slot_per_rank"), 56'171'520u);            // 53.6 MiB
+  EXPECT_EQ(fig(p, "state.slot_per_rank"), 56'171'520u);             // 53.6 MiB
   EXPECT_EQ(fig(p, "state.pool_per_rank"), 5u * 56'171'520u);        // about 268 MiB
   EXPECT_EQ(fig(p, "state.per_request_whole_model"), 449'372'160u);  // 428.55 MiB
   EXPECT_EQ(fig(p, "state.kda_recurrent_elements"), 108'527'616u);
-  EXPECT_EQ(fig(p, "kv.per_token_per_rank"), 27'648u);                        // 27 KiB
-  EXPECT_EQ(fig(p, "kv.per_request_per_rank"), 27ULL * kGiB);                 // 1M tokens, BF16
+  EXPECT_EQ(fig(p, "kv.per_token_per_rank"), 27'648u);         // 27 KiB
+  EXPECT_EQ(fig(p, "kv.per_request_per_rank"), 27ULL * kGiB);  // 1M tokens, BF16
   EXPECT_EQ(fig(p, "activations.hidden_buffer"), 224ULL * kMiB);
   EXPECT_EQ(fig(p, "activations.attn_res_sources"), 9ULL * 224 * kMiB);  // 1.969 GiB
-  EXPECT_EQ(fig(p, "activations.ffn_payload"), 1792ULL * kMiB);        // 1.750 GiB
+  EXPECT_EQ(fig(p, "activations.ffn_payload"), 1792ULL * kMiB);          // 1.750 GiB
 }
 
 TEST(PlanK3Facts, BfloatStateAndFp8CacheAndDcp) {
@@ -93,12 +93,12 @@ TEST(PlanK3Facts, BfloatStateAndFp8CacheAndDcp) {
   w.state_dtype = StateDtype::bf16;
   const auto p = make("B300", 8, w, LayoutOptions{.tp = 8, .dcp = 8});
   EXPECT_EQ(fig(p, "state.per_request_whole_model"), 232'316'928u);
-  EXPECT_EQ(fig(p, "kv.per_request_per_rank"), 27ULL * kGiB / 2);            // 13.5 GiB FP8
-  EXPECT_EQ(fig(p, "kv.pool_per_rank"), 27ULL * kGiB / 2 / 8);      // FP8 with DCP8
+  EXPECT_EQ(fig(p, "kv.per_request_per_rank"), 27ULL * kGiB / 2);  // 13.5 GiB FP8
+  EXPECT_EQ(fig(p, "kv.pool_per_rank"), 27ULL * kGiB / 2 / 8);     // FP8 with DCP8
   const auto bf16_dcp8 = make("B300", 8, second_pass(1'048'576), LayoutOptions{.tp = 8, .dcp = 8});
   EXPECT_EQ(fig(bf16_dcp8, "kv.pool_per_rank"), 3ULL * kGiB + 3 * kGiB / 8);  // 3.375 GiB
   const auto k128 = make("B300", 8, second_pass(131'072));
-  EXPECT_EQ(fig(k128, "kv.per_request_per_rank"), 3ULL * kGiB + 3 * kGiB / 8);       // 3.375 GiB at 128K
+  EXPECT_EQ(fig(k128, "kv.per_request_per_rank"), 3ULL * kGiB + 3 * kGiB / 8);  // 3.375 GiB at 128K
 }
 
 // Verdicts come from the ledger, not from a rule about GPU counts.
@@ -144,7 +144,8 @@ TEST(PlanLayout, RejectsImpossibleLayoutsWithTheReason) {
   req.layout.tp = 5;
   EXPECT_EQ(build_plan(k3(), gpu("H100"), req).error().to_string(), "--tp: TP 5 does not divide the 96 KDA heads");
   req.layout.tp = 16;
-  EXPECT_EQ(build_plan(k3(), gpu("H100"), req).error().to_string(), "--tp: TP 16 x PP 1 needs more ranks than the 10 GPUs");
+  EXPECT_EQ(build_plan(k3(), gpu("H100"), req).error().to_string(),
+            "--tp: TP 16 x PP 1 needs more ranks than the 10 GPUs");
   req.gpu_count = 16;
   req.layout.tp = 8;
   req.layout.dcp = 3;

@@ -1,5 +1,3 @@
-#include "plan/plan_steps.h"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -7,6 +5,7 @@
 
 #include "core/bytes.h"
 #include "model/request_state.h"
+#include "plan/plan_steps.h"
 
 namespace preflight::plan_steps {
 
@@ -16,10 +15,12 @@ Pools compute_pools(const Plan& plan, const PlanContext& context, const ModelSpe
   const auto& model = *context.model;
   const auto& w = plan.workload;
   const auto& layout = plan.layout;
-  const LayerRange range = layout.pp > 1 ? LayerRange{layout.first_layer(stage), layout.stage_layers[stage]} : LayerRange{};
+  const LayerRange range =
+      layout.pp > 1 ? LayerRange{layout.first_layer(stage), layout.stage_layers[stage]} : LayerRange{};
   Pools p;
   p.requests_per_group = ceil_div(w.concurrency, layout.dp);
-  const auto rows = context.stage_request_state(layout.tp, range, kv_dtype_bytes(w.kv_dtype), state_dtype_bytes(w.state_dtype));
+  const auto rows =
+      context.stage_request_state(layout.tp, range, kv_dtype_bytes(w.kv_dtype), state_dtype_bytes(w.state_dtype));
   p.rows = rows;
   for (const auto& r : p.rows->state) p.slot_bytes = checked_add(p.slot_bytes, r.bytes);
   for (const auto& r : p.rows->cache) p.cache_per_token = checked_add(p.cache_per_token, r.bytes_per_token);
@@ -33,12 +34,15 @@ Pools compute_pools(const Plan& plan, const PlanContext& context, const ModelSpe
   for (std::size_t i = 0; i < by_length.tokens.size(); ++i) {
     if (by_length.counts[i] == 0) continue;
     const auto tokens = checked_add(by_length.tokens[i], w.spec_tokens);
-    group_cache = checked_add(group_cache, checked_mul(by_length.counts[i], cache_bytes_for_context(p.rows->cache, tokens), "cache pool"));
+    group_cache = checked_add(
+        group_cache, checked_mul(by_length.counts[i], cache_bytes_for_context(p.rows->cache, tokens), "cache pool"));
     if (plan.draft_tp > 0)
-      p.draft_cache_rank_bytes = checked_add(
-          p.draft_cache_rank_bytes, checked_mul(by_length.counts[i], cache_bytes_for_context(p.draft_cache, tokens), "draft cache"));
+      p.draft_cache_rank_bytes =
+          checked_add(p.draft_cache_rank_bytes,
+                      checked_mul(by_length.counts[i], cache_bytes_for_context(p.draft_cache, tokens), "draft cache"));
   }
-  if (plan.draft_tp > 0) p.draft_cache_per_request = cache_bytes_for_context(p.draft_cache, checked_add(w.context_tokens, w.spec_tokens));
+  if (plan.draft_tp > 0)
+    p.draft_cache_per_request = cache_bytes_for_context(p.draft_cache, checked_add(w.context_tokens, w.spec_tokens));
   p.cache_rank_bytes = ceil_div(group_cache, layout.dcp);
   const auto width = dtype_bits(model.dtype) / 8;
   p.hidden_buffer = checked_mul(checked_mul(w.chunk_tokens, model.hidden_size), width, "activations");
@@ -53,8 +57,8 @@ Pools compute_pools(const Plan& plan, const PlanContext& context, const ModelSpe
     if (texts) {
       p.ffn_label = fmt::format("{}-way routed {} payload", model.moe.experts_per_token,
                                 model.moe.latent_dim > 0 ? "latent" : "hidden");
-      p.ffn_formula = fmt::format("{} tokens x {} experts x {} x {} B", w.chunk_tokens, model.moe.experts_per_token,
-                                  latent, width);
+      p.ffn_formula =
+          fmt::format("{} tokens x {} experts x {} x {} B", w.chunk_tokens, model.moe.experts_per_token, latent, width);
     }
   } else if (model.moe.dense_intermediate > 0) {
     // gate and up projections' outputs of one chunk, split by TP.
@@ -66,9 +70,10 @@ Pools compute_pools(const Plan& plan, const PlanContext& context, const ModelSpe
                                   layout.tp, width);
     }
   }
-  p.reserve = w.reserve.is_percent
-                  ? static_cast<std::uint64_t>(static_cast<double>(plan.gpu.device_total_bytes) * w.reserve.percent / 100.0)
-                  : w.reserve.bytes;
+  p.reserve =
+      w.reserve.is_percent
+          ? static_cast<std::uint64_t>(static_cast<double>(plan.gpu.device_total_bytes) * w.reserve.percent / 100.0)
+          : w.reserve.bytes;
   return p;
 }
 
@@ -97,7 +102,9 @@ void add_pool_figures(Plan& plan, const ModelSpec& model, const Pools& p) {
     std::vector<std::string> parts;
     for (const auto& r : p.rows->state) parts.push_back(r.formula);
     std::string formula = joined(parts, " + ");
-    if (p.rows->state.size() == 1) formula += fmt::format(" = {} + {}", with_commas(p.rows->state[0].recurrent_bytes), with_commas(p.rows->state[0].conv_bytes));
+    if (p.rows->state.size() == 1)
+      formula += fmt::format(" = {} + {}", with_commas(p.rows->state[0].recurrent_bytes),
+                             with_commas(p.rows->state[0].conv_bytes));
     f.push_back(bytes_figure("state.slot_per_rank",
                              fmt::format("one recurrent-state slot per rank (TP{}, {} state)", tp, w.state_dtype),
                              p.slot_bytes, Evidence::derived, formula, kConfigSource));
@@ -108,12 +115,12 @@ void add_pool_figures(Plan& plan, const ModelSpec& model, const Pools& p) {
     if (model.count_layers(LayerKind::kda) > 0) {
       const auto d = model.kda.head_dim;
       const auto elements = model.count_layers(LayerKind::kda) * model.kda.heads * d * d;
-      f.push_back(exact_figure("state.kda_recurrent_elements", "KDA recurrent state elements per sequence, all heads",
-                               elements, "elements", Evidence::derived,
-                               fmt::format("{} layers x {} heads x {} x {} = {} BF16, {} FP32",
-                                           model.count_layers(LayerKind::kda), model.kda.heads, d, d,
-                                           format_mib(elements * 2, 1), format_mib(elements * 4, 1)),
-                               kConfigSource));
+      f.push_back(exact_figure(
+          "state.kda_recurrent_elements", "KDA recurrent state elements per sequence, all heads", elements, "elements",
+          Evidence::derived,
+          fmt::format("{} layers x {} heads x {} x {} = {} BF16, {} FP32", model.count_layers(LayerKind::kda),
+                      model.kda.heads, d, d, format_mib(elements * 2, 1), format_mib(elements * 4, 1)),
+          kConfigSource));
     }
     f.push_back(bytes_figure(
         "state.pool_per_rank", "recurrent-state pool per rank", p.state_rank_bytes, Evidence::estimate,
@@ -126,26 +133,24 @@ void add_pool_figures(Plan& plan, const ModelSpec& model, const Pools& p) {
     for (const auto& r : p.rows->cache) parts.push_back(r.formula);
     f.push_back(bytes_figure("kv.per_token_per_rank", fmt::format("cache per token per rank ({})", w.kv_dtype),
                              p.cache_per_token, Evidence::derived, joined(parts, " + "), kConfigSource));
-    f.push_back(bytes_figure("kv.per_request_per_rank",
-                             fmt::format("cache for one {}-token request per rank", with_commas(w.context_tokens)),
-                             p.cache_per_request, Evidence::derived,
-                             fmt::format("sum over layer kinds of bytes per token x min(context {}, window)",
-                                         with_commas(w.context_tokens)),
-                             kConfigSource));
+    f.push_back(bytes_figure(
+        "kv.per_request_per_rank",
+        fmt::format("cache for one {}-token request per rank", with_commas(w.context_tokens)), p.cache_per_request,
+        Evidence::derived,
+        fmt::format("sum over layer kinds of bytes per token x min(context {}, window)", with_commas(w.context_tokens)),
+        kConfigSource));
     f.push_back(bytes_figure("kv.pool_per_rank", "cache pool per rank", p.cache_rank_bytes, Evidence::derived,
-                             w.mix.empty()
-                                 ? fmt::format("{} requests x {} B / DCP {}", p.requests_per_group,
-                                               with_commas(p.cache_per_request), plan.layout.dcp)
-                                 : fmt::format("{}, each at its length's cache / DCP {}",
-                                               requests_text(w, plan.layout.dp), plan.layout.dcp),
+                             w.mix.empty() ? fmt::format("{} requests x {} B / DCP {}", p.requests_per_group,
+                                                         with_commas(p.cache_per_request), plan.layout.dcp)
+                                           : fmt::format("{}, each at its length's cache / DCP {}",
+                                                         requests_text(w, plan.layout.dp), plan.layout.dcp),
                              kConfigSource));
   }
-  f.push_back(bytes_figure("activations.hidden_buffer",
-                           fmt::format("one hidden buffer, {}-token chunk", with_commas(w.chunk_tokens)), p.hidden_buffer,
-                           Evidence::derived,
-                           fmt::format("{} tokens x {} x {} B", w.chunk_tokens, model.hidden_size,
-                                       dtype_bits(model.dtype) / 8),
-                           kConfigSource));
+  f.push_back(bytes_figure(
+      "activations.hidden_buffer", fmt::format("one hidden buffer, {}-token chunk", with_commas(w.chunk_tokens)),
+      p.hidden_buffer, Evidence::derived,
+      fmt::format("{} tokens x {} x {} B", w.chunk_tokens, model.hidden_size, dtype_bits(model.dtype) / 8),
+      kConfigSource));
   if (p.attn_res_sources > 0)
     f.push_back(bytes_figure("activations.attn_res_sources",
                              fmt::format("{} Attention Residual sources", p.attn_res_sources), p.attn_res_bytes,
@@ -157,10 +162,9 @@ void add_pool_figures(Plan& plan, const ModelSpec& model, const Pools& p) {
     f.push_back(bytes_figure("activations.ffn_payload", p.ffn_label, p.ffn_payload, Evidence::derived, p.ffn_formula,
                              kConfigSource));
   f.push_back(bytes_figure("reserve.per_gpu", "runtime reserve per GPU", p.reserve, Evidence::estimate,
-                           w.reserve.is_percent
-                               ? fmt::format("{}% x {} B device capacity", w.reserve.percent,
-                                             with_commas(plan.gpu.device_total_bytes))
-                               : fmt::format("--reserve {} B per GPU", with_commas(w.reserve.bytes)),
+                           w.reserve.is_percent ? fmt::format("{}% x {} B device capacity", w.reserve.percent,
+                                                              with_commas(plan.gpu.device_total_bytes))
+                                                : fmt::format("--reserve {} B per GPU", with_commas(w.reserve.bytes)),
                            "--reserve (a planning assumption: replace with a measured figure)"));
 }
 
@@ -196,18 +200,20 @@ void add_weight_rows(RankLedger& l, const Plan& plan, const RankWeights& weights
       bytes -= std::min(bytes, mtp_skipped);
       if (bytes == 0) continue;
     }
-    l.rows.push_back(row(ledger_weight_row_id(m), std::string(module_label(m)), Resource::weights,
-                         bytes, Evidence::estimate, std::move(formula)));
+    l.rows.push_back(row(ledger_weight_row_id(m), std::string(module_label(m)), Resource::weights, bytes,
+                         Evidence::estimate, std::move(formula)));
   }
 }
 
 void add_draft_row(RankLedger& l, const Plan& plan, bool formulas) {
   if (plan.draft_weights_per_rank == 0) return;
   l.rows.push_back(row("weights.draft", fmt::format("draft model ({})", plan.draft_name), Resource::weights,
-                       plan.draft_weights_per_rank, Evidence::estimate,
-                       text_if(formulas, [&] { return fmt::format("--draft on every rank at TP {} (the largest divisor of TP {} its "
-                                                     "heads accept), replicated over DP and PP",
-                                                     plan.draft_tp, plan.layout.tp); })));
+                       plan.draft_weights_per_rank, Evidence::estimate, text_if(formulas, [&] {
+                         return fmt::format(
+                             "--draft on every rank at TP {} (the largest divisor of TP {} its "
+                             "heads accept), replicated over DP and PP",
+                             plan.draft_tp, plan.layout.tp);
+                       })));
 }
 
 RankLedger rank_ledger(const Plan& plan, const RankWeights& weights, const Pools* pools, bool formulas) {
@@ -221,14 +227,19 @@ RankLedger rank_ledger(const Plan& plan, const RankWeights& weights, const Pools
   if (pools) {
     const auto& p = *pools;
     const auto& w = plan.workload;
-    l.rows.push_back(row("reserve.runtime", text_if(formulas, [] { return "runtime reserve"; }), Resource::reserve, p.reserve, Evidence::estimate,
-                         text_if(formulas, [&] { return w.reserve.is_percent ? fmt::format("{}% of device capacity", w.reserve.percent)
-                                                                : "--reserve bytes per GPU"; })));
-    l.rows.push_back(row("activations.hidden", text_if(formulas, [] { return "prefill hidden buffer"; }), Resource::activations, p.hidden_buffer,
-                         Evidence::estimate, text_if(formulas, [&] { return fmt::format("{} tokens x hidden x dtype", w.chunk_tokens); })));
+    l.rows.push_back(row("reserve.runtime", text_if(formulas, [] { return "runtime reserve"; }), Resource::reserve,
+                         p.reserve, Evidence::estimate, text_if(formulas, [&] {
+                           return w.reserve.is_percent ? fmt::format("{}% of device capacity", w.reserve.percent)
+                                                       : "--reserve bytes per GPU";
+                         })));
+    l.rows.push_back(row("activations.hidden", text_if(formulas, [] { return "prefill hidden buffer"; }),
+                         Resource::activations, p.hidden_buffer, Evidence::estimate,
+                         text_if(formulas, [&] { return fmt::format("{} tokens x hidden x dtype", w.chunk_tokens); })));
     if (p.attn_res_bytes > 0)
-      l.rows.push_back(row("activations.attn_res", text_if(formulas, [] { return "Attention Residual sources"; }), Resource::activations, p.attn_res_bytes,
-                           Evidence::estimate, text_if(formulas, [&] { return fmt::format("{} sources x hidden buffer", p.attn_res_sources); })));
+      l.rows.push_back(row("activations.attn_res", text_if(formulas, [] { return "Attention Residual sources"; }),
+                           Resource::activations, p.attn_res_bytes, Evidence::estimate, text_if(formulas, [&] {
+                             return fmt::format("{} sources x hidden buffer", p.attn_res_sources);
+                           })));
     if (p.ffn_payload > 0)
       l.rows.push_back(row("activations.ffn", p.ffn_label, Resource::activations, p.ffn_payload, Evidence::estimate,
                            text_if(formulas, [&] { return p.ffn_formula + " (logical aggregate, not divided)"; })));
@@ -238,13 +249,13 @@ RankLedger rank_ledger(const Plan& plan, const RankWeights& weights, const Pools
         for (const auto& r : p.rows->state) kinds += (kinds.empty() ? "" : " + ") + std::string(layer_kind_key(r.kind));
         return fmt::format("recurrent state slots ({})", kinds);
       });
-      l.rows.push_back(row("state.recurrent", label, Resource::recurrent_state,
-                           p.state_rank_bytes, Evidence::estimate,
-                           text_if(formulas, [&] { return fmt::format("{} slots x {} requests x {}{}", p.slots_per_request,
-                                                         p.requests_per_group, format_mib(p.slot_bytes, 1),
-                                                         w.spec_tokens ? fmt::format(" ({} + {} speculative)", w.state_slots,
-                                                                                     w.spec_tokens)
-                                                                       : ""); })));
+      l.rows.push_back(row(
+          "state.recurrent", label, Resource::recurrent_state, p.state_rank_bytes, Evidence::estimate,
+          text_if(formulas, [&] {
+            return fmt::format(
+                "{} slots x {} requests x {}{}", p.slots_per_request, p.requests_per_group, format_mib(p.slot_bytes, 1),
+                w.spec_tokens ? fmt::format(" ({} + {} speculative)", w.state_slots, w.spec_tokens) : "");
+          })));
     }
     if (p.cache_per_token > 0) {
       const auto label = text_if(formulas, [&] {
@@ -252,21 +263,21 @@ RankLedger rank_ledger(const Plan& plan, const RankWeights& weights, const Pools
         for (const auto& r : p.rows->cache) kinds += (kinds.empty() ? "" : " + ") + std::string(layer_kind_key(r.kind));
         return fmt::format("token cache ({})", kinds);
       });
-      l.rows.push_back(row("kv.cache", label, Resource::kv_cache, p.cache_rank_bytes,
-                           Evidence::derived,
-                           text_if(formulas, [&] {
-                             return w.mix.empty() ? fmt::format("{} requests x {} B per request / DCP {}", p.requests_per_group,
-                                                                with_commas(p.cache_per_request), plan.layout.dcp)
-                                                  : fmt::format("{} / DCP {}", requests_text(w, plan.layout.dp), plan.layout.dcp);
-                           })));
+      l.rows.push_back(
+          row("kv.cache", label, Resource::kv_cache, p.cache_rank_bytes, Evidence::derived, text_if(formulas, [&] {
+                return w.mix.empty() ? fmt::format("{} requests x {} B per request / DCP {}", p.requests_per_group,
+                                                   with_commas(p.cache_per_request), plan.layout.dcp)
+                                     : fmt::format("{} / DCP {}", requests_text(w, plan.layout.dp), plan.layout.dcp);
+              })));
     }
     if (p.draft_cache_rank_bytes > 0)
-      l.rows.push_back(row("kv.draft", fmt::format("draft model cache ({})", plan.draft_name), Resource::kv_cache,
-                           p.draft_cache_rank_bytes, Evidence::derived,
-                           text_if(formulas, [&] { return w.mix.empty()
-                                                         ? fmt::format("{} requests x {} B per request (draft at TP {})", p.requests_per_group,
-                                                                       with_commas(p.draft_cache_per_request), plan.draft_tp)
-                                                         : fmt::format("{} (draft at TP {})", requests_text(w, plan.layout.dp), plan.draft_tp); })));
+      l.rows.push_back(row(
+          "kv.draft", fmt::format("draft model cache ({})", plan.draft_name), Resource::kv_cache,
+          p.draft_cache_rank_bytes, Evidence::derived, text_if(formulas, [&] {
+            return w.mix.empty() ? fmt::format("{} requests x {} B per request (draft at TP {})", p.requests_per_group,
+                                               with_commas(p.draft_cache_per_request), plan.draft_tp)
+                                 : fmt::format("{} (draft at TP {})", requests_text(w, plan.layout.dp), plan.draft_tp);
+          })));
   }
   close_ledger(l);
   return l;

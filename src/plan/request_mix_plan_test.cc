@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "plan/plan.h"
-#include "workload/request_mix.h"
 #include "support/fixtures.h"
+#include "workload/request_mix.h"
 
 namespace preflight {
 namespace {
@@ -56,7 +56,8 @@ const std::vector<MixCase>& cases() {
       {"deepseek-v3", "H200", 8, 1, EngineKind::vllm, "2K:70%,32K:25%,128K:5%", 64},
       {"deepseek-v3", "H200", 16, 8, EngineKind::sglang, "4K:60%,16K:30%,128K:10%", 32},
       {"llama-3.1-70b", "H100", 4, 4, EngineKind::vllm, "1K:50%,8K:40%,128K:10%", 12},
-      {"gpt-oss-120b", "H100", 2, 2, EngineKind::vllm, "1K:50%,8K:40%,128K:10%", 24},  // sliding layers capped per request
+      {"gpt-oss-120b", "H100", 2, 2, EngineKind::vllm, "1K:50%,8K:40%,128K:10%",
+       24},  // sliding layers capped per request
   };
   return table;
 }
@@ -114,7 +115,8 @@ TEST(RequestMixPlan, GenericKvRowIsEachLengthsCacheSummed) {
   std::uint64_t expected = 0;
   for (std::size_t i = 0; i < mix.size(); ++i) {
     std::uint64_t one = 0;
-    for (const auto& r : rows) one += r.bytes_per_token * (r.token_cap > 0 ? std::min(r.token_cap, mix[i].tokens) : mix[i].tokens);
+    for (const auto& r : rows)
+      one += r.bytes_per_token * (r.token_cap > 0 ? std::min(r.token_cap, mix[i].tokens) : mix[i].tokens);
     expected += counts[i] * one;
   }
   std::uint64_t kv_rows = 0;

@@ -1,5 +1,3 @@
-#include "plan/plan_steps.h"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -11,8 +9,9 @@
 #include "perf/latency_efficiency.h"
 #include "perf/roofline.h"
 #include "perf/serving_simulation.h"
-#include "perf/step_time_model.h"
 #include "perf/step_shape.h"
+#include "perf/step_time_model.h"
+#include "plan/plan_steps.h"
 
 namespace preflight::plan_steps {
 
@@ -69,9 +68,9 @@ Verdict judge(const Plan& plan, bool with_summary) {
   const auto cap = fmt::format("{} ({}) device capacity", format_gb(worst.capacity, 1), format_gib(worst.capacity, 2));
   if (!v.fits) {
     v.evidence = Evidence::derived;
-    v.summary = fmt::format(
-        "does not fit: first boundary crossed: {}; rank {} needs {} against {} ({} over)",
-        resource_key(v.first_boundary), worst.rank, format_gb(worst.demand, 1), cap, format_gb(worst.over, 1));
+    v.summary = fmt::format("does not fit: first boundary crossed: {}; rank {} needs {} against {} ({} over)",
+                            resource_key(v.first_boundary), worst.rank, format_gb(worst.demand, 1), cap,
+                            format_gb(worst.over, 1));
   } else {
     v.evidence = Evidence::hypothesis;
     v.summary = fmt::format(
@@ -117,10 +116,14 @@ Result<LatencyEstimate> estimate_latency(const Plan& plan, const PerfInputs& in,
   sim.max_num_batched_tokens = request.engine.max_num_batched_tokens > 0 ? request.engine.max_num_batched_tokens : 8192;
   sim.max_num_seqs = request.engine.max_num_seqs > 0 ? request.engine.max_num_seqs : 256;
   if (plan.engine) {
-    if (plan.engine->max_num_batched_tokens > 0) sim.max_num_batched_tokens = plan.engine->max_num_batched_tokens;
-    else if (plan.engine->chunked_prefill_size > 0) sim.max_num_batched_tokens = plan.engine->chunked_prefill_size;
-    if (plan.engine->max_num_seqs > 0) sim.max_num_seqs = plan.engine->max_num_seqs;
-    else if (plan.engine->max_running_requests > 0) sim.max_num_seqs = plan.engine->max_running_requests;
+    if (plan.engine->max_num_batched_tokens > 0)
+      sim.max_num_batched_tokens = plan.engine->max_num_batched_tokens;
+    else if (plan.engine->chunked_prefill_size > 0)
+      sim.max_num_batched_tokens = plan.engine->chunked_prefill_size;
+    if (plan.engine->max_num_seqs > 0)
+      sim.max_num_seqs = plan.engine->max_num_seqs;
+    else if (plan.engine->max_running_requests > 0)
+      sim.max_num_seqs = plan.engine->max_running_requests;
   }
   sim.model = build_step_time_model(in, placement, weights, std::min(targets.input_tokens, sim.max_num_batched_tokens));
   sim.input_tokens = targets.input_tokens;
@@ -147,8 +150,9 @@ Result<LatencyEstimate> estimate_latency(const Plan& plan, const PerfInputs& in,
   if (trace != nullptr && targets.replay_arrivals && !targets.burst) {
     sim.arrivals = ArrivalKind::trace;
     if (targets.requests == 0) sim.requests = sim.arrival_times.size();
-    e.arrivals = fmt::format("the trace's own arrivals and lengths, {} requests over {:.4g} s{}", trace->requests.size(),
-                             trace->span_s(), groups == 1 ? std::string() : fmt::format(", every {}th to a DP group", groups));
+    e.arrivals =
+        fmt::format("the trace's own arrivals and lengths, {} requests over {:.4g} s{}", trace->requests.size(),
+                    trace->span_s(), groups == 1 ? std::string() : fmt::format(", every {}th to a DP group", groups));
   } else if (targets.burst) {
     sim.arrivals = ArrivalKind::burst;
     e.arrivals = fmt::format("a burst of {} requests at once per DP group", sim.requests);
@@ -158,7 +162,8 @@ Result<LatencyEstimate> estimate_latency(const Plan& plan, const PerfInputs& in,
     e.arrivals = fmt::format("Poisson arrivals at {:.4g} requests/s per DP group (seed {})", sim.rate_per_s, sim.seed);
   } else {
     sim.arrivals = ArrivalKind::closed_loop;
-    sim.concurrency = std::max<std::uint64_t>(ceil_div(std::max<std::uint64_t>(plan.workload.concurrency, 1), groups), 1);
+    sim.concurrency =
+        std::max<std::uint64_t>(ceil_div(std::max<std::uint64_t>(plan.workload.concurrency, 1), groups), 1);
     e.arrivals = fmt::format("a closed loop of {} client(s) per DP group", sim.concurrency);
   }
   if (trace != nullptr && sim.arrivals != ArrivalKind::trace)
@@ -187,15 +192,16 @@ Result<LatencyEstimate> estimate_latency(const Plan& plan, const PerfInputs& in,
   e.kv_capacity_tokens = sim.kv_capacity_tokens;
   e.step_model = sim.model;
   const bool moe = sim.model.weights_s_64 > sim.model.weights_s_1;
-  e.efficiency = fmt::format("{}: memory {:.2f}{}, compute {:.2f} of peak, {:.3g} us per layer, {:.3g} us per collective, "
-                             "serving {:.3g} us per step + {:.3g} us per sequence ({})",
-                             eff.fitted_on, eff.step.memory,
-                             moe ? fmt::format(" (experts beyond one token's {:.2f})", eff.step.moe_memory) : "",
-                             eff.step.compute, eff.step.per_layer_s * 1e6, eff.step.per_collective_s * 1e6,
-                             eff.step.per_step_s * 1e6, eff.step.per_seq_s * 1e6, eff.source);
+  e.efficiency = fmt::format(
+      "{}: memory {:.2f}{}, compute {:.2f} of peak, {:.3g} us per layer, {:.3g} us per collective, "
+      "serving {:.3g} us per step + {:.3g} us per sequence ({})",
+      eff.fitted_on, eff.step.memory,
+      moe ? fmt::format(" (experts beyond one token's {:.2f})", eff.step.moe_memory) : "", eff.step.compute,
+      eff.step.per_layer_s * 1e6, eff.step.per_collective_s * 1e6, eff.step.per_step_s * 1e6, eff.step.per_seq_s * 1e6,
+      eff.source);
   if (front_end.per_request_s > 0)
-    e.efficiency += fmt::format("; {} front end {:.3g} ms per request before it is queued ({})", engine_key(request.engine.kind),
-                                front_end.per_request_s * 1e3, front_end.source);
+    e.efficiency += fmt::format("; {} front end {:.3g} ms per request before it is queued ({})",
+                                engine_key(request.engine.kind), front_end.per_request_s * 1e3, front_end.source);
   return e;
 }
 
@@ -222,12 +228,14 @@ void add_estimate_figures(Plan& plan, const LatencyEstimate& e) {
   const auto energy = fmt::format(
       "{} GPUs x {} W board power x {:.2f} busy share (the simulated steps' time over the run) x PUE {:.2f} / {:.4g} "
       "output tokens/s; idle draw not counted",
-      plan.gpu_count, plan.gpu.tdp_w, e.busy_share, plan.latency ? plan.latency->targets.pue : 1.0, e.output_tokens_per_s);
+      plan.gpu_count, plan.gpu.tdp_w, e.busy_share, plan.latency ? plan.latency->targets.pue : 1.0,
+      e.output_tokens_per_s);
   plan.figures.push_back(real_figure("latency.estimate.joules_per_output_token", "estimated energy per output token",
                                      e.joules_per_output_token, "J", Evidence::estimate, energy, plan.gpu.sources));
   plan.figures.push_back(real_figure("latency.estimate.kwh_per_million_output_tokens",
-                                     "estimated energy per million output tokens", e.kwh_per_million_output_tokens, "kWh",
-                                     Evidence::estimate, energy + "; x 10^6 / 3.6 x 10^6 J per kWh", plan.gpu.sources));
+                                     "estimated energy per million output tokens", e.kwh_per_million_output_tokens,
+                                     "kWh", Evidence::estimate, energy + "; x 10^6 / 3.6 x 10^6 J per kWh",
+                                     plan.gpu.sources));
   if (e.energy_usd_per_million_output_tokens > 0)
     plan.figures.push_back(real_figure("latency.estimate.energy_usd_per_million_output_tokens",
                                        "estimated energy cost per million output tokens",
@@ -241,7 +249,8 @@ void add_estimate_figures(Plan& plan, const LatencyEstimate& e) {
 // batch (perf/latency.h), from the representative ranks as the solvers' fast
 // path computes them. A plan whose memory fits but whose bounds miss a target
 // is red with `ttft` or `tpot` as its first boundary.
-void apply_latency(Plan& plan, const PlanContext& context, const Accelerator& gpu, const PlanRequest& request, bool full) {
+void apply_latency(Plan& plan, const PlanContext& context, const Accelerator& gpu, const PlanRequest& request,
+                   bool full) {
   if (!request.latency.any()) return;
   const auto& model = *context.model;
   const auto& w = plan.workload;
@@ -284,7 +293,8 @@ void apply_latency(Plan& plan, const PlanContext& context, const Accelerator& gp
       const auto running = std::max<std::uint64_t>(capacity / per_request, 1);
       if (running < in.batch_per_group) {
         plan.assumptions.push_back(fmt::format(
-            "the cache holds {} tokens per DP group: at least {} requests of {} + {} tokens run at once, fewer than the "
+            "the cache holds {} tokens per DP group: at least {} requests of {} + {} tokens run at once, fewer than "
+            "the "
             "{} asked; the decode bound is taken at that batch",
             with_commas(capacity), running, targets.input_tokens, targets.output_tokens, in.batch_per_group));
         in.batch_per_group = running;
@@ -293,7 +303,8 @@ void apply_latency(Plan& plan, const PlanContext& context, const Accelerator& gp
   }
   const auto& placement = context.formats();
   std::vector<RankFormatWeights> weights;
-  for (auto r : context.placement.representative_ranks(plan.layout)) weights.push_back(placement.rank_weights(plan.layout, r));
+  for (auto r : context.placement.representative_ranks(plan.layout))
+    weights.push_back(placement.rank_weights(plan.layout, r));
   const auto decode = estimate_step(in, placement, weights, decode_step(in, in.batch_per_group));
   const auto prefill = estimate_step(in, placement, weights, prefill_step(targets.input_tokens));
   LatencyBounds b;
@@ -323,7 +334,8 @@ void apply_latency(Plan& plan, const PlanContext& context, const Accelerator& gp
     v.fits = false;
     v.first_boundary = check.binding == "ttft" ? Resource::ttft : Resource::tpot;
     v.evidence = Evidence::derived;
-    v.summary = fmt::format("does not meet the latency targets: first boundary crossed: {}; {}", check.binding, check.why);
+    v.summary =
+        fmt::format("does not meet the latency targets: first boundary crossed: {}; {}", check.binding, check.why);
     return;
   }
   // The bounds pass; the estimate's percentile (--latency-percentile, p90 by

@@ -22,7 +22,9 @@ TEST(BriefReport, AtMostTwelveLinesOfAtMostOneHundredColumns) {
   const BriefCase cases[] = {
       {"K3 weights only on 8 x H100: red", {"kimi-k3", "H100", 8, 0}, false},
       {"K3 1M on 8 x B300 with vLLM: green", {"kimi-k3", "B300", 8, 1048576, 1, EngineKind::vllm}, true},
-      {"K3 1M on 8 x B300 with SGLang: red on the KV cache", {"kimi-k3", "B300", 8, 1048576, 1, EngineKind::sglang}, false},
+      {"K3 1M on 8 x B300 with SGLang: red on the KV cache",
+       {"kimi-k3", "B300", 8, 1048576, 1, EngineKind::sglang},
+       false},
       {"Kimi-Linear 128K on one H200, generic engine", {"kimi-linear-48b", "H200", 1, 131072}, true},
   };
   for (const auto& c : cases) {

@@ -19,8 +19,10 @@ nlohmann::json figure_json(const Figure& f) {
   o.emplace("formula", f.formula);
   o.emplace("source", f.source);
   o.emplace("display", f.display);
-  if (f.is_exact) o.emplace("value", f.exact);
-  else o.emplace("value", f.value);
+  if (f.is_exact)
+    o.emplace("value", f.exact);
+  else
+    o.emplace("value", f.value);
   return j;
 }
 
@@ -76,12 +78,15 @@ nlohmann::json engine_json(const EngineSizing& e) {
     const auto& r = *e.range;
     nlohmann::json points = nlohmann::json::array();
     for (const auto& p : r.points) {
-      nlohmann::json q = {{"version", p.version}, {"kv_cache_tokens", p.kv_cache_tokens}, {"max_concurrency", p.max_concurrency}};
+      nlohmann::json q = {
+          {"version", p.version}, {"kv_cache_tokens", p.kv_cache_tokens}, {"max_concurrency", p.max_concurrency}};
       if (!p.failure.empty()) q["failure"] = p.failure;
       points.push_back(std::move(q));
     }
     j["range"] = {{"evidence", "estimate"},
-                  {"why", "no --engine-version: the engine sized at every release whose rules differ; the ends widened by the sizing's own error (band_relative, band_source)"},
+                  {"why",
+                   "no --engine-version: the engine sized at every release whose rules differ; the ends widened by the "
+                   "sizing's own error (band_relative, band_source)"},
                   {"kv_cache_tokens_min", r.kv_cache_tokens_min},
                   {"kv_cache_tokens_min_version", r.kv_min_version},
                   {"kv_cache_tokens_max", r.kv_cache_tokens_max},
@@ -134,8 +139,8 @@ nlohmann::json perf_json(const PerfReport& p) {
                                                   ? nlohmann::json(nullptr)
                                                   : nlohmann::json(p.prefill.communication_seconds)}};
     // A link of unknown bandwidth: the communication term is unknown (null above), never 0 s.
-    j["communication_known"] = !(d.batch1.communication_unknown || d.at_batch.communication_unknown ||
-                                 p.prefill.step.communication_unknown);
+    j["communication_known"] =
+        !(d.batch1.communication_unknown || d.at_batch.communication_unknown || p.prefill.step.communication_unknown);
     if (p.spec.tokens > 0)
       j["speculative"] = {{"tokens", p.spec.tokens},
                           {"acceptance", p.spec.acceptance},
@@ -169,36 +174,35 @@ nlohmann::json perf_json(const PerfReport& p) {
 
 nlohmann::json latency_estimate_json(const LatencyEstimate& e, const LatencyTargets& t) {
   const auto or_null = [](double v) { return v > 0 ? nlohmann::json(v) : nlohmann::json(nullptr); };
-  return {
-      {"ttft_s", {{"mean", e.ttft_mean_s}, {"p50", e.ttft_p50_s}, {"p90", e.ttft_p90_s}, {"p99", e.ttft_p99_s}}},
-      {"tpot_s", {{"mean", e.tpot_mean_s}, {"p50", e.tpot_p50_s}, {"p90", e.tpot_p90_s}, {"p99", e.tpot_p99_s}}},
-      {"output_tokens_per_s", e.output_tokens_per_s},
-      {"energy",
-       {{"busy_share", e.busy_share},
-        {"pue", t.pue},
-        {"joules_per_output_token", or_null(e.joules_per_output_token)},
-        {"kwh_per_million_output_tokens", or_null(e.kwh_per_million_output_tokens)},
-        {"power_price_usd_per_kwh", or_null(t.power_price_usd_per_kwh)},
-        {"usd_per_million_output_tokens", or_null(e.energy_usd_per_million_output_tokens)}}},
-      {"band", e.band},
-      {"arrivals", e.arrivals},
-      {"requests_per_dp_group", e.requests},
-      {"seed", t.seed},
-      {"preemptions", e.preemptions},
-      {"kv_capacity_tokens", e.kv_capacity_tokens},
-      {"efficiency", e.efficiency},
-      {"step_model",
-       {{"weights_s_1", e.step_model.weights_s_1},
-        {"weights_s_64", e.step_model.weights_s_64},
-        {"kv_s_per_context_token", e.step_model.kv_s_per_context_token},
-        {"decode_compute_s_per_seq", e.step_model.decode_compute_s_per_seq},
-        {"attention_compute_s_per_context_token", e.step_model.attention_compute_s_per_context_token},
-        {"prefill_compute_s_per_token", e.step_model.prefill_compute_s_per_token},
-        {"decode_comm_s_per_seq", e.step_model.decode_comm_s_per_seq},
-        {"prefill_comm_s_per_token", e.step_model.prefill_comm_s_per_token},
-        {"layers", e.step_model.layers},
-        {"collectives", e.step_model.collectives}}},
-      {"evidence", evidence_key(Evidence::estimate)}};
+  return {{"ttft_s", {{"mean", e.ttft_mean_s}, {"p50", e.ttft_p50_s}, {"p90", e.ttft_p90_s}, {"p99", e.ttft_p99_s}}},
+          {"tpot_s", {{"mean", e.tpot_mean_s}, {"p50", e.tpot_p50_s}, {"p90", e.tpot_p90_s}, {"p99", e.tpot_p99_s}}},
+          {"output_tokens_per_s", e.output_tokens_per_s},
+          {"energy",
+           {{"busy_share", e.busy_share},
+            {"pue", t.pue},
+            {"joules_per_output_token", or_null(e.joules_per_output_token)},
+            {"kwh_per_million_output_tokens", or_null(e.kwh_per_million_output_tokens)},
+            {"power_price_usd_per_kwh", or_null(t.power_price_usd_per_kwh)},
+            {"usd_per_million_output_tokens", or_null(e.energy_usd_per_million_output_tokens)}}},
+          {"band", e.band},
+          {"arrivals", e.arrivals},
+          {"requests_per_dp_group", e.requests},
+          {"seed", t.seed},
+          {"preemptions", e.preemptions},
+          {"kv_capacity_tokens", e.kv_capacity_tokens},
+          {"efficiency", e.efficiency},
+          {"step_model",
+           {{"weights_s_1", e.step_model.weights_s_1},
+            {"weights_s_64", e.step_model.weights_s_64},
+            {"kv_s_per_context_token", e.step_model.kv_s_per_context_token},
+            {"decode_compute_s_per_seq", e.step_model.decode_compute_s_per_seq},
+            {"attention_compute_s_per_context_token", e.step_model.attention_compute_s_per_context_token},
+            {"prefill_compute_s_per_token", e.step_model.prefill_compute_s_per_token},
+            {"decode_comm_s_per_seq", e.step_model.decode_comm_s_per_seq},
+            {"prefill_comm_s_per_token", e.step_model.prefill_comm_s_per_token},
+            {"layers", e.step_model.layers},
+            {"collectives", e.step_model.collectives}}},
+          {"evidence", evidence_key(Evidence::estimate)}};
 }
 
 nlohmann::json plan_json(const Plan& plan) {
@@ -221,14 +225,21 @@ nlohmann::json plan_json(const Plan& plan) {
                   {"capacity_evidence", evidence_key(plan.gpu.device_total_evidence)},
                   {"nominal_gb_per_gpu", plan.gpu.nominal_gb},
                   {"gpus_per_node", plan.gpu.gpus_per_node}};
-  j["layout"] = {{"tp", plan.layout.tp},         {"ep", plan.layout.ep},
-                 {"pp", plan.layout.pp},         {"dp", plan.layout.dp},
-                 {"dcp", plan.layout.dcp},       {"moe_tp", plan.layout.moe_tp},
-                 {"nodes", plan.layout.nodes},   {"gpus_per_node", plan.layout.gpus_per_node},
+  j["layout"] = {{"tp", plan.layout.tp},
+                 {"ep", plan.layout.ep},
+                 {"pp", plan.layout.pp},
+                 {"dp", plan.layout.dp},
+                 {"dcp", plan.layout.dcp},
+                 {"moe_tp", plan.layout.moe_tp},
+                 {"nodes", plan.layout.nodes},
+                 {"gpus_per_node", plan.layout.gpus_per_node},
                  {"stage_layers", plan.layout.stage_layers},
                  {"chosen_by", plan.layout.chosen_by}};
-  if (plan.engine) j["engine"] = engine_json(*plan.engine);
-  else j["engine"] = {{"name", "generic"}, {"rules", {"seed 000 planning model: reserve, activations, state and cache per rank"}}};
+  if (plan.engine)
+    j["engine"] = engine_json(*plan.engine);
+  else
+    j["engine"] = {{"name", "generic"},
+                   {"rules", {"seed 000 planning model: reserve, activations, state and cache per rank"}}};
   j["pass"] = plan.second_pass ? 2 : 1;
   if (plan.second_pass) {
     const auto& w = plan.workload;
@@ -262,9 +273,12 @@ nlohmann::json plan_json(const Plan& plan) {
     const auto& c = *plan.latency;
     const auto& t = c.targets;
     const auto or_null = [](double v) { return v > 0 ? nlohmann::json(v) : nlohmann::json(nullptr); };
-    j["latency"] = {{"targets", {{"ttft_s", or_null(t.ttft_s)}, {"tpot_s", or_null(t.tpot_s)},
-                                 {"rate_per_s", or_null(t.rate_per_s)}, {"input_tokens", t.input_tokens},
-                                 {"output_tokens", t.output_tokens}}},
+    j["latency"] = {{"targets",
+                     {{"ttft_s", or_null(t.ttft_s)},
+                      {"tpot_s", or_null(t.tpot_s)},
+                      {"rate_per_s", or_null(t.rate_per_s)},
+                      {"input_tokens", t.input_tokens},
+                      {"output_tokens", t.output_tokens}}},
                     {"concurrency", c.concurrency},
                     {"concurrency_from_rate", c.concurrency_from_rate},
                     {"prefill_bound_s", c.bounds.prefill_s},
@@ -277,8 +291,10 @@ nlohmann::json plan_json(const Plan& plan) {
                     {"binding", c.binding.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.binding)},
                     {"why", c.why},
                     {"evidence", evidence_key(c.binding.empty() ? Evidence::hypothesis : Evidence::derived)},
-                    {"bound", {{"ttft_s", c.bounds.prefill_s + t.kv_transfer_s}, {"tpot_s", c.bounds.decode_step_s},
-                               {"evidence", evidence_key(Evidence::derived)}}}};
+                    {"bound",
+                     {{"ttft_s", c.bounds.prefill_s + t.kv_transfer_s},
+                      {"tpot_s", c.bounds.decode_step_s},
+                      {"evidence", evidence_key(Evidence::derived)}}}};
     if (c.estimate) {
       j["latency"]["estimate"] = latency_estimate_json(*c.estimate, t);
     } else {
@@ -312,7 +328,8 @@ nlohmann::json plan_json(const Plan& plan) {
     j["perf"]["plan_fits"] = plan.verdict.fits;  // false: bounds of a deployment that would not start
   }
   if (!plan.draft_name.empty())
-    j["draft"] = {{"name", plan.draft_name}, {"tp", plan.draft_tp}, {"weights_bytes_per_rank", plan.draft_weights_per_rank}};
+    j["draft"] = {
+        {"name", plan.draft_name}, {"tp", plan.draft_tp}, {"weights_bytes_per_rank", plan.draft_weights_per_rank}};
   j["figures"] = nlohmann::json::array();
   for (const auto& f : plan.figures) j["figures"].push_back(figure_json(f));
   j["assumptions"] = plan.assumptions;
@@ -345,7 +362,8 @@ nlohmann::json reconciliation_json(const Reconciliation& r) {
   if (r.index_total_size) j["index_total_size"] = *r.index_total_size;
   j["examples"] = nlohmann::json::array();
   for (const auto& d : r.examples)
-    j["examples"].push_back({{"name", d.name}, {"generated", d.generated}, {"real", d.real}, {"byte_delta", d.byte_delta}});
+    j["examples"].push_back(
+        {{"name", d.name}, {"generated", d.generated}, {"real", d.real}, {"byte_delta", d.byte_delta}});
   return j;
 }
 
@@ -365,10 +383,14 @@ nlohmann::json inventory_json(const ModelSpec& model, const Inventory& inv, cons
   if (model.artifact) {
     const auto& a = *model.artifact;
     j["model"]["revision"] = a.revision;
-    j["artifact"] = {{"hub_id", a.hub_id},         {"revision", a.revision},
-                     {"shard_count", a.shard_count}, {"shard_bytes", a.shard_bytes},
-                     {"file_count", a.file_count},   {"file_bytes", a.file_bytes},
-                     {"logical_parameters", a.logical_parameters}, {"source", a.source},
+    j["artifact"] = {{"hub_id", a.hub_id},
+                     {"revision", a.revision},
+                     {"shard_count", a.shard_count},
+                     {"shard_bytes", a.shard_bytes},
+                     {"file_count", a.file_count},
+                     {"file_bytes", a.file_bytes},
+                     {"logical_parameters", a.logical_parameters},
+                     {"source", a.source},
                      {"evidence", "official"}};
   }
   j["modules"] = nlohmann::json::array();
@@ -409,28 +431,28 @@ nlohmann::json inventory_json(const ModelSpec& model, const Inventory& inv, cons
 
 nlohmann::json accelerator_json(const Accelerator& g) {
   nlohmann::json j = {{"id", g.id},
-          {"vendor", g.vendor},
-          {"name", g.name},
-          {"architecture", g.architecture},
-          {"aliases", g.aliases},
-          {"nominal_gb", g.nominal_gb},
-          {"smi_total_bytes", g.smi_total_bytes},
-          {"device_total_bytes", g.device_total_bytes},
-          {"device_total_evidence", evidence_key(g.device_total_evidence)},
-          {"device_total_source", g.device_total_source},
-          {"memory_type", g.memory_type},
-          {"memory_bandwidth_tb_s", g.memory_bandwidth_tb_s},
-          {"bf16_dense_tflops", g.bf16_dense_tflops},
-          {"fp8_dense_tflops", g.fp8_dense_tflops},
-          {"fp4_native", g.fp4_native},
-          {"fp4_dense_tflops", g.fp4_dense_tflops},
-          {"interconnect", g.interconnect},
-          {"interconnect_gb_s", g.interconnect_gb_s},
-          {"nvls_domain", g.nvls_domain},
-          {"gpus_per_node", g.gpus_per_node},
-          {"price_usd_per_gpu_hour", g.price_usd_per_gpu_hour},
-          {"price_note", g.price_note},
-          {"sources", g.sources}};
+                      {"vendor", g.vendor},
+                      {"name", g.name},
+                      {"architecture", g.architecture},
+                      {"aliases", g.aliases},
+                      {"nominal_gb", g.nominal_gb},
+                      {"smi_total_bytes", g.smi_total_bytes},
+                      {"device_total_bytes", g.device_total_bytes},
+                      {"device_total_evidence", evidence_key(g.device_total_evidence)},
+                      {"device_total_source", g.device_total_source},
+                      {"memory_type", g.memory_type},
+                      {"memory_bandwidth_tb_s", g.memory_bandwidth_tb_s},
+                      {"bf16_dense_tflops", g.bf16_dense_tflops},
+                      {"fp8_dense_tflops", g.fp8_dense_tflops},
+                      {"fp4_native", g.fp4_native},
+                      {"fp4_dense_tflops", g.fp4_dense_tflops},
+                      {"interconnect", g.interconnect},
+                      {"interconnect_gb_s", g.interconnect_gb_s},
+                      {"nvls_domain", g.nvls_domain},
+                      {"gpus_per_node", g.gpus_per_node},
+                      {"price_usd_per_gpu_hour", g.price_usd_per_gpu_hour},
+                      {"price_note", g.price_note},
+                      {"sources", g.sources}};
   for (const auto& key : g.unknown) j[key] = nullptr;  // not published: null, never 0
   return j;
 }

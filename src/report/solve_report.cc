@@ -46,15 +46,24 @@ std::string csv_field(std::string_view s) {
 // One letter per resource for the sweep grid.
 char resource_letter(Resource r) {
   switch (r) {
-    case Resource::weights: return 'W';
-    case Resource::reserve: return 'R';
-    case Resource::activations: return 'A';
-    case Resource::recurrent_state: return 'S';
-    case Resource::kv_cache: return 'K';
-    case Resource::ttft: return 'F';  // first token
-    case Resource::tpot: return 'T';
-    case Resource::latency_unchecked: return 'U';
-    case Resource::none: return ' ';
+    case Resource::weights:
+      return 'W';
+    case Resource::reserve:
+      return 'R';
+    case Resource::activations:
+      return 'A';
+    case Resource::recurrent_state:
+      return 'S';
+    case Resource::kv_cache:
+      return 'K';
+    case Resource::ttft:
+      return 'F';  // first token
+    case Resource::tpot:
+      return 'T';
+    case Resource::latency_unchecked:
+      return 'U';
+    case Resource::none:
+      return ' ';
   }
   return '?';
 }
@@ -78,10 +87,11 @@ std::string table(const std::vector<std::vector<std::string>>& rows, TextStyle s
     for (std::size_t i = 0; i < width.size(); ++i) {
       const auto& cell = i < r.size() ? r[i] : std::string();
       const bool right = i < right_aligned.size() && right_aligned[i];
-      if (style == TextStyle::markdown) line += " " + cell + " |";
+      if (style == TextStyle::markdown)
+        line += " " + cell + " |";
       else
-        line += (i ? "  " : "") +
-                (right ? fmt::format("{:>{}}", cell, width[i]) : fmt::format("{:<{}}", cell, width[i]));
+        line +=
+            (i ? "  " : "") + (right ? fmt::format("{:>{}}", cell, width[i]) : fmt::format("{:<{}}", cell, width[i]));
     }
     if (style == TextStyle::table) {
       while (!line.empty() && line.back() == ' ') line.pop_back();
@@ -114,7 +124,8 @@ nlohmann::json workload_json(const ModelSpec& model, const PlanRequest& request)
   const auto& t = request.latency;
   if (t.any()) {
     const auto or_null = [](double v) { return v > 0 ? nlohmann::json(v) : nlohmann::json(nullptr); };
-    j["latency_targets"] = {{"ttft_s", or_null(t.ttft_s)}, {"tpot_s", or_null(t.tpot_s)}, {"rate_per_s", or_null(t.rate_per_s)}};
+    j["latency_targets"] = {
+        {"ttft_s", or_null(t.ttft_s)}, {"tpot_s", or_null(t.tpot_s)}, {"rate_per_s", or_null(t.rate_per_s)}};
   }
   return j;
 }
@@ -151,8 +162,7 @@ std::string fit_binding_text(const FamilyFit& f, std::uint64_t max_gpus) {
                             : fmt::format("tightest: {}", resource_key(f.binding));
   if (f.limit_gpus == 0) return fmt::format("cannot be planned on up to {} GPUs: {}", max_gpus, f.note);
   std::string short_by;
-  if (f.limit_planned)
-    short_by = red_reason(f.best.verdict, f.binding);
+  if (f.limit_planned) short_by = red_reason(f.best.verdict, f.binding);
   return fmt::format("does not fit within {} GPUs; at {} the binding resource is {}{}", max_gpus, f.limit_gpus,
                      resource_key(f.binding), short_by);
 }
@@ -166,7 +176,7 @@ std::string describe_workload(const ModelSpec& model, const PlanRequest& request
   // An engine sizes its pools for a context, so --engine always plans the second pass.
   if (!w.requested && generic) return fmt::format("weights only (pass 1), {}", engine);
   const auto context = w.context_tokens ? w.context_tokens : model.max_context;
-  const auto reserve = !generic ? std::string("the engine's own reservations")
+  const auto reserve = !generic               ? std::string("the engine's own reservations")
                        : w.reserve.is_percent ? fmt::format("{}% reserve", w.reserve.percent)
                                               : fmt::format("{} reserve", format_binary(w.reserve.bytes));
   const auto cache = w.kv_dtype == KvDtype::automatic ? std::string("model-dtype") : std::string(dtype_key(w.kv_dtype));
@@ -198,13 +208,14 @@ nlohmann::json layout_json(const Layout& l) {
 std::string render_fit(const ModelSpec& model, const PlanRequest& request, const FitOptions& options,
                        const std::vector<FamilyFit>& fits, TextStyle style) {
   std::string out = title(style, fmt::format("{}: minimum GPUs per family", model.name));
-  out += fmt::format("{}; counts 1..{}, whole nodes above one node; the best of the candidate layouts at each count{}\n\n",
-                     describe_workload(model, request), options.max_gpus,
-                     options.estimate_check
-                         ? fmt::format("; latency targets met by the bounds and by the simulated p{} estimate (a planning "
-                                       "estimate, --latency-percentile)",
-                                       options.estimate_percentile)
-                         : "");
+  out +=
+      fmt::format("{}; counts 1..{}, whole nodes above one node; the best of the candidate layouts at each count{}\n\n",
+                  describe_workload(model, request), options.max_gpus,
+                  options.estimate_check
+                      ? fmt::format("; latency targets met by the bounds and by the simulated p{} estimate (a planning "
+                                    "estimate, --latency-percentile)",
+                                    options.estimate_percentile)
+                      : "");
   std::vector<std::vector<std::string>> rows = {
       {"GPU", "per node", "min GPUs", "nodes", "layout", "headroom", "binding"}};
   std::uint64_t fitting = 0, evaluations = 0;
@@ -214,17 +225,17 @@ std::string render_fit(const ModelSpec& model, const PlanRequest& request, const
       ++fitting;
       rows.push_back({f.gpu.id, std::to_string(f.gpus_per_node), std::to_string(f.min_gpus),
                       std::to_string(nodes_for(f.min_gpus, f.gpus_per_node)), layout_label(f.best.layout),
-                      amount(magnitude(f.best.verdict.headroom_bytes)),
-                      fit_binding_text(f, options.max_gpus)});
+                      amount(magnitude(f.best.verdict.headroom_bytes)), fit_binding_text(f, options.max_gpus)});
     } else {
-      rows.push_back({f.gpu.id, std::to_string(f.gpus_per_node), "-", "-", "-", "-",
-                      fit_binding_text(f, options.max_gpus)});
+      rows.push_back(
+          {f.gpu.id, std::to_string(f.gpus_per_node), "-", "-", "-", "-", fit_binding_text(f, options.max_gpus)});
     }
   }
   out += table(rows, style, {false, true, true, true, false, true, false});
-  out += fmt::format("\n{} of {} families fit within {} GPUs ({} plans evaluated). Green is a deployment hypothesis "
-                     "under the stated inputs until benchmarked.\n",
-                     fitting, fits.size(), options.max_gpus, evaluations);
+  out += fmt::format(
+      "\n{} of {} families fit within {} GPUs ({} plans evaluated). Green is a deployment hypothesis "
+      "under the stated inputs until benchmarked.\n",
+      fitting, fits.size(), options.max_gpus, evaluations);
   return out;
 }
 
@@ -239,7 +250,8 @@ std::string fit_csv(const std::vector<FamilyFit>& fits) {
     if (layout)
       out += fmt::format("{},{},{},{},{},{},{},", l.tp, l.dp, l.ep, l.pp, l.dcp, f.best.verdict.headroom_bytes,
                          csv_gb(f.best.verdict.headroom_bytes));
-    else out += ",,,,,,,";
+    else
+      out += ",,,,,,,";
     out += fmt::format("{},{},{}\n", f.binding == Resource::none && !f.fits ? "" : binding_key(f.binding),
                        f.binding_at > 0 ? std::to_string(f.binding_at) : "", csv_field(f.note));
   }
@@ -284,7 +296,8 @@ nlohmann::json fit_json(const ModelSpec& model, const PlanRequest& request, cons
 
 namespace {
 // The fields every max answer shares: the plan at the answer and the search's cost.
-void add_answer_json(nlohmann::json& j, const ProbeResult& at, std::uint64_t evaluations, unsigned estimate_percentile) {
+void add_answer_json(nlohmann::json& j, const ProbeResult& at, std::uint64_t evaluations,
+                     unsigned estimate_percentile) {
   j["layout"] = layout_json(at.layout);
   j["fits"] = at.verdict.fits;
   j["headroom_bytes"] = at.verdict.headroom_bytes;
@@ -303,8 +316,8 @@ std::string value_text(SolveFor what, std::uint64_t v) {
 }
 }  // namespace
 
-std::string render_max(const ModelSpec& model, const Accelerator& gpu, const PlanRequest& request,
-                       const MaxResult& r, TextStyle style) {
+std::string render_max(const ModelSpec& model, const Accelerator& gpu, const PlanRequest& request, const MaxResult& r,
+                       TextStyle style) {
   const bool context = r.what == SolveFor::context;
   std::string out = title(style, fmt::format("{} on {} x {}: the largest {} that plans to fit", model.name,
                                              request.gpu_count, gpu.name, context ? "context" : "concurrency"));
@@ -317,8 +330,9 @@ std::string render_max(const ModelSpec& model, const Accelerator& gpu, const Pla
     // A latency boundary has no bytes short: its own sentence says what was missed.
     const bool latency = r.at_value.binding == Resource::ttft || r.at_value.binding == Resource::tpot ||
                          r.at_value.binding == Resource::latency_unchecked;
-    const auto shortfall = latency ? red_reason(r.at_value.verdict, r.at_value.binding)
-                                   : fmt::format(" ({} short on the worst rank", amount(magnitude(r.at_value.verdict.headroom_bytes)));
+    const auto shortfall =
+        latency ? red_reason(r.at_value.verdict, r.at_value.binding)
+                : fmt::format(" ({} short on the worst rank", amount(magnitude(r.at_value.verdict.headroom_bytes)));
     out += fmt::format("{}does not fit even at {}: first boundary crossed: {}{}{} best layout, {})\n", bullet,
                        value_text(r.what, 1), resource_key(r.at_value.binding),
                        latency ? shortfall.substr(0, shortfall.size() - 1) : shortfall, latency ? "; the" : " of the",
@@ -326,14 +340,14 @@ std::string render_max(const ModelSpec& model, const Accelerator& gpu, const Pla
     return out;
   }
   const auto fixed = context ? fmt::format("with {} running request{}", r.concurrency, r.concurrency == 1 ? "" : "s")
-                     : request.workload.mix.empty() ? fmt::format("at {} tokens per request", with_commas(r.context_tokens))
-                                                    : fmt::format("in the mix {}", describe_mix(request.workload.mix));
+                     : request.workload.mix.empty()
+                         ? fmt::format("at {} tokens per request", with_commas(r.context_tokens))
+                         : fmt::format("in the mix {}", describe_mix(request.workload.mix));
   out += fmt::format("{}answer: {}{} ({})\n", bullet, r.at_ceiling && !context ? "at least " : "",
                      value_text(r.what, r.value), fixed);
   out += fmt::format("{}layout: {}\n", bullet, layout_label(r.at_value.layout));
   out += fmt::format("{}headroom at the answer: {} on the tightest rank (tightest resource: {})\n", bullet,
-                     amount(magnitude(r.at_value.verdict.headroom_bytes)),
-                     resource_key(r.at_value.binding));
+                     amount(magnitude(r.at_value.verdict.headroom_bytes)), resource_key(r.at_value.binding));
   if (r.at_ceiling) {
     out += fmt::format("{}beyond it: not searched; {} is the ceiling ({})\n", bullet, with_commas(r.ceiling),
                        context ? (request.workload.context_tokens ? "--context" : "the model's context window")
@@ -347,9 +361,10 @@ std::string render_max(const ModelSpec& model, const Accelerator& gpu, const Pla
   }
   out += fmt::format("{}workload: {}\n", bullet, describe_workload(model, in_force));
   if (r.estimate_percentile > 0)
-    out += fmt::format("{}latency targets met by the bounds and by the simulated p{} estimate (a planning estimate, "
-                       "--latency-percentile)\n",
-                       bullet, r.estimate_percentile);
+    out += fmt::format(
+        "{}latency targets met by the bounds and by the simulated p{} estimate (a planning estimate, "
+        "--latency-percentile)\n",
+        bullet, r.estimate_percentile);
   out += fmt::format("{}{} plans evaluated by binary search; green is a deployment hypothesis until benchmarked\n",
                      bullet, r.evaluations);
   return out;
@@ -392,8 +407,8 @@ std::string percentiles_text(const char* what, double p50, double p90, double p9
 
 std::string render_max_rate(const ModelSpec& model, const Accelerator& gpu, const PlanRequest& request,
                             const MaxRateResult& r, TextStyle style) {
-  std::string out = title(style, fmt::format("{} on {} x {}: the highest request rate that meets the targets", model.name,
-                                             request.gpu_count, gpu.name));
+  std::string out = title(style, fmt::format("{} on {} x {}: the highest request rate that meets the targets",
+                                             model.name, request.gpu_count, gpu.name));
   const auto bullet = style == TextStyle::markdown ? "- " : "  ";
   auto at_answer = request_at_rate(model, request, r.found ? r.rate_per_s : r.floor_per_s);
   if (!r.found) {
@@ -405,7 +420,9 @@ std::string render_max_rate(const ModelSpec& model, const Accelerator& gpu, cons
   }
   out += fmt::format("{}answer: {}{} over the cluster ({} running requests by Little's law at the targets){}\n", bullet,
                      r.at_ceiling ? "at least " : "", rate_text(r.rate_per_s), r.concurrency,
-                     r.at_ceiling ? "" : fmt::format("; within {:.0f}% of the boundary", (r.beyond_rate_per_s / r.rate_per_s - 1) * 100 + 0.5));
+                     r.at_ceiling ? ""
+                                  : fmt::format("; within {:.0f}% of the boundary",
+                                                (r.beyond_rate_per_s / r.rate_per_s - 1) * 100 + 0.5));
   out += fmt::format("{}layout: {}\n", bullet, layout_label(r.at_value.layout));
   out += fmt::format("{}headroom at the answer: {} on the tightest rank (tightest resource: {})\n", bullet,
                      amount(magnitude(r.at_value.verdict.headroom_bytes)), resource_key(r.at_value.binding));
@@ -416,8 +433,9 @@ std::string render_max_rate(const ModelSpec& model, const Accelerator& gpu, cons
                        percentiles_text("TPOT", e.tpot_p50_s, e.tpot_p90_s, e.tpot_p99_s), e.output_tokens_per_s);
   }
   if (r.bound.known)
-    out += fmt::format("{}bounds at the answer (derived, lower bounds): TTFT {} for one prompt alone, TPOT {} per step\n",
-                       bullet, format_seconds(r.bound.ttft_s), format_seconds(r.bound.tpot_s));
+    out +=
+        fmt::format("{}bounds at the answer (derived, lower bounds): TTFT {} for one prompt alone, TPOT {} per step\n",
+                    bullet, format_seconds(r.bound.ttft_s), format_seconds(r.bound.tpot_s));
   if (r.at_ceiling) {
     out += fmt::format("{}beyond it: not searched; {} is the ceiling ({})\n", bullet, rate_text(r.ceiling_per_s),
                        request.latency.rate_per_s > 0 ? "--rate" : "the rate search limit");
@@ -425,16 +443,19 @@ std::string render_max_rate(const ModelSpec& model, const Accelerator& gpu, cons
     out += fmt::format("{}beyond it ({}): first boundary crossed: {}{}\n", bullet, rate_text(r.beyond_rate_per_s),
                        resource_key(r.beyond->binding), red_reason(r.beyond->verdict, r.beyond->binding));
   } else {
-    out += fmt::format("{}beyond it ({}): cannot be planned: {}\n", bullet, rate_text(r.beyond_rate_per_s), r.beyond_note);
+    out +=
+        fmt::format("{}beyond it ({}): cannot be planned: {}\n", bullet, rate_text(r.beyond_rate_per_s), r.beyond_note);
   }
   if (at_answer) out += fmt::format("{}workload: {}\n", bullet, describe_workload(model, *at_answer));
   if (r.estimate_percentile > 0)
-    out += fmt::format("{}latency targets met by the bounds and by the simulated p{} estimate of Poisson arrivals "
-                       "(seed {}, --latency-percentile)\n",
-                       bullet, r.estimate_percentile, request.latency.seed);
-  out += fmt::format("{}{} plans evaluated by galloping and bisection on the rate; green is a deployment hypothesis "
-                     "until benchmarked\n",
-                     bullet, r.evaluations);
+    out += fmt::format(
+        "{}latency targets met by the bounds and by the simulated p{} estimate of Poisson arrivals "
+        "(seed {}, --latency-percentile)\n",
+        bullet, r.estimate_percentile, request.latency.seed);
+  out += fmt::format(
+      "{}{} plans evaluated by galloping and bisection on the rate; green is a deployment hypothesis "
+      "until benchmarked\n",
+      bullet, r.evaluations);
   return out;
 }
 
@@ -456,7 +477,8 @@ nlohmann::json max_rate_json(const ModelSpec& model, const Accelerator& gpu, con
   add_answer_json(j, r.at_value, r.evaluations, r.estimate_percentile);
   if (r.estimate) j["estimate"] = latency_estimate_json(*r.estimate, request.latency);
   if (r.bound.known)
-    j["bound"] = {{"ttft_s", r.bound.ttft_s}, {"tpot_s", r.bound.tpot_s}, {"evidence", evidence_key(Evidence::derived)}};
+    j["bound"] = {
+        {"ttft_s", r.bound.ttft_s}, {"tpot_s", r.bound.tpot_s}, {"evidence", evidence_key(Evidence::derived)}};
   if (r.beyond)
     j["beyond"] = {{"value", r.beyond_rate_per_s},
                    {"binding", binding_key(r.beyond->binding)},
@@ -504,8 +526,8 @@ std::string sweep_grid(const Sweep& sweep, TextStyle style, CellText cell_text) 
       std::vector<std::string> line = {row.gpu.id};
       bool any = false;
       for (auto i = start; i < end; ++i) {
-        auto it = std::find_if(row.cells.begin(), row.cells.end(),
-                               [&](const SweepCell& c) { return c.gpus == counts[i]; });
+        auto it =
+            std::find_if(row.cells.begin(), row.cells.end(), [&](const SweepCell& c) { return c.gpus == counts[i]; });
         line.push_back(it == row.cells.end() ? "" : cell_text(*it));
         any = any || it != row.cells.end();
       }
@@ -526,28 +548,33 @@ std::string render_sweep(const ModelSpec& model, const PlanRequest& request, con
   std::string out = title(style, fmt::format("{}: verdict grid", model.name));
   out += describe_workload(model, request) + "\n";
   if (sweep.estimate_percentile > 0)
-    out += fmt::format("Green cells meet the latency targets by the bounds and by the simulated p{} estimate (a planning "
-                       "estimate, --latency-percentile).\n",
-                       sweep.estimate_percentile);
-  out += "Cell: headroom in GB on the tightest rank of the best layout (+ fits, - short); red cells name what runs "
-         "out first: W weights, R reserve, A activations, S recurrent state, K KV cache, F time to first token, T time per output token. n/a: no layout can be "
-         "planned at that count; blank: not searched for that family (whole nodes above one node). Best layout per "
-         "cell: --format csv or json.\n";
+    out += fmt::format(
+        "Green cells meet the latency targets by the bounds and by the simulated p{} estimate (a planning "
+        "estimate, --latency-percentile).\n",
+        sweep.estimate_percentile);
+  out +=
+      "Cell: headroom in GB on the tightest rank of the best layout (+ fits, - short); red cells name what runs "
+      "out first: W weights, R reserve, A activations, S recurrent state, K KV cache, F time to first token, T time "
+      "per output token. n/a: no layout can be "
+      "planned at that count; blank: not searched for that family (whole nodes above one node). Best layout per "
+      "cell: --format csv or json.\n";
   out += sweep_grid(sweep, style, cell_text);
   bool any_perf = false;
   for (const auto& row : sweep.rows)
     for (const auto& c : row.cells) any_perf = any_perf || c.perf.has_value();
   if (any_perf) {
     out += "\n" + title(style, "Decode tokens/s per GPU, upper bound at the workload's concurrency (green cells)");
-    out += "Roofline of the best layout (memory, compute, communication; perf/roofline.h): a bound, never a promise. "
-           "-: red. Per-request bound and cost per million tokens: --format csv or json.\n";
+    out +=
+        "Roofline of the best layout (memory, compute, communication; perf/roofline.h): a bound, never a promise. "
+        "-: red. Per-request bound and cost per million tokens: --format csv or json.\n";
     out += sweep_grid(sweep, style, perf_cell_text);
   }
   std::size_t cells = 0;
   for (const auto& row : sweep.rows) cells += row.cells.size();
-  out += fmt::format("\n{} of {} cells fit ({} plans evaluated). Green is a deployment hypothesis under the stated "
-                     "inputs until benchmarked.\n",
-                     sweep.green_cells, cells, sweep.evaluations);
+  out += fmt::format(
+      "\n{} of {} cells fit ({} plans evaluated). Green is a deployment hypothesis under the stated "
+      "inputs until benchmarked.\n",
+      sweep.green_cells, cells, sweep.evaluations);
   return out;
 }
 
@@ -566,8 +593,8 @@ std::string sweep_csv(const Sweep& sweep) {
       out += fmt::format("{},{},{},{},{},{},{},{},{},,", v.fits ? "green" : "red", v.headroom_bytes,
                          csv_gb(v.headroom_bytes), binding_key(c.best.binding), l.tp, l.dp, l.ep, l.pp, l.dcp);
       if (c.perf)
-        out += fmt::format("{:.2f},{:.2f},{},{}\n", c.perf->tokens_per_s_per_request_bound, c.perf->tokens_per_s_per_gpu_bound,
-                           binding_term_key(c.perf->binding),
+        out += fmt::format("{:.2f},{:.2f},{},{}\n", c.perf->tokens_per_s_per_request_bound,
+                           c.perf->tokens_per_s_per_gpu_bound, binding_term_key(c.perf->binding),
                            c.perf->usd_per_m_at_bound > 0 ? fmt::format("{:.4f}", c.perf->usd_per_m_at_bound) : "");
       else
         out += ",,,\n";

@@ -4,7 +4,7 @@
 //
 // CSV columns (one header line, one row per family or cell; text fields are
 // quoted when they contain a comma or a quote):
-//   fit:   gpu,gpus_per_node,fits,min_gpus,nodes,tp,dp,ep,pp,dcp,headroom_bytes,headroom_gb,binding,binding_at_gpus,note
+//   fit: gpu,gpus_per_node,fits,min_gpus,nodes,tp,dp,ep,pp,dcp,headroom_bytes,headroom_gb,binding,binding_at_gpus,note
 //   sweep: gpu,gpus_per_node,gpus,nodes,verdict,headroom_bytes,headroom_gb,binding,tp,dp,ep,pp,dcp,note
 // `gpu` is the catalogue id, `verdict` green | red | n/a (no layout could be
 // planned), `binding` a resource key (weights, reserve, activations,
@@ -13,7 +13,6 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
-
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,7 +33,8 @@ inline constexpr std::string_view kSweepCsvHeader =
     "gpu,gpus_per_node,gpus,nodes,verdict,headroom_bytes,headroom_gb,binding,tp,dp,ep,pp,dcp,note,"
     "decode_tokens_per_s_bound,tokens_per_s_per_gpu_bound,perf_binding,usd_per_m_tokens_at_bound";
 
-// "weights only (pass 1)" or "context 131,072 tokens x 8 requests, bf16 cache, fp32 state, 10% reserve, generic engine".
+// "weights only (pass 1)" or "context 131,072 tokens x 8 requests, bf16 cache, fp32 state, 10% reserve, generic
+// engine".
 std::string describe_workload(const ModelSpec& model, const PlanRequest& request);
 // "TP8 DP3 EP24" (+ " MoE-TP2", " PP2", " DCP4" when not 1).
 std::string layout_label(const Layout& layout);

@@ -47,11 +47,12 @@ Sweep small_sweep() {
 
 TEST(SolveReport, SweepCsvRows) {
   const auto csv = sweep_csv(small_sweep());
-  const std::string want = std::string(kSweepCsvHeader) +
-                           "\n"
-                           "nvidia-h100-sxm-80gb,8,16,2,red,-16487533117,-16.488,weights,8,2,16,1,1,,,,,\n"
-                           "nvidia-h100-sxm-80gb,8,24,3,green,17492652483,17.493,kv_cache,8,3,24,1,1,,150.25,20.50,memory_bandwidth,1.2346\n"
-                           "nvidia-h100-sxm-80gb,8,32,4,n/a,,,,,,,,,\"--gpus: 32 expert groups, \"\"too many\"\"\",,,,\n";
+  const std::string want =
+      std::string(kSweepCsvHeader) +
+      "\n"
+      "nvidia-h100-sxm-80gb,8,16,2,red,-16487533117,-16.488,weights,8,2,16,1,1,,,,,\n"
+      "nvidia-h100-sxm-80gb,8,24,3,green,17492652483,17.493,kv_cache,8,3,24,1,1,,150.25,20.50,memory_bandwidth,1.2346\n"
+      "nvidia-h100-sxm-80gb,8,32,4,n/a,,,,,,,,,\"--gpus: 32 expert groups, \"\"too many\"\"\",,,,\n";
   EXPECT_EQ(csv, want);
 }
 
@@ -86,9 +87,9 @@ TEST(SolveReport, FitRowsSayWhatBinds) {
   red.best = probe(false, -2'000'000'000, Resource::kv_cache, 256);
   const std::vector<FamilyFit> fits = {green, red};
   const auto text = render_fit(k3(), PlanRequest{}, FitOptions{}, fits, TextStyle::table);
-  for (const char* want : {"weights ran out at 16 GPUs", "17.5 GB", "TP8 DP3 EP24",
-                           "does not fit within 256 GPUs; at 256 the binding resource is kv_cache (2.0 GB short",
-                           "1 of 2 families fit"})
+  for (const char* want :
+       {"weights ran out at 16 GPUs", "17.5 GB", "TP8 DP3 EP24",
+        "does not fit within 256 GPUs; at 256 the binding resource is kv_cache (2.0 GB short", "1 of 2 families fit"})
     EXPECT_NE(text.find(want), std::string::npos) << want << "\n" << text;
   const auto csv = fit_csv(fits);
   EXPECT_EQ(csv.substr(0, csv.find('\n')), kFitCsvHeader);

@@ -14,15 +14,22 @@ namespace {
 
 char resource_glyph(Resource r) {
   switch (r) {
-    case Resource::weights: return '#';
-    case Resource::reserve: return 'r';
-    case Resource::activations: return 'a';
-    case Resource::recurrent_state: return 's';
-    case Resource::kv_cache: return 'k';
+    case Resource::weights:
+      return '#';
+    case Resource::reserve:
+      return 'r';
+    case Resource::activations:
+      return 'a';
+    case Resource::recurrent_state:
+      return 's';
+    case Resource::kv_cache:
+      return 'k';
     case Resource::ttft:
     case Resource::tpot:
-    case Resource::latency_unchecked: return '?';  // not a ledger row: never drawn
-    case Resource::none: return '.';
+    case Resource::latency_unchecked:
+      return '?';  // not a ledger row: never drawn
+    case Resource::none:
+      return '.';
   }
   return '?';
 }
@@ -69,10 +76,13 @@ void ledger_table(std::string& out, const RankGroup& g, TextStyle style) {
     out += fmt::format("**{}** `{}`\n\n| row | bytes | evidence | formula |\n|---|---:|---|---|\n", rank_name(g),
                        rank_bar(l, 40));
     for (const auto& r : l.rows)
-      out += fmt::format("| {} | {} | {} | {} |\n", r.label, bytes_cell(r.bytes), evidence_label(r.evidence), r.formula);
+      out +=
+          fmt::format("| {} | {} | {} | {} |\n", r.label, bytes_cell(r.bytes), evidence_label(r.evidence), r.formula);
     out += fmt::format("| **total demand** | {} | | sum of rows |\n", bytes_cell(l.demand));
-    if (l.fits()) out += fmt::format("| free | {} | derived calculation | capacity - demand |\n", bytes_cell(l.free));
-    else out += fmt::format("| **over capacity** | {} | derived calculation | demand - capacity |\n", bytes_cell(l.over));
+    if (l.fits())
+      out += fmt::format("| free | {} | derived calculation | capacity - demand |\n", bytes_cell(l.free));
+    else
+      out += fmt::format("| **over capacity** | {} | derived calculation | demand - capacity |\n", bytes_cell(l.over));
     out += fmt::format("| capacity | {} | | device-reported |\n\n", bytes_cell(l.capacity));
     return;
   }
@@ -80,9 +90,11 @@ void ledger_table(std::string& out, const RankGroup& g, TextStyle style) {
   for (const auto& r : l.rows)
     out += fmt::format("  {:<34} {:>30}  {}\n", r.label, bytes_cell(r.bytes), evidence_label(r.evidence));
   out += fmt::format("  {:<34} {:>30}\n", "total demand", bytes_cell(l.demand));
-  if (l.fits()) out += fmt::format("  {:<34} {:>30}\n", "free", bytes_cell(l.free));
-  else out += fmt::format("  {:<34} {:>30}  <- {} crossed the boundary\n", "OVER capacity", bytes_cell(l.over),
-                          resource_key(l.first_boundary));
+  if (l.fits())
+    out += fmt::format("  {:<34} {:>30}\n", "free", bytes_cell(l.free));
+  else
+    out += fmt::format("  {:<34} {:>30}  <- {} crossed the boundary\n", "OVER capacity", bytes_cell(l.over),
+                       resource_key(l.first_boundary));
   out += fmt::format("  {:<34} {:>30}\n", "capacity (device-reported)", bytes_cell(l.capacity));
 }
 
@@ -109,8 +121,10 @@ void checklist_lines(std::string& out, const Plan& plan, TextStyle style) {
   int i = 1;
   for (const auto& c : plan.checklist) {
     const char* mark = c.status == "established" ? "[x]" : c.status == "failed" ? "[!]" : "[ ]";
-    if (style == TextStyle::markdown) out += fmt::format("{}. {} **{}** ({}): {}\n", i++, mark, c.step, c.status, c.detail);
-    else out += fmt::format("{}. {} {}: {}\n", i++, mark, c.step, c.detail);
+    if (style == TextStyle::markdown)
+      out += fmt::format("{}. {} **{}** ({}): {}\n", i++, mark, c.step, c.status, c.detail);
+    else
+      out += fmt::format("{}. {} {}: {}\n", i++, mark, c.step, c.detail);
   }
 }
 
@@ -124,8 +138,9 @@ void verdict_block(std::string& out, const Plan& plan, TextStyle style) {
     out += fmt::format("Verdict: {} [{}]\n  {}\n  first boundary: {}\n", word, evidence_label(v.evidence), v.summary,
                        resource_key(v.first_boundary));
   for (const auto& x : v.suggestions)
-    out += fmt::format("{}green with {} ({} free on the tightest rank; {})\n", style == TextStyle::markdown ? "- " : "  ",
-                       x.flags, format_gb(static_cast<std::uint64_t>(std::max<std::int64_t>(x.headroom_bytes, 0)), 1), x.layout);
+    out += fmt::format("{}green with {} ({} free on the tightest rank; {})\n",
+                       style == TextStyle::markdown ? "- " : "  ", x.flags,
+                       format_gb(static_cast<std::uint64_t>(std::max<std::int64_t>(x.headroom_bytes, 0)), 1), x.layout);
 }
 
 // "kv_cache 51.5%, bf16 42.5%, mxfp4 5.4%": the shares of a figure family, largest first.
@@ -150,15 +165,17 @@ void perf_block(std::string& out, const Plan& plan, TextStyle style) {
     return;
   }
   if (!plan.verdict.fits)
-    out += fmt::format("  the plan does not fit (first boundary: {}): these bounds describe a deployment that would not "
-                       "start as planned\n",
-                       resource_key(plan.verdict.first_boundary));
+    out += fmt::format(
+        "  the plan does not fit (first boundary: {}): these bounds describe a deployment that would not "
+        "start as planned\n",
+        resource_key(plan.verdict.first_boundary));
   const bool batched = p.decode.concurrency > 1;
-  for (const char* id : {"perf.decode_tokens_per_s_bound", "perf.binding_term", "perf.decode_tokens_per_s_per_gpu_bound",
-                         "perf.concurrency", "perf.at_concurrency.tokens_per_s_per_request_bound",
-                         "perf.at_concurrency.tokens_per_s_bound", "perf.at_concurrency.tokens_per_s_per_gpu_bound",
-                         "perf.at_concurrency.binding_term", "perf.bytes_per_token", "perf.prefill_seconds_bound",
-                         "perf.prefill_binding_term", "perf.spec.tokens_per_step", "perf.spec.decode_tokens_per_s_bound"}) {
+  for (const char* id :
+       {"perf.decode_tokens_per_s_bound", "perf.binding_term", "perf.decode_tokens_per_s_per_gpu_bound",
+        "perf.concurrency", "perf.at_concurrency.tokens_per_s_per_request_bound",
+        "perf.at_concurrency.tokens_per_s_bound", "perf.at_concurrency.tokens_per_s_per_gpu_bound",
+        "perf.at_concurrency.binding_term", "perf.bytes_per_token", "perf.prefill_seconds_bound",
+        "perf.prefill_binding_term", "perf.spec.tokens_per_step", "perf.spec.decode_tokens_per_s_bound"}) {
     // The batched figures repeat the batch-1 ones when one request is in flight.
     if (!batched && std::string_view(id).starts_with("perf.at_concurrency")) continue;
     if (!batched && std::string_view(id) == "perf.concurrency") continue;
@@ -182,7 +199,8 @@ std::string plan_header(const Plan& plan, TextStyle style) {
   if (!plan.files_disagree.empty())
     out += fmt::format("{}{}{}\n", style == TextStyle::markdown ? "\n**" : "", plan.files_disagree,
                        style == TextStyle::markdown ? "**" : "");
-  if (!plan.revision.empty()) out += fmt::format("{}revision {}\n", style == TextStyle::markdown ? "\n" : "", plan.revision);
+  if (!plan.revision.empty())
+    out += fmt::format("{}revision {}\n", style == TextStyle::markdown ? "\n" : "", plan.revision);
   out += fmt::format("{}layout: TP {} x DP {} attention, EP {}, PP {}, DCP {} ({})\n",
                      style == TextStyle::markdown ? "\n" : "", plan.layout.tp, plan.layout.dp, plan.layout.ep,
                      plan.layout.pp, plan.layout.dcp, plan.layout.chosen_by);
@@ -194,11 +212,11 @@ std::string plan_header(const Plan& plan, TextStyle style) {
     const bool has_state = find_figure(plan.figures, "state.slot_per_rank") != nullptr;
     const auto lengths = w.mix.empty() ? fmt::format("{} tokens", with_commas(w.context_tokens))
                                        : fmt::format("a mix of {}", describe_mix(w.mix));
-    out += fmt::format("workload: {} x {} request{}, KV {}{}, prefill chunk {}\n", lengths,
-                       w.concurrency, w.concurrency == 1 ? "" : "s", w.kv_dtype,
+    out += fmt::format("workload: {} x {} request{}, KV {}{}, prefill chunk {}\n", lengths, w.concurrency,
+                       w.concurrency == 1 ? "" : "s", w.kv_dtype,
                        has_state ? fmt::format(", recurrent state {} x {} slots{}", w.state_dtype, w.state_slots,
-                                                 w.spec_tokens ? fmt::format(" + {} speculative", w.spec_tokens) : "")
-                               : "",
+                                               w.spec_tokens ? fmt::format(" + {} speculative", w.spec_tokens) : "")
+                                 : "",
                        with_commas(w.chunk_tokens));
     if (!spec.empty()) out += fmt::format("speculative decoding: {}\n", spec.substr(2));
   } else {
@@ -274,8 +292,7 @@ std::string fit_to_width(const std::string& text, std::size_t width) {
     }
     const auto indent = line.find_first_not_of(' ');
     const auto tag = line.rfind("  [");
-    if (line.back() == ']' && tag != std::string::npos && tag > 0 && line.size() - tag < 40 &&
-        tag <= width) {
+    if (line.back() == ']' && tag != std::string::npos && tag > 0 && line.size() - tag < 40 && tag <= width) {
       out += line.substr(0, tag) + "\n";
       out += std::string(std::min<std::size_t>(49, width / 2), ' ') + line.substr(tag + 2) + "\n";
       continue;
@@ -303,36 +320,41 @@ std::string render_plan_lines(const Plan& plan, TextStyle style) {
   out += "\n";
   verdict_block(out, plan, style);
   out += heading(style, 2, "Weight lower bounds");
-  for (const char* id : {"model.logical_parameters", "artifact.shard_bytes", "cluster.nominal_aggregate_gb",
-                         "weights.nominal_shortfall", "weights.recipe_minimum_left", "weights.flat_4bit_bound", "cluster.device_capacity_per_gpu",
-                         "cluster.device_capacity_total", "weights.even_share_per_rank", "weights.heaviest_rank"}) {
+  for (const char* id :
+       {"model.logical_parameters", "artifact.shard_bytes", "cluster.nominal_aggregate_gb", "weights.nominal_shortfall",
+        "weights.recipe_minimum_left", "weights.flat_4bit_bound", "cluster.device_capacity_per_gpu",
+        "cluster.device_capacity_total", "weights.even_share_per_rank", "weights.heaviest_rank"}) {
     if (const auto* f = find_figure(plan.figures, id)) figure_lines(out, {*f}, "", style, false);
   }
   if (plan.engine) {
     const auto& e = *plan.engine;
-    out += heading(style, 2, fmt::format("Engine: {} {}{} (what it would log at start-up)", e.name, e.version,
-                                         e.version_defaulted ? ", the newest modelled" : ""));
+    out += heading(style, 2,
+                   fmt::format("Engine: {} {}{} (what it would log at start-up)", e.name, e.version,
+                               e.version_defaulted ? ", the newest modelled" : ""));
     if (!e.version_note.empty()) out += fmt::format("  warning: {}\n", e.version_note);
     figure_lines(out, plan.figures, "engine.", style, false);
     if (!e.failure.empty()) out += fmt::format("  the engine would refuse to start: {}\n", e.failure);
     if (e.range && e.range->points.size() > 1) {
       const auto& r = *e.range;
       if (!r.kv_min_version.empty()) {  // some release sized a cache
-        out += fmt::format("  release unknown (no --engine-version): across {} {} to {} ({} releases whose rules differ{}) "
-                           "KV tokens {} ({}) to {} ({}); max concurrency {:.2f}x ({}) to {:.2f}x ({}) [planning estimate]\n",
-                           e.name, r.points.front().version, r.points.back().version, r.points.size(),
-                           r.ends_from_refusals ? "; the caches each sizes before refusing the request" : "",
-                           with_commas(r.release_kv_tokens_min), r.kv_min_version, with_commas(r.release_kv_tokens_max),
-                           r.kv_max_version, r.release_concurrency_min, r.concurrency_min_version,
-                           r.release_concurrency_max, r.concurrency_max_version);
+        out += fmt::format(
+            "  release unknown (no --engine-version): across {} {} to {} ({} releases whose rules differ{}) "
+            "KV tokens {} ({}) to {} ({}); max concurrency {:.2f}x ({}) to {:.2f}x ({}) [planning estimate]\n",
+            e.name, r.points.front().version, r.points.back().version, r.points.size(),
+            r.ends_from_refusals ? "; the caches each sizes before refusing the request" : "",
+            with_commas(r.release_kv_tokens_min), r.kv_min_version, with_commas(r.release_kv_tokens_max),
+            r.kv_max_version, r.release_concurrency_min, r.concurrency_min_version, r.release_concurrency_max,
+            r.concurrency_max_version);
         if (r.band > 0)
-          out += fmt::format("    with the sizing's own error (+-{:.1f}%, its largest on start-up logs it was not written "
-                             "from): KV tokens {} to {}; max concurrency {:.2f}x to {:.2f}x [planning estimate]\n",
-                             r.band * 100, with_commas(r.kv_cache_tokens_min), with_commas(r.kv_cache_tokens_max),
-                             r.max_concurrency_min, r.max_concurrency_max);
+          out += fmt::format(
+              "    with the sizing's own error (+-{:.1f}%, its largest on start-up logs it was not written "
+              "from): KV tokens {} to {}; max concurrency {:.2f}x to {:.2f}x [planning estimate]\n",
+              r.band * 100, with_commas(r.kv_cache_tokens_min), with_commas(r.kv_cache_tokens_max),
+              r.max_concurrency_min, r.max_concurrency_max);
       }
       for (const auto& p : r.points)
-        if (!p.failure.empty()) out += fmt::format("    {} {} would refuse to start: {}\n", e.name, p.version, p.failure);
+        if (!p.failure.empty())
+          out += fmt::format("    {} {} would refuse to start: {}\n", e.name, p.version, p.failure);
     }
   } else if (plan.second_pass) {
     out += heading(style, 2, "Request state");
@@ -363,12 +385,11 @@ std::string render_plan_lines(const Plan& plan, TextStyle style) {
   return out;
 }
 
-
 std::string render_brief(const Plan& plan) {
   const auto& v = plan.verdict;
   const auto fig = [&](std::string_view id) { return find_figure(plan.figures, id); };
-  std::string out = fmt::format("{} on {} x {}: {}\n", plan.model_name, plan.gpu_count,
-                                plan.gpu.id, layout_summary(plan.layout));
+  std::string out =
+      fmt::format("{} on {} x {}: {}\n", plan.model_name, plan.gpu_count, plan.gpu.id, layout_summary(plan.layout));
   out += fmt::format("Verdict: {} [{}]\n", verdict_word(v), evidence_label(v.evidence));
   out += wrapped(v.summary, 100, "  ");
   const auto headroom = v.headroom_bytes >= 0 ? static_cast<std::uint64_t>(v.headroom_bytes)
@@ -376,9 +397,11 @@ std::string render_brief(const Plan& plan) {
   out += fmt::format("first boundary: {}; rank {} {} {}\n", resource_key(v.first_boundary), v.worst_rank,
                      v.headroom_bytes >= 0 ? "keeps" : "is short by", format_gb(headroom, 1));
   if (!v.suggestions.empty())
-    out += fmt::format("green with {} ({} free on the tightest rank)\n", v.suggestions.front().flags,
-                       format_gb(static_cast<std::uint64_t>(std::max<std::int64_t>(v.suggestions.front().headroom_bytes, 0)), 1));
-  if (const auto* f = fig("weights.heaviest_rank")) out += fmt::format("weights on the heaviest rank: {}\n", f->display);
+    out += fmt::format(
+        "green with {} ({} free on the tightest rank)\n", v.suggestions.front().flags,
+        format_gb(static_cast<std::uint64_t>(std::max<std::int64_t>(v.suggestions.front().headroom_bytes, 0)), 1));
+  if (const auto* f = fig("weights.heaviest_rank"))
+    out += fmt::format("weights on the heaviest rank: {}\n", f->display);
   if (plan.engine) {
     const auto& e = *plan.engine;
     out += fmt::format("{} {}: {} tokens of KV cache, {:.2f} requests of {} tokens{}\n", e.name, e.version,
@@ -388,7 +411,8 @@ std::string render_brief(const Plan& plan) {
     if (const auto* f = fig("kv.per_request_per_rank")) out += fmt::format("{}: {}\n", f->label, f->display);
     if (const auto* f = fig("state.slot_per_rank")) out += fmt::format("{}: {}\n", f->label, f->display);
   }
-  if (const auto* f = fig("perf.decode_tokens_per_s_bound"); f && v.fits) out += fmt::format("{}: {}\n", f->label, f->display);
+  if (const auto* f = fig("perf.decode_tokens_per_s_bound"); f && v.fits)
+    out += fmt::format("{}: {}\n", f->label, f->display);
   out += "the full plan: the same command without --brief; the arithmetic: preflight explain\n";
   return out;
 }
@@ -405,7 +429,9 @@ struct ExplainSection {
 const ExplainSection* explain_section(std::string_view only) {
   static const std::vector<ExplainSection> kSections = {
       {"weights", {"model.", "artifact.", "cluster.", "weights."}, {Resource::weights}},
-      {"state", {"state.", "activations.", "reserve."}, {Resource::recurrent_state, Resource::activations, Resource::reserve}},
+      {"state",
+       {"state.", "activations.", "reserve."},
+       {Resource::recurrent_state, Resource::activations, Resource::reserve}},
       {"kv", {"kv.", "offload."}, {Resource::kv_cache}},
       {"engine", {"engine."}, {}},
       {"perf", {"perf.", "latency."}, {}},
@@ -430,10 +456,12 @@ std::string render_explain(const Plan& plan, TextStyle style, std::string_view o
   out += "\n";
   verdict_block(out, plan, style);
   if (plan.verdict.fits && !section)
-    out += "  A green verdict is a deployment hypothesis: it says the bytes can be placed under these inputs, not "
-           "that latency, throughput or reliability targets are met. Benchmark it.\n";
-  out += heading(style, 2, section ? fmt::format("The {} figures, with their evidence, formula and source", section->name)
-                                   : std::string("Every figure, with its evidence, formula and source"));
+    out +=
+        "  A green verdict is a deployment hypothesis: it says the bytes can be placed under these inputs, not "
+        "that latency, throughput or reliability targets are met. Benchmark it.\n";
+  out += heading(style, 2,
+                 section ? fmt::format("The {} figures, with their evidence, formula and source", section->name)
+                         : std::string("Every figure, with its evidence, formula and source"));
   std::vector<Figure> figures;
   for (const auto& f : plan.figures)
     if (shown(f.id)) figures.push_back(f);
@@ -442,28 +470,28 @@ std::string render_explain(const Plan& plan, TextStyle style, std::string_view o
   if (section && section->rows.empty()) return out;
   out += heading(style, 2, "Ledger rows (tightest rank)");
   const auto& worst = *std::find_if(plan.ranks.begin(), plan.ranks.end(),
-                                     [&](const RankLedger& l) { return l.rank == plan.verdict.worst_rank; });
+                                    [&](const RankLedger& l) { return l.rank == plan.verdict.worst_rank; });
   for (const auto& r : worst.rows) {
     if (section && std::find(section->rows.begin(), section->rows.end(), r.resource) == section->rows.end()) continue;
     out += fmt::format("  {:<30} {:>28}  [{}]\n  {:<30}   = {}\n", r.label, bytes_cell(r.bytes),
                        evidence_label(r.evidence), "", r.formula);
   }
   if (section) return out;
-  out += fmt::format("  sum of rows {} B {} capacity {} B: {}\n", with_commas(worst.demand),
-                     worst.fits() ? "<=" : ">", with_commas(worst.capacity),
+  out += fmt::format("  sum of rows {} B {} capacity {} B: {}\n", with_commas(worst.demand), worst.fits() ? "<=" : ">",
+                     with_commas(worst.capacity),
                      worst.fits() ? fmt::format("{} B free", with_commas(worst.free))
                                   : fmt::format("{} B over", with_commas(worst.over)));
   out += heading(style, 2, "Evidence labels");
-  out += "  official fact: read from a pinned artifact, report or serving recipe\n"
-         "  derived calculation: arithmetic on official facts alone\n"
-         "  planning estimate: adds an explicit assumption (even placement, a reserve %, a dtype)\n"
-         "  deployment hypothesis: a configuration that still needs a benchmark\n";
+  out +=
+      "  official fact: read from a pinned artifact, report or serving recipe\n"
+      "  derived calculation: arithmetic on official facts alone\n"
+      "  planning estimate: adds an explicit assumption (even placement, a reserve %, a dtype)\n"
+      "  deployment hypothesis: a configuration that still needs a benchmark\n";
   checklist_lines(out, plan, style);
   return out;
 }
 
-std::string render_inventory(const ModelSpec& model, const Inventory& inv, const Reconciliation* rec,
-                             TextStyle style) {
+std::string render_inventory(const ModelSpec& model, const Inventory& inv, const Reconciliation* rec, TextStyle style) {
   std::string out;
   out += (style == TextStyle::markdown ? "# " : "") + fmt::format("preflight inspect: {}\n", model.name);
   out += fmt::format("{} ({}), {} layers", model.architecture, model.family, model.layers.size());
@@ -473,19 +501,23 @@ std::string render_inventory(const ModelSpec& model, const Inventory& inv, const
   if (!model.files_disagree.empty()) out += model.files_disagree + "\n";
   out += fmt::format("tensors from: {}\n", manifest_source_text(model));
   if (!model.family_reader)
-    out += fmt::format("{} has no family reader: its structure was read as a generic decoder, and figures computed from "
-                       "it are planning estimates\n",
-                       model.architecture.empty() ? model.name : model.architecture);
+    out += fmt::format(
+        "{} has no family reader: its structure was read as a generic decoder, and figures computed from "
+        "it are planning estimates\n",
+        model.architecture.empty() ? model.name : model.architecture);
   if (model.artifact)
     out += fmt::format("artifact: {}@{}, {} shards, {} B (official fact, {})\n", model.artifact->hub_id,
                        model.artifact->revision, model.artifact->shard_count, with_commas(model.artifact->shard_bytes),
                        model.artifact->checked_on);
   out += heading(style, 2, "Parameters and bytes by module");
-  if (style == TextStyle::markdown) out += "| module | tensors | parameters | bytes | by dtype |\n|---|---:|---:|---:|---|\n";
-  else out += fmt::format("  {:<26} {:>9} {:>20} {:>24}  {}\n", "module", "tensors", "parameters", "bytes", "by dtype");
+  if (style == TextStyle::markdown)
+    out += "| module | tensors | parameters | bytes | by dtype |\n|---|---:|---:|---:|---|\n";
+  else
+    out += fmt::format("  {:<26} {:>9} {:>20} {:>24}  {}\n", "module", "tensors", "parameters", "bytes", "by dtype");
   for (const auto& r : inv.by_module) {
     std::string dtypes;
-    for (const auto& [d, b] : r.bytes_by_dtype) dtypes += (dtypes.empty() ? "" : ", ") + fmt::format("{} {}", d, format_gb(b, 2));
+    for (const auto& [d, b] : r.bytes_by_dtype)
+      dtypes += (dtypes.empty() ? "" : ", ") + fmt::format("{} {}", d, format_gb(b, 2));
     if (style == TextStyle::markdown)
       out += fmt::format("| {} | {} | {} | {} | {} |\n", module_label(r.module), with_commas(r.tensors),
                          with_commas(r.logical_params), with_commas(r.bytes), dtypes);
@@ -496,7 +528,8 @@ std::string render_inventory(const ModelSpec& model, const Inventory& inv, const
   out += fmt::format("{}  {:<26} {:>9} {:>20} {:>24}\n", style == TextStyle::markdown ? "\n" : "", "total",
                      with_commas(inv.tensors), with_commas(inv.logical_params), with_commas(inv.payload_bytes));
   out += heading(style, 2, "Bytes by storage format");
-  for (const auto& [d, b] : inv.bytes_by_dtype) out += fmt::format("  {:<20} {:>24} B  {}\n", d, with_commas(b), format_gb(b, 3));
+  for (const auto& [d, b] : inv.bytes_by_dtype)
+    out += fmt::format("  {:<20} {:>24} B  {}\n", d, with_commas(b), format_gb(b, 3));
   out += heading(style, 2, "Two-precision reconstruction");
   figure_lines(out, two_precision_reconstruction(model, inv), "", style, true);
   out += heading(style, 2, "Cache per token and state per sequence (whole model, TP 1)");
@@ -508,30 +541,33 @@ std::string render_inventory(const ModelSpec& model, const Inventory& inv, const
   const auto bf16 = recurrent_state_per_rank(model, 1, 2);
   const auto fp32 = recurrent_state_per_rank(model, 1, 4);
   for (std::size_t i = 0; i < fp32.size(); ++i)
-    out += fmt::format("  {:<18} {} B ({}) per sequence with FP32 recurrent state, {} B with BF16; of which "
-                       "short-conv {} B ({})\n",
-                       layer_kind_key(fp32[i].kind), with_commas(fp32[i].bytes), format_mib(fp32[i].bytes),
-                       with_commas(bf16[i].bytes), with_commas(fp32[i].conv_bytes), model.family_reader ? "derived" : "estimate");
+    out += fmt::format(
+        "  {:<18} {} B ({}) per sequence with FP32 recurrent state, {} B with BF16; of which "
+        "short-conv {} B ({})\n",
+        layer_kind_key(fp32[i].kind), with_commas(fp32[i].bytes), format_mib(fp32[i].bytes), with_commas(bf16[i].bytes),
+        with_commas(fp32[i].conv_bytes), model.family_reader ? "derived" : "estimate");
   if (!model.notes.empty()) {
     out += heading(style, 2, "Reader notes");
     for (const auto& n : model.notes) out += fmt::format("- {}\n", n);
   }
   if (rec) {
     const bool headers = rec->method == ReconciliationMethod::shard_headers;
-    out += heading(style, 2,
-                   headers ? "Reconciliation against the shard headers"
-                   : rec->bytes_known() ? "Reconciliation against the index and each shard's size (bytes exact per shard)"
-                                        : "Reconciliation against the index (names only)");
+    out +=
+        heading(style, 2,
+                headers              ? "Reconciliation against the shard headers"
+                : rec->bytes_known() ? "Reconciliation against the index and each shard's size (bytes exact per shard)"
+                                     : "Reconciliation against the index (names only)");
     out += fmt::format("  generated {} tensors, {} B; real {} tensors{}\n", with_commas(rec->generated_tensors),
                        with_commas(rec->generated_bytes), with_commas(rec->real_tensors),
-                       rec->bytes_known() ? fmt::format(", {} B payload + {} B headers in {} shards",
-                                                        with_commas(rec->real_bytes), with_commas(rec->header_bytes),
-                                                        rec->shard_count)
-                                          : fmt::format(" in {} shards", rec->shard_count));
+                       rec->bytes_known()
+                           ? fmt::format(", {} B payload + {} B headers in {} shards", with_commas(rec->real_bytes),
+                                         with_commas(rec->header_bytes), rec->shard_count)
+                           : fmt::format(" in {} shards", rec->shard_count));
     if (rec->method == ReconciliationMethod::index_and_shard_sizes)
-      out += fmt::format("  {} shard(s) verified by size (payload = file size - 8 - header length = generated bytes "
-                         "there); {} read in full because they differed; dtypes and shapes seen only there\n",
-                         rec->shards_verified_by_size, rec->shards_read_in_full);
+      out += fmt::format(
+          "  {} shard(s) verified by size (payload = file size - 8 - header length = generated bytes "
+          "there); {} read in full because they differed; dtypes and shapes seen only there\n",
+          rec->shards_verified_by_size, rec->shards_read_in_full);
     if (rec->index_total_size)
       out += fmt::format("  index metadata.total_size {} (as reported: not always bytes)\n",
                          with_commas(*rec->index_total_size));
@@ -553,28 +589,33 @@ std::string render_inventory(const ModelSpec& model, const Inventory& inv, const
 std::string render_gpus(const std::vector<Accelerator>& gpus, TextStyle style) {
   std::string out;
   if (style == TextStyle::markdown)
-    out += "| id | name | nominal | device-reported | evidence | HBM TB/s | BF16 TF | FP4 | per node | $/GPU-h |\n"
-           "|---|---|---:|---:|---|---:|---:|---|---:|---:|\n";
+    out +=
+        "| id | name | nominal | device-reported | evidence | HBM TB/s | BF16 TF | FP4 | per node | $/GPU-h |\n"
+        "|---|---|---:|---:|---|---:|---:|---|---:|---:|\n";
   else
     out += fmt::format("{:<38} {:>8} {:>16} {:<10} {:>7} {:>8} {:>4} {:>5} {:>8}\n", "id", "nominal", "device-reported",
                        "evidence", "TB/s", "BF16 TF", "FP4", "node", "$/GPU-h");
   for (const auto& g : gpus) {
-    const auto price = g.price_usd_per_gpu_hour > 0 ? fmt::format("{:.2f}", g.price_usd_per_gpu_hour) : std::string("-");
+    const auto price =
+        g.price_usd_per_gpu_hour > 0 ? fmt::format("{:.2f}", g.price_usd_per_gpu_hour) : std::string("-");
     // A figure nobody publishes prints as "?", not as a 0 that reads like "none".
-    const auto figure = [&](const char* key, double v) { return g.is_unknown(key) ? std::string("?") : fmt::format("{}", v); };
+    const auto figure = [&](const char* key, double v) {
+      return g.is_unknown(key) ? std::string("?") : fmt::format("{}", v);
+    };
     const auto bandwidth = figure("memory_bandwidth_tb_s", g.memory_bandwidth_tb_s);
     const auto bf16 = figure("bf16_dense_tflops", g.bf16_dense_tflops);
     if (style == TextStyle::markdown)
       out += fmt::format("| {} | {} | {} GB | {} | {} | {} | {} | {} | {} | {} |\n", g.id, g.name, g.nominal_gb,
-                         format_gib(g.device_total_bytes), evidence_label(g.device_total_evidence),
-                         bandwidth, bf16, g.fp4_native ? "yes" : "no", g.gpus_per_node, price);
+                         format_gib(g.device_total_bytes), evidence_label(g.device_total_evidence), bandwidth, bf16,
+                         g.fp4_native ? "yes" : "no", g.gpus_per_node, price);
     else
       out += fmt::format("{:<38} {:>5} GB {:>16} {:<10} {:>7} {:>8} {:>4} {:>5} {:>8}\n", g.id, g.nominal_gb,
-                         format_gib(g.device_total_bytes), evidence_key(g.device_total_evidence),
-                         bandwidth, bf16, g.fp4_native ? "yes" : "no", g.gpus_per_node, price);
+                         format_gib(g.device_total_bytes), evidence_key(g.device_total_evidence), bandwidth, bf16,
+                         g.fp4_native ? "yes" : "no", g.gpus_per_node, price);
   }
-  out += "\nnominal: the vendor's headline; device-reported: what CUDA/HIP report as total (plans use it).\n"
-         "Sources for every figure: preflight gpus --format json.\n";
+  out +=
+      "\nnominal: the vendor's headline; device-reported: what CUDA/HIP report as total (plans use it).\n"
+      "Sources for every figure: preflight gpus --format json.\n";
   return out;
 }
 

@@ -28,9 +28,9 @@ bool apply_estimate_check(const EstimateCheck& check, const Accelerator& gpu, co
     probe.verdict.fits = false;
     probe.verdict.first_boundary = miss->resource;
     probe.verdict.evidence = Evidence::estimate;
-    probe.verdict.summary = fmt::format(
-        "does not meet the latency targets by the estimate: first boundary crossed: {}; {}", resource_key(miss->resource),
-        miss->why);
+    probe.verdict.summary =
+        fmt::format("does not meet the latency targets by the estimate: first boundary crossed: {}; {}",
+                    resource_key(miss->resource), miss->why);
     probe.binding = miss->resource;
   }
   return true;

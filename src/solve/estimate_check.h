@@ -11,7 +11,6 @@
 #include <string_view>
 
 #include "core/result.h"
-
 #include "hardware/accelerator.h"
 #include "placement/layout.h"
 #include "plan/plan.h"

@@ -66,7 +66,7 @@ TEST(SolveFit, SearchLogicOnSyntheticEvaluators) {
     std::uint64_t max_gpus;
     std::vector<std::uint64_t> unplannable;
     bool fits;
-    std::uint64_t min_gpus;    // or the limit when it does not fit
+    std::uint64_t min_gpus;  // or the limit when it does not fit
     std::uint64_t binding_at;
     Resource binding;
   };
@@ -292,7 +292,7 @@ TEST(SolveFit, NoFamilyMeetsLatencyTargetsWithoutTheFigures) {
       EXPECT_FALSE(f->fits);
       EXPECT_EQ(f->binding, Resource::latency_unchecked);
       EXPECT_NE(f->note.find(g.memory_bandwidth_tb_s <= 0 ? "no memory bandwidth figure for " + g.id
-                                                         : "no BF16 dense throughput figure for " + g.id),
+                                                          : "no BF16 dense throughput figure for " + g.id),
                 std::string::npos)
           << f->note;
     } else {
@@ -362,7 +362,8 @@ TEST(SolveFit, LatencyVerdictOfTheFastPathIsTheFullPlans) {
         EXPECT_EQ(full->verdict.first_boundary, fast->verdict.first_boundary);
       }
       ++checked;
-      red_on_latency += full->verdict.first_boundary == Resource::ttft || full->verdict.first_boundary == Resource::tpot;
+      red_on_latency +=
+          full->verdict.first_boundary == Resource::ttft || full->verdict.first_boundary == Resource::tpot;
     }
   }
   EXPECT_GE(checked, 6u);

@@ -19,8 +19,8 @@ std::string tokens_text(std::uint64_t v) { return v % 1024 == 0 ? fmt::format("{
 
 }  // namespace
 
-std::vector<VerdictSuggestion> find_fixes(const PlanEvaluator& evaluate, const Accelerator& gpu, const PlanRequest& request,
-                                          const Plan& plan) {
+std::vector<VerdictSuggestion> find_fixes(const PlanEvaluator& evaluate, const Accelerator& gpu,
+                                          const PlanRequest& request, const Plan& plan) {
   std::vector<VerdictSuggestion> out;
   if (plan.verdict.fits) return out;
   // Every candidate is the red plan's request with one flag changed, planned as
@@ -42,7 +42,8 @@ std::vector<VerdictSuggestion> find_fixes(const PlanEvaluator& evaluate, const A
     // The largest value below the asked one that plans green (bisection in `step`s;
     // memory grows with both, so green below and red above is the expected shape,
     // and the answer is planned green whatever the shape).
-    const auto largest = [&](std::uint64_t asked, std::uint64_t step, auto set) -> std::optional<std::pair<std::uint64_t, ProbeResult>> {
+    const auto largest = [&](std::uint64_t asked, std::uint64_t step,
+                             auto set) -> std::optional<std::pair<std::uint64_t, ProbeResult>> {
       std::uint64_t lo = 0, hi = (asked - 1) / step;  // candidates step x [1, hi]
       std::optional<std::pair<std::uint64_t, ProbeResult>> best;
       while (lo < hi) {
@@ -67,9 +68,8 @@ std::vector<VerdictSuggestion> find_fixes(const PlanEvaluator& evaluate, const A
         out.push_back(suggestion(fmt::format("--concurrency {}", b->first), b->second));
     const auto context = plan.workload.context_tokens;
     if (context > 1 && plan.workload.mix.empty())  // a mix's lengths are the traffic's, not a knob
-      if (auto b = largest(context, context > 4096 ? 1024 : 1, [&](PlanRequest& r, std::uint64_t v) {
-            r.workload.context_tokens = v;
-          }))
+      if (auto b = largest(context, context > 4096 ? 1024 : 1,
+                           [&](PlanRequest& r, std::uint64_t v) { r.workload.context_tokens = v; }))
         out.push_back(suggestion(fmt::format("--context {}", tokens_text(b->first)), b->second));
   }
   // More GPUs of the family, in whole nodes (the request's layout flags still apply).

@@ -19,7 +19,7 @@ namespace preflight {
 
 // `request` is the red plan's request (engine inputs prepared); `plan` its result.
 // Returns no suggestion for a green plan or when nothing tried plans green.
-std::vector<VerdictSuggestion> find_fixes(const PlanEvaluator& evaluate, const Accelerator& gpu, const PlanRequest& request,
-                                          const Plan& plan);
+std::vector<VerdictSuggestion> find_fixes(const PlanEvaluator& evaluate, const Accelerator& gpu,
+                                          const PlanRequest& request, const Plan& plan);
 
 }  // namespace preflight

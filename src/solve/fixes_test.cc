@@ -22,21 +22,29 @@ PlanRequest applied(PlanRequest r, const std::string& flags) {
   std::istringstream in(flags);
   std::string flag, value;
   in >> flag >> value;
-  if (flag == "--kv-dtype") r.workload.kv_dtype = parse_kv_dtype(value, "test").value_or_throw();
-  else if (flag == "--concurrency") r.workload.concurrency = std::stoull(value);
+  if (flag == "--kv-dtype")
+    r.workload.kv_dtype = parse_kv_dtype(value, "test").value_or_throw();
+  else if (flag == "--concurrency")
+    r.workload.concurrency = std::stoull(value);
   else if (flag == "--context")
-    r.workload.context_tokens = value.back() == 'K' ? std::stoull(value.substr(0, value.size() - 1)) * 1024 : std::stoull(value);
-  else if (flag == "--gpus") r.gpu_count = std::stoull(value.substr(0, value.find('x')));
-  else ADD_FAILURE() << "unexpected suggestion " << flags;
+    r.workload.context_tokens =
+        value.back() == 'K' ? std::stoull(value.substr(0, value.size() - 1)) * 1024 : std::stoull(value);
+  else if (flag == "--gpus")
+    r.gpu_count = std::stoull(value.substr(0, value.find('x')));
+  else
+    ADD_FAILURE() << "unexpected suggestion " << flags;
   return r;
 }
 
 TEST(Fixes, EverySuggestionPlansGreenAsWritten) {
   const FixCase cases[] = {
       {"K3 weights only on 8 x H100 (the issue's acceptance case)", {"kimi-k3", "H100", 8, 0}, {"--gpus"}},
-      {"K3 1M on 8 x B300, SGLang: red on the KV cache", {"kimi-k3", "B300", 8, 1048576, 1, EngineKind::sglang},
+      {"K3 1M on 8 x B300, SGLang: red on the KV cache",
+       {"kimi-k3", "B300", 8, 1048576, 1, EngineKind::sglang},
        {"--kv-dtype", "--context", "--gpus"}},
-      {"DeepSeek-V3 32K x 64 on 8 x H200", {"deepseek-v3", "H200", 8, 32768, 64}, {"--concurrency", "--context", "--gpus"}},
+      {"DeepSeek-V3 32K x 64 on 8 x H200",
+       {"deepseek-v3", "H200", 8, 32768, 64},
+       {"--concurrency", "--context", "--gpus"}},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.what);

@@ -22,9 +22,9 @@ inline constexpr std::uint64_t kMaxSolverGpus = 4096;
 
 struct CountSpec {
   bool range = true;
-  std::uint64_t first = 1;            // range: [first, last]
+  std::uint64_t first = 1;  // range: [first, last]
   std::uint64_t last = 256;
-  std::vector<std::uint64_t> list;    // !range: exactly these
+  std::vector<std::uint64_t> list;  // !range: exactly these
 };
 
 // Parses --counts ("1..256", "8,16,32", "64"). Errors name `flag` and the value.

@@ -18,8 +18,8 @@ struct CountsCase {
 
 TEST(SolveGpuCounts, ParsesRangesAndLists) {
   const CountsCase cases[] = {
-      {"1..256", 8, {1, 2, 4, 8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 88, 96, 104, 112, 120, 128, 136, 144, 152, 160,
-                     168, 176, 184, 192, 200, 208, 216, 224, 232, 240, 248, 256}},
+      {"1..256", 8, {1,   2,   4,   8,   16,  24,  32,  40,  48,  56,  64,  72,  80,  88,  96,  104, 112, 120,
+                     128, 136, 144, 152, 160, 168, 176, 184, 192, 200, 208, 216, 224, 232, 240, 248, 256}},
       {"8..64", 8, {8, 16, 24, 32, 40, 48, 56, 64}},
       {"1..16", 4, {1, 2, 4, 8, 12, 16}},
       {"1..8", 16, {1, 2, 4, 8}},
@@ -38,8 +38,8 @@ TEST(SolveGpuCounts, ParsesRangesAndLists) {
 }
 
 TEST(SolveGpuCounts, RejectsBadCountsNamingTheFlagAndValue) {
-  const std::string bad[] = {"", "0..8", "8..4", "a..b", "1..", "..8", "1...8", "8,,16", "8,x", "-8", "1.5",
-                             "0", "8,16,", "1..5000", "9999", " 8"};
+  const std::string bad[] = {"",    "0..8", "8..4", "a..b", "1..",   "..8",     "1...8", "8,,16",
+                             "8,x", "-8",   "1.5",  "0",    "8,16,", "1..5000", "9999",  " 8"};
   for (const auto& text : bad) {
     auto spec = parse_counts(text, "--counts");
     ASSERT_FALSE(spec.ok()) << "'" << text << "' was accepted";
@@ -61,7 +61,7 @@ TEST(SolveGpuCounts, WholeNodeCountsAboveOneNode) {
       {4, 8, {1, 2, 4}},
       {40, 16, {1, 2, 4, 8, 16, 32}},
       {150, 72, {1, 2, 4, 8, 16, 32, 64, 72, 144}},  // an NVL72 rack as the node
-      {3, 0, {1, 2, 3}},  // an unknown node size counts as 1
+      {3, 0, {1, 2, 3}},                             // an unknown node size counts as 1
   };
   for (const auto& c : cases) EXPECT_EQ(whole_node_counts(c.max, c.node), c.want) << c.max << "/" << c.node;
 }

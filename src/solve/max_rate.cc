@@ -45,8 +45,9 @@ Result<MaxRateResult> solve_max_rate(const ModelSpec& model, const PlanEvaluator
   out.ceiling_per_s = options.ceiling_per_s > 0 ? options.ceiling_per_s : kDefaultCeilingPerS;
   if (options.estimate_check) out.estimate_percentile = options.estimate_percentile;
   if (!(out.floor_per_s > 0) || out.ceiling_per_s < out.floor_per_s)
-    return Error{"--rate", "", fmt::format("the search range {:.4g} to {:.4g} requests/s is empty", out.floor_per_s,
-                                           out.ceiling_per_s)};
+    return Error{
+        "--rate", "",
+        fmt::format("the search range {:.4g} to {:.4g} requests/s is empty", out.floor_per_s, out.ceiling_per_s)};
 
   // The layouts depend on the GPU count only, fixed here.
   const auto layouts = layouts_to_try(model, gpu, request);
@@ -129,8 +130,10 @@ Result<MaxRateResult> solve_max_rate(const ModelSpec& model, const PlanEvaluator
   out.at_value = *lo_probe.result;
   out.concurrency = lo_probe.concurrency;
   out.beyond_rate_per_s = hi;
-  if (hi_probe.result) out.beyond = *hi_probe.result;
-  else out.beyond_note = hi_probe.result.error().to_string();
+  if (hi_probe.result)
+    out.beyond = *hi_probe.result;
+  else
+    out.beyond_note = hi_probe.result.error().to_string();
   return out;
 }
 

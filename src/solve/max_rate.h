@@ -42,17 +42,17 @@ struct MaxRateOptions {
 };
 
 struct MaxRateResult {
-  bool found = false;            // the floor meets the targets
-  double rate_per_s = 0;         // found: the highest rate searched that meets them (the cluster's)
-  bool at_ceiling = false;       // found and the ceiling meets them: nothing above was searched
+  bool found = false;       // the floor meets the targets
+  double rate_per_s = 0;    // found: the highest rate searched that meets them (the cluster's)
+  bool at_ceiling = false;  // found and the ceiling meets them: nothing above was searched
   double ceiling_per_s = 0;
   double floor_per_s = 0;
-  ProbeResult at_value;          // found: the best plan at rate_per_s; else the plan at the floor
-  std::uint64_t concurrency = 0; // running requests at rate_per_s by Little's law (found) or at the floor
+  ProbeResult at_value;               // found: the best plan at rate_per_s; else the plan at the floor
+  std::uint64_t concurrency = 0;      // running requests at rate_per_s by Little's law (found) or at the floor
   std::optional<ProbeResult> beyond;  // found, below the ceiling: the plan just above (red)
   double beyond_rate_per_s = 0;
-  std::string beyond_note;       // the rate just above cannot be planned: why
-  std::uint64_t evaluations = 0; // evaluator calls and estimate checks
+  std::string beyond_note;        // the rate just above cannot be planned: why
+  std::uint64_t evaluations = 0;  // evaluator calls and estimate checks
   unsigned estimate_percentile = 0;
   std::optional<LatencyEstimate> estimate;  // at the answer, once add_rate_estimate ran
   LatencyBoundsAt bound;                    // at the answer, once add_rate_estimate ran

@@ -25,7 +25,8 @@ PlanEvaluator memory_for(std::uint64_t max_running) {
     p.layout.world = r.gpu_count;
     p.layout.tp = r.gpu_count;
     p.layout.dp = 1;
-    p.verdict.headroom_bytes = static_cast<std::int64_t>(max_running) - static_cast<std::int64_t>(r.workload.concurrency);
+    p.verdict.headroom_bytes =
+        static_cast<std::int64_t>(max_running) - static_cast<std::int64_t>(r.workload.concurrency);
     p.verdict.fits = p.verdict.headroom_bytes >= 0;
     p.verdict.first_boundary = p.verdict.fits ? Resource::none : Resource::kv_cache;
     p.binding = Resource::kv_cache;

@@ -20,9 +20,11 @@ Result<SolveFor> parse_solve(std::string_view text, std::string_view flag) {
 Result<MaxResult> solve_max(const ModelSpec& model, const PlanEvaluator& evaluate, const Accelerator& gpu,
                             const PlanRequest& request, const MaxOptions& options) {
   if (request.gpu_count == 0) return Error{"--gpus", "", "GPU count must be at least 1"};
-  if (options.what == SolveFor::rate) return Error{"--solve", "rate", "the rate is solve_max_rate's (solve/max_rate.h)"};
+  if (options.what == SolveFor::rate)
+    return Error{"--solve", "rate", "the rate is solve_max_rate's (solve/max_rate.h)"};
   if (options.what == SolveFor::context && !request.workload.mix.empty())
-    return Error{"--solve", "context", "a request mix fixes every request's length; solve for concurrency (the mix scaled)"};
+    return Error{"--solve", "context",
+                 "a request mix fixes every request's length; solve for concurrency (the mix scaled)"};
   MaxResult out;
   out.what = options.what;
   if (options.estimate_check) out.estimate_percentile = options.estimate_percentile;
@@ -30,7 +32,7 @@ Result<MaxResult> solve_max(const ModelSpec& model, const PlanEvaluator& evaluat
   base.workload.requested = true;  // context and requests only exist in the second pass
   if (options.what == SolveFor::concurrency && base.workload.context_tokens == 0 && base.workload.mix.empty())
     base.workload.context_tokens = model.max_context;
-  out.ceiling = options.ceiling > 0 ? options.ceiling
+  out.ceiling = options.ceiling > 0                 ? options.ceiling
                 : options.what == SolveFor::context ? model.max_context
                                                     : kMaxConcurrencyCeiling;
   if (out.ceiling == 0)
@@ -77,7 +79,7 @@ Result<MaxResult> solve_max(const ModelSpec& model, const PlanEvaluator& evaluat
   ProbeResult lo_probe = *smallest;
   Result<ProbeResult> hi_probe = std::move(top);
   // Gallop (2, 4, 8, ...) so a small answer costs O(log answer) probes, then bisect.
-  for (std::uint64_t next = 2; next < hi; next = next > hi / 2 ? hi : next * 2) {
+  for (std::uint64_t next = 2; next<hi; next = next> hi / 2 ? hi : next * 2) {
     auto p = probe(next);
     if (!fits(p)) {
       hi = next;
@@ -100,8 +102,10 @@ Result<MaxResult> solve_max(const ModelSpec& model, const PlanEvaluator& evaluat
   }
   out.value = lo;
   out.at_value = lo_probe;
-  if (hi_probe) out.beyond = *hi_probe;
-  else out.beyond_note = hi_probe.error().to_string();
+  if (hi_probe)
+    out.beyond = *hi_probe;
+  else
+    out.beyond_note = hi_probe.error().to_string();
   return finish(lo);
 }
 

@@ -45,17 +45,17 @@ struct MaxOptions {
 
 struct MaxResult {
   SolveFor what = SolveFor::context;
-  std::uint64_t ceiling = 0;        // the search's upper end
-  bool found = false;               // the smallest value (1) plans green
-  std::uint64_t value = 0;          // found: the largest value that plans green
-  bool at_ceiling = false;          // found and value == ceiling: nothing beyond was searched
-  ProbeResult at_value;             // found: the best plan at `value`; else the plan at 1
+  std::uint64_t ceiling = 0;          // the search's upper end
+  bool found = false;                 // the smallest value (1) plans green
+  std::uint64_t value = 0;            // found: the largest value that plans green
+  bool at_ceiling = false;            // found and value == ceiling: nothing beyond was searched
+  ProbeResult at_value;               // found: the best plan at `value`; else the plan at 1
   std::optional<ProbeResult> beyond;  // found, below the ceiling: the best plan at value + 1 (red)
-  std::string beyond_note;          // found, below the ceiling, value + 1 cannot be planned: why
-  std::uint64_t context_tokens = 0; // the context in force (solved or fixed; the model's window when 0 was asked)
-  std::uint64_t concurrency = 0;    // the concurrency in force (solved or fixed)
-  std::uint64_t evaluations = 0;    // evaluator calls (estimate checks included)
-  unsigned estimate_percentile = 0; // the estimate's percentile the answer met (0: not checked)
+  std::string beyond_note;            // found, below the ceiling, value + 1 cannot be planned: why
+  std::uint64_t context_tokens = 0;   // the context in force (solved or fixed; the model's window when 0 was asked)
+  std::uint64_t concurrency = 0;      // the concurrency in force (solved or fixed)
+  std::uint64_t evaluations = 0;      // evaluator calls (estimate checks included)
+  unsigned estimate_percentile = 0;   // the estimate's percentile the answer met (0: not checked)
 };
 
 // `request` gives the GPU count, the workload (the second pass is implied) and

@@ -106,7 +106,8 @@ Result<LayoutSearch> best_layout(const PlanEvaluator& evaluate, const Accelerato
 }
 
 PlanEvaluator practical_evaluator(PlanEvaluator evaluate, const ModelSpec& model) {
-  return [evaluate = std::move(evaluate), &model](const Accelerator& gpu, const PlanRequest& request) -> Result<ProbeResult> {
+  return [evaluate = std::move(evaluate), &model](const Accelerator& gpu,
+                                                  const PlanRequest& request) -> Result<ProbeResult> {
     if (layout_given(request.layout)) return evaluate(gpu, request);
     auto search = best_layout(evaluate, gpu, request, layouts_to_try(model, gpu, request));
     if (!search) return search.error();

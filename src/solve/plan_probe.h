@@ -17,9 +17,9 @@
 #include "core/result.h"
 #include "hardware/accelerator.h"
 #include "model/model_spec.h"
+#include "perf/roofline.h"
 #include "placement/layout.h"
 #include "placement/ledger.h"
-#include "perf/roofline.h"
 #include "plan/plan.h"
 
 namespace preflight {

@@ -1,7 +1,7 @@
 #include "solve/sweep_perf.h"
 
-#include "engine/checkpoint_kv_dtype.h"
 #include "core/parallel_for.h"
+#include "engine/checkpoint_kv_dtype.h"
 #include "perf/cost.h"
 #include "perf/roofline.h"
 
@@ -23,8 +23,8 @@ std::optional<SweepCellPerf> green_perf(const PlanContext& context, const Accele
   p.binding = d.binding_at_batch;
   CostInputs c;
   c.gpus = layout.world;
-  c.price_usd_per_gpu_hour = request.perf.price_usd_per_gpu_hour > 0 ? request.perf.price_usd_per_gpu_hour
-                                                                      : gpu.price_usd_per_gpu_hour;
+  c.price_usd_per_gpu_hour =
+      request.perf.price_usd_per_gpu_hour > 0 ? request.perf.price_usd_per_gpu_hour : gpu.price_usd_per_gpu_hour;
   c.cluster_tokens_per_s_bound = d.tokens_per_s_at_batch;
   p.usd_per_m_at_bound = estimate_cost(c).usd_per_m_at_bound;
   return p;
@@ -39,7 +39,8 @@ void add_sweep_perf(Sweep& sweep, const PlanContext& context, const PlanRequest&
   parallel_for(sweep.rows.size(), threads, [&](std::size_t i) {
     auto& row = sweep.rows[i];
     for (auto& cell : row.cells)
-      if (cell.planned && cell.best.verdict.fits) cell.perf = green_perf(context, row.gpu, cell.best.layout, request, w);
+      if (cell.planned && cell.best.verdict.fits)
+        cell.perf = green_perf(context, row.gpu, cell.best.layout, request, w);
   });
 }
 

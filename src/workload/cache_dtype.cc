@@ -6,20 +6,28 @@ namespace preflight {
 
 std::string_view dtype_key(KvDtype d) {
   switch (d) {
-    case KvDtype::automatic: return "auto";
-    case KvDtype::bf16: return "bf16";
-    case KvDtype::fp16: return "fp16";
-    case KvDtype::fp32: return "fp32";
-    case KvDtype::fp8: return "fp8";
+    case KvDtype::automatic:
+      return "auto";
+    case KvDtype::bf16:
+      return "bf16";
+    case KvDtype::fp16:
+      return "fp16";
+    case KvDtype::fp32:
+      return "fp32";
+    case KvDtype::fp8:
+      return "fp8";
   }
   return "auto";
 }
 
 std::string_view dtype_key(StateDtype d) {
   switch (d) {
-    case StateDtype::fp32: return "fp32";
-    case StateDtype::bf16: return "bf16";
-    case StateDtype::fp16: return "fp16";
+    case StateDtype::fp32:
+      return "fp32";
+    case StateDtype::bf16:
+      return "bf16";
+    case StateDtype::fp16:
+      return "fp16";
   }
   return "fp32";
 }
@@ -28,9 +36,12 @@ std::uint64_t kv_dtype_bytes(KvDtype d) {
   switch (d) {
     case KvDtype::automatic:
     case KvDtype::bf16:
-    case KvDtype::fp16: return 2;
-    case KvDtype::fp32: return 4;
-    case KvDtype::fp8: return 1;
+    case KvDtype::fp16:
+      return 2;
+    case KvDtype::fp32:
+      return 4;
+    case KvDtype::fp8:
+      return 1;
   }
   return 2;
 }

@@ -12,10 +12,14 @@ TEST(CacheDtype, NamesParseOnceToTypes) {
     std::uint64_t bytes;
     const char* key;
   };
-  for (const auto& c : std::vector<Case>{{"auto", KvDtype::automatic, 2, "auto"}, {"bf16", KvDtype::bf16, 2, "bf16"},
-                                         {"BFloat16", KvDtype::bf16, 2, "bf16"}, {"fp16", KvDtype::fp16, 2, "fp16"},
-                                         {"float32", KvDtype::fp32, 4, "fp32"}, {"fp8", KvDtype::fp8, 1, "fp8"},
-                                         {"fp8_e4m3", KvDtype::fp8, 1, "fp8"}, {"fp8_e5m2", KvDtype::fp8, 1, "fp8"}}) {
+  for (const auto& c : std::vector<Case>{{"auto", KvDtype::automatic, 2, "auto"},
+                                         {"bf16", KvDtype::bf16, 2, "bf16"},
+                                         {"BFloat16", KvDtype::bf16, 2, "bf16"},
+                                         {"fp16", KvDtype::fp16, 2, "fp16"},
+                                         {"float32", KvDtype::fp32, 4, "fp32"},
+                                         {"fp8", KvDtype::fp8, 1, "fp8"},
+                                         {"fp8_e4m3", KvDtype::fp8, 1, "fp8"},
+                                         {"fp8_e5m2", KvDtype::fp8, 1, "fp8"}}) {
     const auto d = parse_kv_dtype(c.text, "--kv-dtype").value_or_throw();
     EXPECT_EQ(d, c.dtype) << c.text;
     EXPECT_EQ(kv_dtype_bytes(d), c.bytes) << c.text;

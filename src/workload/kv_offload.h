@@ -29,17 +29,17 @@ struct KvOffloadInputs {
   std::uint64_t dp_groups = 1;
   std::uint64_t tp = 1;
   std::vector<std::uint64_t> stage_bytes_per_token;  // cache per token on one rank of each stage
-  std::uint64_t gpu_kv_bytes = 0;            // KV in use + free on the tightest rank
-  std::uint64_t gpu_bytes_per_token = 0;     // that rank's cache per token
-  std::uint64_t prompt_tokens = 0;           // what one reusable prefix is (the prompt length)
+  std::uint64_t gpu_kv_bytes = 0;                    // KV in use + free on the tightest rank
+  std::uint64_t gpu_bytes_per_token = 0;             // that rank's cache per token
+  std::uint64_t prompt_tokens = 0;                   // what one reusable prefix is (the prompt length)
 };
 
 struct KvOffload {
   std::uint64_t group_bytes_per_token = 0;
   std::uint64_t gpu_tokens = 0;
   std::uint64_t cpu_tokens = 0;
-  std::uint64_t cpu_prompts = 0;            // whole prompts the CPU tier keeps for reuse
-  std::vector<Figure> figures;              // offload.*
+  std::uint64_t cpu_prompts = 0;  // whole prompts the CPU tier keeps for reuse
+  std::vector<Figure> figures;    // offload.*
 };
 
 KvOffload kv_offload(const KvOffloadInputs& in);

@@ -74,10 +74,9 @@ Result<std::uint64_t> file_tokens(std::string_view cell, std::string_view origin
 // ("-5", "nan", a byte-order mark an editor added) is an error, not a request
 // silently dropped as a header.
 bool is_header(const std::vector<std::string_view>& cells) {
-  static constexpr std::string_view kNames[] = {"tokens",        "length",           "input",
-                                                "output",        "input_tokens",     "output_tokens",
-                                                "prompt_tokens", "completion_tokens", "arrival",
-                                                "arrival_s",     "timestamp",        "time"};
+  static constexpr std::string_view kNames[] = {"tokens",       "length",        "input",         "output",
+                                                "input_tokens", "output_tokens", "prompt_tokens", "completion_tokens",
+                                                "arrival",      "arrival_s",     "timestamp",     "time"};
   for (const auto cell : cells) {
     if (std::find(std::begin(kNames), std::end(kNames), to_lower(cell)) == std::end(kNames)) return false;
   }
@@ -114,7 +113,8 @@ Result<RequestMix> parse_mix(std::string_view text, std::string_view origin) {
     auto tokens = parse_token_count(member.substr(0, colon), o);
     if (!tokens) return tokens.error();
     if (*tokens == 0 || *tokens > kMaxLength)
-      return Error{o, "", fmt::format("member {}: the length must be 1 to {} tokens", echo(member), with_commas(kMaxLength))};
+      return Error{o, "",
+                   fmt::format("member {}: the length must be 1 to {} tokens", echo(member), with_commas(kMaxLength))};
     auto share = trimmed(member.substr(colon + 1));
     if (share.empty() || share.back() != '%')
       return Error{o, "", fmt::format("member {}: the share needs a % sign (e.g. 25%)", echo(member))};
@@ -123,7 +123,8 @@ Result<RequestMix> parse_mix(std::string_view text, std::string_view origin) {
     const auto [end, ec] = std::from_chars(share.data(), share.data() + share.size(), percent);
     if (ec != std::errc() || end != share.data() + share.size() || !std::isfinite(percent) || percent <= 0 ||
         percent > 100)
-      return Error{o, "", fmt::format("member {}: the share must be a percentage above 0 and at most 100", echo(member))};
+      return Error{o, "",
+                   fmt::format("member {}: the share must be a percentage above 0 and at most 100", echo(member))};
     const auto ppm = static_cast<std::uint64_t>(std::llround(percent * 10'000.0));
     if (ppm == 0) return Error{o, "", fmt::format("member {}: a share below 0.0001% is no share", echo(member))};
     by_length[*tokens] += ppm;
@@ -152,8 +153,9 @@ std::optional<Error> for_each_mix_file_row(std::string_view text, std::string_vi
     // At most three columns: a line of many commas is refused before it is split
     // (a 100 MB line of commas would be 10^8 cells).
     if (std::count(line.begin(), line.end(), ',') > 2)
-      return Error{o, fmt::format("line {}", line_number),
-                   fmt::format("expected the columns tokens, or input,output, or input,output,arrival, got {}", echo(line))};
+      return Error{
+          o, fmt::format("line {}", line_number),
+          fmt::format("expected the columns tokens, or input,output, or input,output,arrival, got {}", echo(line))};
     const auto cells = split(line, ',');
     if (rows == 0 && columns == 0 && is_header(cells)) {
       columns = static_cast<int>(cells.size());
@@ -161,8 +163,8 @@ std::optional<Error> for_each_mix_file_row(std::string_view text, std::string_vi
     }
     if (columns != 0 && static_cast<int>(cells.size()) != columns)
       return Error{o, fmt::format("line {}", line_number),
-                   fmt::format("expected {} column(s) (tokens, or input,output, or input,output,arrival), got {}", columns,
-                               echo(line))};
+                   fmt::format("expected {} column(s) (tokens, or input,output, or input,output,arrival), got {}",
+                               columns, echo(line))};
     columns = static_cast<int>(cells.size());
     if (++rows > kMaxFileRows) return Error{o, "", fmt::format("more than {} requests", kMaxFileRows)};
     MixFileRow row;
@@ -195,11 +197,13 @@ Result<RequestMix> parse_mix_file(std::string_view text, std::string_view origin
   // A request reaches input + output tokens; with an output column it is running
   // in proportion to how long it decodes (Little's law): weight = output tokens.
   auto e = for_each_mix_file_row(text, origin, [&](const MixFileRow& row) -> std::optional<Error> {
-    by_length[row.input + row.output] += row.split ? std::max<std::uint64_t>(row.output, 1) : 1;  // at most 10^7 rows x 2^30
+    by_length[row.input + row.output] +=
+        row.split ? std::max<std::uint64_t>(row.output, 1) : 1;  // at most 10^7 rows x 2^30
     return std::nullopt;
   });
   if (e) return *e;
-  if (by_length.empty()) return Error{std::string(origin), "", "no requests: expected one length per line, or input,output pairs"};
+  if (by_length.empty())
+    return Error{std::string(origin), "", "no requests: expected one length per line, or input,output pairs"};
   if (by_length.size() > kBucketAbove) {
     std::map<std::uint64_t, std::uint64_t> buckets;
     for (const auto& [tokens, weight] : by_length) {
@@ -224,9 +228,8 @@ std::vector<std::uint64_t> apportion(const RequestMix& mix, std::uint64_t reques
     remainders.emplace_back(quota % total, i);
   }
   // Largest remainder first; among equal remainders the longer class (larger index).
-  std::sort(remainders.begin(), remainders.end(), [](const auto& a, const auto& b) {
-    return a.first != b.first ? a.first > b.first : a.second > b.second;
-  });
+  std::sort(remainders.begin(), remainders.end(),
+            [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : a.second > b.second; });
   for (std::size_t k = 0; given < requests; ++k, ++given) ++counts[remainders[k].second];
   return counts;
 }
@@ -268,7 +271,8 @@ std::string describe_mix(const RequestMix& mix) {
   std::string out;
   for (std::size_t i = 0; i < mix.size(); ++i) {
     const auto pct = share_percent(mix, i);
-    const auto share = std::abs(pct - std::round(pct)) < 0.005 ? fmt::format("{:.0f}", pct) : fmt::format("{:.2f}", pct);
+    const auto share =
+        std::abs(pct - std::round(pct)) < 0.005 ? fmt::format("{:.0f}", pct) : fmt::format("{:.2f}", pct);
     out += fmt::format("{}{}:{}%", i == 0 ? "" : ", ", with_commas(mix[i].tokens), share);
   }
   return out;

@@ -57,9 +57,9 @@ TEST(RequestMix, ApportionSumsToTheRequestsTiesToTheLonger) {
   };
   for (const auto& c : std::vector<Case>{
            {"2K:70%,32K:25%,1M:5%", 100, {70, 25, 5}},
-           {"2K:70%,32K:25%,1M:5%", 10, {7, 2, 1}},   // quotas 7, 2.5, 0.5: the tie goes to the longer
-           {"2K:70%,32K:25%,1M:5%", 1, {1, 0, 0}},    // 0.7 is the largest remainder
-           {"2K:50%,1M:50%", 1, {0, 1}},              // a tie: the longer
+           {"2K:70%,32K:25%,1M:5%", 10, {7, 2, 1}},  // quotas 7, 2.5, 0.5: the tie goes to the longer
+           {"2K:70%,32K:25%,1M:5%", 1, {1, 0, 0}},   // 0.7 is the largest remainder
+           {"2K:50%,1M:50%", 1, {0, 1}},             // a tie: the longer
            {"2K:50%,1M:50%", 3, {1, 2}},
            {"1M:100%", 7, {7}},
            {"2K:70%,32K:25%,1M:5%", 0, {0, 0, 0}},
@@ -141,8 +141,12 @@ TEST(RequestMix, OnlyNamedColumnsMakeAHeader) {
     const char* text;
     std::uint64_t requests;
   };
-  for (const auto& c : std::vector<Case>{{"\xEF\xBB\xBF" "1048576\n2048\n", 2},
-                                         {"\xEF\xBB\xBF" "tokens\n1048576\n2048\n", 2},
+  for (const auto& c : std::vector<Case>{{"\xEF\xBB\xBF"
+                                          "1048576\n2048\n",
+                                          2},
+                                         {"\xEF\xBB\xBF"
+                                          "tokens\n1048576\n2048\n",
+                                          2},
                                          {"Input_Tokens,Output_Tokens\n1000,1\n8000,1\n", 2},
                                          {"length\n10\n", 1},
                                          {"2048\n", 1}}) {
@@ -152,7 +156,10 @@ TEST(RequestMix, OnlyNamedColumnsMakeAHeader) {
     for (const auto& m : *mix) total += m.weight;
     EXPECT_EQ(total, c.requests) << c.text;
   }
-  auto with_bom = parse_mix_file("\xEF\xBB\xBF" "1048576\n2048\n", "trace.csv");
+  auto with_bom = parse_mix_file(
+      "\xEF\xBB\xBF"
+      "1048576\n2048\n",
+      "trace.csv");
   ASSERT_TRUE(with_bom.ok());
   EXPECT_EQ(with_bom->back().tokens, 1048576u);
 }

@@ -44,7 +44,8 @@ Result<RequestTrace> parse_request_trace(std::string_view text, std::string_view
     if (trace.requests.size() >= kMaxTraceRequests) return std::nullopt;
     trace.has_arrivals = !std::isnan(row.arrival_s);
     // Output 0 (a prompt scored, nothing generated) still produces one token.
-    trace.requests.push_back({row.input, std::max<std::uint64_t>(row.output, 1), trace.has_arrivals ? row.arrival_s : 0});
+    trace.requests.push_back(
+        {row.input, std::max<std::uint64_t>(row.output, 1), trace.has_arrivals ? row.arrival_s : 0});
     return std::nullopt;
   });
   if (e) return *e;

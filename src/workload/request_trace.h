@@ -24,7 +24,7 @@ struct TraceRequest {
 struct RequestTrace {
   std::vector<TraceRequest> requests;  // sorted by arrival (stable: file order among equal times)
   bool has_arrivals = false;
-  std::uint64_t rows = 0;              // request rows in the file (more than kept when cut)
+  std::uint64_t rows = 0;  // request rows in the file (more than kept when cut)
   double span_s() const { return requests.empty() ? 0 : requests.back().arrival_s; }
   // Requests per second over the trace: (n - 1) / span; 0 with fewer than two or no span.
   double rate_per_s() const;

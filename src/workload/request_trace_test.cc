@@ -61,10 +61,10 @@ TEST(RequestTrace, LengthsWithoutArrivalsAndOneColumnFiles) {
 }
 
 TEST(RequestTrace, BadArrivalsNameTheLine) {
-  for (const char* text : {"input,output,arrival\n100,10,-1\n", "input,output,arrival\n100,10,nan\n",
-                           "input,output,arrival\n100,10,inf\n", "input,output,arrival\n100,10,1e3\n",
-                           "input,output,arrival\n100,10,\n", "input,output,arrival\n100,10,99999999999\n",
-                           "input,output,arrival\n100,10,1\n100,10\n", "100,10,1,2\n"}) {
+  for (const char* text :
+       {"input,output,arrival\n100,10,-1\n", "input,output,arrival\n100,10,nan\n", "input,output,arrival\n100,10,inf\n",
+        "input,output,arrival\n100,10,1e3\n", "input,output,arrival\n100,10,\n",
+        "input,output,arrival\n100,10,99999999999\n", "input,output,arrival\n100,10,1\n100,10\n", "100,10,1,2\n"}) {
     auto t = parse_request_trace(text, "trace.csv");
     ASSERT_FALSE(t.ok()) << text;
     EXPECT_NE(t.error().to_string().find("trace.csv: line"), std::string::npos) << t.error().to_string();

@@ -15,9 +15,7 @@ WorkloadOptions resolved_workload(WorkloadOptions w, std::uint64_t max_context, 
   return w;
 }
 
-std::uint64_t typical_length(const WorkloadOptions& w) {
-  return w.mix.empty() ? w.context_tokens : mean_tokens(w.mix);
-}
+std::uint64_t typical_length(const WorkloadOptions& w) { return w.mix.empty() ? w.context_tokens : mean_tokens(w.mix); }
 
 RequestsByLength requests_by_length(const WorkloadOptions& w, std::uint64_t groups) {
   RequestsByLength out;

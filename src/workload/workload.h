@@ -14,14 +14,14 @@
 namespace preflight {
 
 struct WorkloadOptions {
-  bool requested = false;              // any workload flag given: run the second pass
-  std::uint64_t context_tokens = 0;    // per request; 0 = the model's max_position_embeddings
-  std::uint64_t concurrency = 1;       // running requests
-  KvDtype kv_dtype = KvDtype::automatic;  // KV / MLA cache: the model dtype, as engines do, unless --kv-dtype
+  bool requested = false;                     // any workload flag given: run the second pass
+  std::uint64_t context_tokens = 0;           // per request; 0 = the model's max_position_embeddings
+  std::uint64_t concurrency = 1;              // running requests
+  KvDtype kv_dtype = KvDtype::automatic;      // KV / MLA cache: the model dtype, as engines do, unless --kv-dtype
   StateDtype state_dtype = StateDtype::fp32;  // recurrent state (engines default to FP32)
-  std::uint64_t state_slots = 5;       // KDA state slots per running request (SGLang's default buffering)
-  ReserveSpec reserve;                 // runtime reserve per GPU (default 10% of device capacity)
-  std::uint64_t chunk_tokens = 16384;  // prefill chunk for the activation estimate (seed 000's figure)
+  std::uint64_t state_slots = 5;              // KDA state slots per running request (SGLang's default buffering)
+  ReserveSpec reserve;                        // runtime reserve per GPU (default 10% of device capacity)
+  std::uint64_t chunk_tokens = 16384;         // prefill chunk for the activation estimate (seed 000's figure)
   // Speculative decoding: draft tokens per step. Each speculative position
   // keeps its own recurrent state (vLLM MambaSpec.num_speculative_blocks) and
   // its KV slots (lookahead); a --draft model adds its weights and cache.
@@ -47,7 +47,6 @@ RequestsByLength requests_by_length(const WorkloadOptions& w, std::uint64_t grou
 // context_tokens (0 while unresolved). What decode steps attend to, and what
 // the default prompt and output lengths are taken from.
 std::uint64_t typical_length(const WorkloadOptions& w);
-
 
 // The options as a plan uses them: context 0 -> the model's window, kv_dtype
 // auto -> `declared_kv` when the checkpoint declares a cache dtype the engine

@@ -24,10 +24,9 @@
 // Every architecture preflight reads is a description; no C++ family readers remain.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -41,36 +40,37 @@ namespace preflight::arch {
 
 struct TensorRule {
   // A tensor (children empty) or a group (loop or condition over children).
-  std::string name;                     // template: "{prefix}q_proj.weight"; {E} stays for experts
+  std::string name;  // template: "{prefix}q_proj.weight"; {E} stays for experts
   std::vector<Expression> shape;
   std::optional<ModuleClass> module;
   std::optional<ParallelRole> role;
-  std::optional<bool> linear;           // default: a 2-D weight outside the embedding
+  std::optional<bool> linear;             // default: a 2-D weight outside the embedding
   std::optional<Expression> linear_when;  // "linear": "expression" (DeepSeek's FP8 releases keep eh_proj BF16)
-  std::optional<Expression> dtype;      // a torch dtype name; default (or null): the model dtype
-  std::optional<Expression> experts;    // instances ({E} in the name)
+  std::optional<Expression> dtype;        // a torch dtype name; default (or null): the model dtype
+  std::optional<Expression> experts;      // instances ({E} in the name)
   std::optional<Expression> when;
   bool group = false;
-  std::string loop_var;                 // "" for a condition-only group
-  std::optional<Expression> from, to;   // loop range [from, to)
-  std::optional<Expression> mtp_from;   // iterations from this value on are MTP layers (module mtp)
-  bool layer_loop = false;              // loop_var numbers decoder layers (tensor.layer = value)
-  std::string prefix;                   // prepended to children's names (templated)
+  std::string loop_var;                     // "" for a condition-only group
+  std::optional<Expression> from, to;       // loop range [from, to)
+  std::optional<Expression> mtp_from;       // iterations from this value on are MTP layers (module mtp)
+  bool layer_loop = false;                  // loop_var numbers decoder layers (tensor.layer = value)
+  std::string prefix;                       // prepended to children's names (templated)
   std::optional<ModuleClass> force_module;  // every child tensor's module (MTP, vision)
   std::vector<TensorRule> children;
 };
 
 struct PartRule {
-  std::string use;                      // a description name, or "text" (text_config's model_type)
-  std::string config;                   // the part's config object ("text_config", "vision_config", "" = root)
-  bool config_or_root = false;          // the config object may be absent: its fields written at the root (mlx-lm's flat re-saves)
+  std::string use;     // a description name, or "text" (text_config's model_type)
+  std::string config;  // the part's config object ("text_config", "vision_config", "" = root)
+  bool config_or_root =
+      false;  // the config object may be absent: its fields written at the root (mlx-lm's flat re-saves)
   std::vector<std::pair<std::string, std::string>> rename;  // name prefix replacements
-  std::string prefix;                   // prepended to every name after renaming
-  std::optional<ModuleClass> module;    // forced module (vision_tower)
-  std::optional<bool> text;             // the part is the language model (its spec is the model's); default: not a component
-  nlohmann::json defaults;              // class defaults for keys the part's config leaves out (LlamaConfig's, CLIPVisionConfig's)
-  nlohmann::json overrides;             // values the wrapper imposes whatever the part's config says (remote code that
-                                        // builds the language model untied although its text_config says tied)
+  std::string prefix;                                       // prepended to every name after renaming
+  std::optional<ModuleClass> module;                        // forced module (vision_tower)
+  std::optional<bool> text;  // the part is the language model (its spec is the model's); default: not a component
+  nlohmann::json defaults;   // class defaults for keys the part's config leaves out (LlamaConfig's, CLIPVisionConfig's)
+  nlohmann::json overrides;  // values the wrapper imposes whatever the part's config says (remote code that
+                             // builds the language model untied although its text_config says tied)
   std::optional<Expression> when;
 };
 
@@ -80,8 +80,8 @@ struct Description {
   std::string source;
   std::vector<std::string> model_types;
   std::vector<std::string> architectures;
-  bool component = false;               // only used as a part (vision towers)
-  std::string text_default;             // description for "use": "text" when text_config has no model_type
+  bool component = false;    // only used as a part (vision towers)
+  std::string text_default;  // description for "use": "text" when text_config has no model_type
   // Config fields checked before anything is built, in order: [key, kind] with kind
   // positive | positive? | count? | flag? | layers (positive, at most 4,096) | list? | object?
   // ("?": may be absent or null), so a bad value gets the reader's usual one-line error.
@@ -90,14 +90,25 @@ struct Description {
   std::map<std::string, Expression, std::less<>> spec;
   std::vector<TensorRule> tensors;
   std::vector<PartRule> parts;
-  struct Check { Expression ok; std::string field; std::string message; };
-  struct Note { Expression when; std::string text; };
+  struct Check {
+    Expression ok;
+    std::string field;
+    std::string message;
+  };
+  struct Note {
+    Expression when;
+    std::string text;
+  };
   std::vector<Check> checks;
   std::vector<Note> notes;
   // The config class's defaults (transformers' Gemma3TextConfig...): each fills a key
   // the config leaves out, and the model's notes list the ones used. A default
   // with an `unless` key is not needed (nor noted) when that key is present.
-  struct ClassDefault { std::string key; nlohmann::json value; std::string unless; };
+  struct ClassDefault {
+    std::string key;
+    nlohmann::json value;
+    std::string unless;
+  };
   std::string defaults_class;
   std::vector<ClassDefault> class_defaults;
 };

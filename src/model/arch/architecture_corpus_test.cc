@@ -12,7 +12,6 @@
 // reach 95% within 0.3% and 90% exact names.
 // Set PREFLIGHT_CORPUS_DETAIL=1 to print each miss.
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <cstdlib>
@@ -20,6 +19,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 
@@ -131,7 +131,8 @@ TEST(ArchCorpus, ConfigAloneMatchesTheIndexes) {
   }
 
   std::cout << "| model type | pairs | within 0.3% | exact names |\n|---|---:|---:|---:|\n";
-  for (const auto& [type, r] : by_type) std::cout << "| " << type << " | " << r.pairs << " | " << r.within << " | " << r.exact << " |\n";
+  for (const auto& [type, r] : by_type)
+    std::cout << "| " << type << " | " << r.pairs << " | " << r.within << " | " << r.exact << " |\n";
   std::cout << "| **all** (" << by_type.size() << " types) | " << total.pairs << " | " << total.within << " | "
             << total.exact << " |\nout of scope (refused by design): " << out_of_scope << "\n";
   std::cout << "in scope (not excused as files: or config:): " << in_scope.pairs << " pairs, " << in_scope.within

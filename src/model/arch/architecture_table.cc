@@ -21,7 +21,6 @@ namespace preflight::arch {
 
 namespace {
 
-
 class Reader {
  public:
   explicit Reader(std::string origin) : origin_(std::move(origin)) {}
@@ -40,7 +39,8 @@ class Reader {
     return node[key].get<std::string>();
   }
 
-  Result<std::optional<ModuleClass>> module(const nlohmann::json& node, const char* key, const std::string& where) const {
+  Result<std::optional<ModuleClass>> module(const nlohmann::json& node, const char* key,
+                                            const std::string& where) const {
     auto t = text(node, key, where);
     if (!t) return t.error();
     if (t->empty()) return std::optional<ModuleClass>{};
@@ -136,7 +136,8 @@ class Reader {
       if (doc.contains(k) && !doc[k].is_array()) return error(std::string("/") + k, "expected a list");
     for (const char* k : {"name", "summary", "source", "text_default"})
       if (doc.contains(k) && !doc[k].is_string()) return error(std::string("/") + k, "expected a string");
-    if (doc.contains("component") && !doc["component"].is_boolean()) return error("/component", "expected true or false");
+    if (doc.contains("component") && !doc["component"].is_boolean())
+      return error("/component", "expected true or false");
     if (doc.contains("parts"))
       for (std::size_t i = 0; i < doc["parts"].size(); ++i) {
         const auto& p = doc["parts"][i];
@@ -144,7 +145,8 @@ class Reader {
         if (!p.is_object()) return error(where, "expected an object");
         for (const char* k : {"use", "config", "prefix"})
           if (p.contains(k) && !p[k].is_string()) return error(where + "/" + k, "expected a string");
-        if (p.contains("rename") && !p["rename"].is_array()) return error(where + "/rename", "expected [from, to] pairs");
+        if (p.contains("rename") && !p["rename"].is_array())
+          return error(where + "/rename", "expected [from, to] pairs");
       }
     d.name = doc.value("name", "");
     d.summary = doc.value("summary", "");
@@ -161,7 +163,8 @@ class Reader {
       for (std::size_t i = 0; i < cd["values"].size(); ++i) {
         const auto& v = cd["values"][i];
         if (!v.is_array() || v.size() < 2 || v.size() > 3 || !v[0].is_string() || (v.size() == 3 && !v[2].is_string()))
-          return error(fmt::format("/class_defaults/values/{}", i), "expected [key, value] or [key, value, unless_key]");
+          return error(fmt::format("/class_defaults/values/{}", i),
+                       "expected [key, value] or [key, value, unless_key]");
         d.class_defaults.push_back({v[0].get<std::string>(), v[1], v.size() == 3 ? v[2].get<std::string>() : ""});
       }
     }
@@ -172,10 +175,13 @@ class Reader {
           (k[0] == 'm' ? d.model_types : d.architectures).push_back(v.get<std::string>());
         }
     if (doc.contains("fields")) {
-      static const std::set<std::string> kKinds = {"positive", "positive?", "positives", "count?", "counts?", "flag?", "layers", "layer_numbers", "list?", "object", "object?"};
+      static const std::set<std::string> kKinds = {"positive", "positive?", "positives", "count?",
+                                                   "counts?",  "flag?",     "layers",    "layer_numbers",
+                                                   "list?",    "object",    "object?"};
       for (std::size_t i = 0; i < doc["fields"].size(); ++i) {
         const auto& f = doc["fields"][i];
-        if (!f.is_array() || f.size() != 2 || !f[0].is_string() || !f[1].is_string() || !kKinds.count(f[1].get<std::string>()))
+        if (!f.is_array() || f.size() != 2 || !f[0].is_string() || !f[1].is_string() ||
+            !kKinds.count(f[1].get<std::string>()))
           return error(fmt::format("/fields/{}", i), "expected [key, kind] with a known kind");
         d.fields.emplace_back(f[0].get<std::string>(), f[1].get<std::string>());
       }
@@ -403,7 +409,7 @@ struct ArchitectureTable::State {
     std::vector<std::string> model_types, architectures;
   };
   std::map<std::string, Source, std::less<>> sources;  // by name, in name order
-  std::mutex mutex;                                     // guards the two caches below
+  std::mutex mutex;                                    // guards the two caches below
   std::map<std::string, nlohmann::json, std::less<>> docs;
   std::map<std::string, std::unique_ptr<Description>, std::less<>> built;
 

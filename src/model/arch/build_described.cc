@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <charconv>
-
 #include <functional>
 #include <set>
 #include <unordered_map>
@@ -22,8 +21,8 @@ namespace preflight::arch {
 
 namespace {
 
-constexpr std::uint64_t kMaxLoop = 65'536;        // no real stack has more layers, experts or blocks
-constexpr std::size_t kMaxTensors = 2'000'000;    // logical tensors of one model (K3 has ~500k)
+constexpr std::uint64_t kMaxLoop = 65'536;      // no real stack has more layers, experts or blocks
+constexpr std::size_t kMaxTensors = 2'000'000;  // logical tensors of one model (K3 has ~500k)
 constexpr int kMaxPartDepth = 4;
 
 // What one description (or part) contributes.
@@ -35,8 +34,8 @@ nlohmann::json with_class_defaults(const Description& d, const nlohmann::json& n
     const auto present = [&](const std::string& key) { return out.contains(key) && !out[key].is_null(); };
     if (present(c.key) || (!c.unless.empty() && present(c.unless))) continue;
     out[c.key] = c.value;
-    used += fmt::format("{}{} {}", used.empty() ? "" : ", ", c.key, c.value.is_string() ? c.value.get<std::string>()
-                                                                                        : c.value.dump());
+    used += fmt::format("{}{} {}", used.empty() ? "" : ", ", c.key,
+                        c.value.is_string() ? c.value.get<std::string>() : c.value.dump());
   }
   if (!used.empty()) note = fmt::format("absent from the config, {} defaults used: {}", d.defaults_class, used);
   return out;
@@ -60,8 +59,16 @@ class Builder {
   Builder(const ArchitectureTable& table, const Description& d, const nlohmann::json& root, const nlohmann::json& node,
           std::string node_pointer, std::string origin, Dtype dtype, int depth, std::vector<std::string>* guessed,
           std::size_t name_slack = 0)
-      : table_(table), d_(d), root_(root), node_(node), node_pointer_(std::move(node_pointer)),
-        origin_(std::move(origin)), dtype_(dtype), depth_(depth), name_slack_(name_slack), guessed_(guessed) {
+      : table_(table),
+        d_(d),
+        root_(root),
+        node_(node),
+        node_pointer_(std::move(node_pointer)),
+        origin_(std::move(origin)),
+        dtype_(dtype),
+        depth_(depth),
+        name_slack_(name_slack),
+        guessed_(guessed) {
     scope_.text = &node_;
     scope_.root = &root_;
     scope_.text_pointer = node_pointer_;
@@ -166,8 +173,9 @@ class Builder {
           const auto n = (*v)[i];
           const auto at = fmt::format("{}/{}", node.pointer_to(key), i);
           if (n < 1 || (layers && n > *layers))
-            return Error{origin_, at, fmt::format("layer {} is outside 1..{} (these lists are 1-indexed)", n,
-                                                  layers ? fmt::format("{}", *layers) : std::string("the layer count"))};
+            return Error{origin_, at,
+                         fmt::format("layer {} is outside 1..{} (these lists are 1-indexed)", n,
+                                     layers ? fmt::format("{}", *layers) : std::string("the layer count"))};
           if (!seen.insert(n).second) return Error{origin_, at, fmt::format("layer {} is listed twice", n)};
         }
       } else if (kind == "count?") {
@@ -177,7 +185,8 @@ class Builder {
       } else if (kind == "counts?") {  // a list of layer indices (mlp_only_layers)
         if (auto v = node.integer_list(key); !v) return v.error();
       } else if (kind == "list?") {
-        if (!node.node()[key].is_array()) return node.error(key, fmt::format("expected a list, got {}", show(node.node()[key])));
+        if (!node.node()[key].is_array())
+          return node.error(key, fmt::format("expected a list, got {}", show(node.node()[key])));
       } else if (kind == "object?" || kind == "object") {
         if (auto v = node.object(key); !v) return v.error();
       }
@@ -200,7 +209,8 @@ class Builder {
       return std::nullopt;
     }
     if (std::find(evaluating_.begin(), evaluating_.end(), key) != evaluating_.end())
-      return Result<Value>(Error{origin_, "", fmt::format("architecture {}: '{}' is defined in terms of itself", d_.name, key)});
+      return Result<Value>(
+          Error{origin_, "", fmt::format("architecture {}: '{}' is defined in terms of itself", d_.name, key)});
     evaluating_.push_back(def->first);
     const auto reads_before = loop_reads_;
     auto v = Evaluator::evaluate(def->second, scope_);
@@ -356,7 +366,8 @@ class Builder {
         }
       } else {
         auto v = variable(key);
-        if (!v) return Error{origin_, "", fmt::format("architecture {}: unknown name '{}' in \"{}\"", d_.name, key, tmpl)};
+        if (!v)
+          return Error{origin_, "", fmt::format("architecture {}: unknown name '{}' in \"{}\"", d_.name, key, tmpl)};
         if (!*v) return v->error();
         auto s = as_string(v->value(), origin_, key);
         if (!s) return s.error();
@@ -371,32 +382,54 @@ class Builder {
   std::optional<Error> apply_spec(ModelSpec& m) {
     using Field = std::pair<std::string_view, std::uint64_t*>;
     const Field fields[] = {
-        {"hidden_size", &m.hidden_size},        {"vocab_size", &m.vocab_size},
-        {"max_context", &m.max_context},        {"mtp_layers", &m.mtp_layers},
-        {"gqa.heads", &m.gqa.heads},            {"gqa.kv_heads", &m.gqa.kv_heads},
-        {"gqa.head_dim", &m.gqa.head_dim},      {"gqa.v_head_dim", &m.gqa.v_head_dim},
-        {"gqa.sliding_window", &m.gqa.sliding_window}, {"gqa.attention_chunk", &m.gqa.attention_chunk},
-        {"gqa.full_kv_heads", &m.gqa.full_kv_heads}, {"gqa.full_head_dim", &m.gqa.full_head_dim},
-        {"moe.routed_experts", &m.moe.routed_experts}, {"moe.experts_per_token", &m.moe.experts_per_token},
-        {"moe.shared_experts", &m.moe.shared_experts}, {"moe.moe_intermediate", &m.moe.moe_intermediate},
-        {"moe.first_dense_layers", &m.moe.first_dense_layers}, {"moe.dense_intermediate", &m.moe.dense_intermediate},
+        {"hidden_size", &m.hidden_size},
+        {"vocab_size", &m.vocab_size},
+        {"max_context", &m.max_context},
+        {"mtp_layers", &m.mtp_layers},
+        {"gqa.heads", &m.gqa.heads},
+        {"gqa.kv_heads", &m.gqa.kv_heads},
+        {"gqa.head_dim", &m.gqa.head_dim},
+        {"gqa.v_head_dim", &m.gqa.v_head_dim},
+        {"gqa.sliding_window", &m.gqa.sliding_window},
+        {"gqa.attention_chunk", &m.gqa.attention_chunk},
+        {"gqa.full_kv_heads", &m.gqa.full_kv_heads},
+        {"gqa.full_head_dim", &m.gqa.full_head_dim},
+        {"moe.routed_experts", &m.moe.routed_experts},
+        {"moe.experts_per_token", &m.moe.experts_per_token},
+        {"moe.shared_experts", &m.moe.shared_experts},
+        {"moe.moe_intermediate", &m.moe.moe_intermediate},
+        {"moe.first_dense_layers", &m.moe.first_dense_layers},
+        {"moe.dense_intermediate", &m.moe.dense_intermediate},
         {"moe.latent_dim", &m.moe.latent_dim},
-        {"mla.heads", &m.mla.heads},            {"mla.q_lora_rank", &m.mla.q_lora_rank},
-        {"mla.kv_lora_rank", &m.mla.kv_lora_rank}, {"mla.qk_nope_head_dim", &m.mla.qk_nope_head_dim},
-        {"mla.qk_rope_head_dim", &m.mla.qk_rope_head_dim}, {"mla.v_head_dim", &m.mla.v_head_dim},
+        {"mla.heads", &m.mla.heads},
+        {"mla.q_lora_rank", &m.mla.q_lora_rank},
+        {"mla.kv_lora_rank", &m.mla.kv_lora_rank},
+        {"mla.qk_nope_head_dim", &m.mla.qk_nope_head_dim},
+        {"mla.qk_rope_head_dim", &m.mla.qk_rope_head_dim},
+        {"mla.v_head_dim", &m.mla.v_head_dim},
         {"mla.index_head_dim", &m.mla.index_head_dim},
-        {"mamba.heads", &m.mamba.heads},        {"mamba.head_dim", &m.mamba.head_dim},
-        {"mamba.state_size", &m.mamba.state_size}, {"mamba.groups", &m.mamba.groups},
+        {"mamba.heads", &m.mamba.heads},
+        {"mamba.head_dim", &m.mamba.head_dim},
+        {"mamba.state_size", &m.mamba.state_size},
+        {"mamba.groups", &m.mamba.groups},
         {"mamba.conv_kernel", &m.mamba.conv_kernel},
-        {"gdn.k_heads", &m.gdn.k_heads},        {"gdn.v_heads", &m.gdn.v_heads},
-        {"gdn.k_head_dim", &m.gdn.k_head_dim},  {"gdn.v_head_dim", &m.gdn.v_head_dim},
+        {"gdn.k_heads", &m.gdn.k_heads},
+        {"gdn.v_heads", &m.gdn.v_heads},
+        {"gdn.k_head_dim", &m.gdn.k_head_dim},
+        {"gdn.v_head_dim", &m.gdn.v_head_dim},
         {"gdn.conv_kernel", &m.gdn.conv_kernel},
-        {"short_conv.dim", &m.short_conv.dim},  {"short_conv.kernel", &m.short_conv.kernel},
-        {"lightning.heads", &m.lightning.heads}, {"lightning.head_dim", &m.lightning.head_dim},
-        {"kda.heads", &m.kda.heads},            {"kda.head_dim", &m.kda.head_dim},
-        {"kda.conv_kernel", &m.kda.conv_kernel}, {"attn_res_block_size", &m.attn_res_block_size},
-        {"mm.encoder_hidden", &m.mm.encoder_hidden}, {"mm.encoder_intermediate", &m.mm.encoder_intermediate},
-        {"mm.patches_per_item", &m.mm.patches_per_item}, {"mm.tokens_per_item", &m.mm.tokens_per_item},
+        {"short_conv.dim", &m.short_conv.dim},
+        {"short_conv.kernel", &m.short_conv.kernel},
+        {"lightning.heads", &m.lightning.heads},
+        {"lightning.head_dim", &m.lightning.head_dim},
+        {"kda.heads", &m.kda.heads},
+        {"kda.head_dim", &m.kda.head_dim},
+        {"kda.conv_kernel", &m.kda.conv_kernel},
+        {"attn_res_block_size", &m.attn_res_block_size},
+        {"mm.encoder_hidden", &m.mm.encoder_hidden},
+        {"mm.encoder_intermediate", &m.mm.encoder_intermediate},
+        {"mm.patches_per_item", &m.mm.patches_per_item},
+        {"mm.tokens_per_item", &m.mm.tokens_per_item},
         {"local_rope_cache_positions", &m.local_rope_cache_positions},
     };
     for (const auto& [key, expr] : d_.spec) {
@@ -458,12 +491,14 @@ class Builder {
         }
         m.moe.first_dense_layers = leading;
         if (dense_after)
-          m.notes.push_back("some dense layers follow sparse ones: the manifest has them, first_dense_layers counts "
-                            "only the leading ones");
+          m.notes.push_back(
+              "some dense layers follow sparse ones: the manifest has them, first_dense_layers counts "
+              "only the leading ones");
         if (sparse == 0) m.notes.push_back("no layer is sparse: every layer is a dense MLP");
       }
       // A window only matters where a layer slides; sliding layers need one.
-      if (m.count_layers(LayerKind::sliding_attention) == 0) m.gqa.sliding_window = 0;
+      if (m.count_layers(LayerKind::sliding_attention) == 0)
+        m.gqa.sliding_window = 0;
       else if (m.gqa.sliding_window == 0)
         return Error{origin_, node_pointer_ + "/sliding_window", "sliding layers need a positive sliding_window"};
     }
@@ -493,7 +528,8 @@ class Builder {
       auto to = dimension(*r.to);
       if (!to) return to.error();
       if (*to > *from && *to - *from > kMaxLoop)
-        return Error{origin_, node_pointer_, fmt::format("a {}-long stack ({}) is implausible", *to - *from, r.to->text())};
+        return Error{origin_, node_pointer_,
+                     fmt::format("a {}-long stack ({}) is implausible", *to - *from, r.to->text())};
       std::uint64_t mtp_from = *to;
       if (r.mtp_from) {
         auto v = dimension(*r.mtp_from);
@@ -566,8 +602,10 @@ class Builder {
           if (recording->names_vary) replay = false;  // names read the loop: each iteration builds its own
         }
       }
-      if (saved) set_loop(r.loop_var, *saved);
-      else erase_loop(r.loop_var);
+      if (saved)
+        set_loop(r.loop_var, *saved);
+      else
+        erase_loop(r.loop_var);
       return std::nullopt;
     }
     if (out.size() >= kMaxTensors) return Error{origin_, node_pointer_, "more than 2,000,000 tensors is implausible"};
@@ -654,16 +692,22 @@ class Builder {
       std::uint64_t value = 0;
       if (read.kind == LoopRead::Kind::truth) {
         auto b = truth_now(*read.e);
-        if (!b) same = b.error();
-        else value = *b;
+        if (!b)
+          same = b.error();
+        else
+          value = *b;
       } else if (read.kind == LoopRead::Kind::dimension) {
         auto d = dimension_now(*read.e);
-        if (!d) same = d.error();
-        else value = *d;
+        if (!d)
+          same = d.error();
+        else
+          value = *d;
       } else {
         auto d = tensor_dtype(*read.e);
-        if (!d) same = d.error();
-        else value = *d ? static_cast<std::uint64_t>(**d) : kModelDtype;
+        if (!d)
+          same = d.error();
+        else
+          value = *d ? static_cast<std::uint64_t>(**d) : kModelDtype;
       }
       if (!same) break;
       if (value != read.value) {
@@ -686,7 +730,8 @@ class Builder {
         node = &*it;
         pointer = "/" + part.config;
       } else if (!(part.config_or_root && it == root_.end())) {
-        return Error{origin_, "/" + part.config, fmt::format("missing object (the {} of a {} model)", part.use, d_.name)};
+        return Error{origin_, "/" + part.config,
+                     fmt::format("missing object (the {} of a {} model)", part.use, d_.name)};
       }
     }
     // Class defaults fill what the part's config leaves out (a copy: the config is never changed).
@@ -730,7 +775,8 @@ class Builder {
     // (otherwise each of K3's 2,730 text tensors moves to a new, doubled buffer).
     std::size_t growth = part.prefix.size();
     std::size_t widest = 0;
-    for (const auto& [from, to] : part.rename) widest = std::max(widest, to.size() > from.size() ? to.size() - from.size() : 0);
+    for (const auto& [from, to] : part.rename)
+      widest = std::max(widest, to.size() > from.size() ? to.size() - from.size() : 0);
     Builder inner(table_, *sub, root_, *node, pointer, origin_, dtype_, depth_ + 1, guessed_,
                   name_slack_ + growth + widest);
     auto built = inner.build();
@@ -879,15 +925,17 @@ Result<ModelSpec> build_described(const ArchitectureTable& table, const Descript
   if (!defaults_note.empty()) m.notes.insert(m.notes.begin(), defaults_note);
   for (const auto& type : guessed) {
     m.family_reader = false;
-    m.notes.push_back(fmt::format("the language model's model_type {} has no reader: it is read as a generic "
-                                  "decoder inside the {} wrapper; verify against the real files",
-                                  echo(type), d.name));
+    m.notes.push_back(
+        fmt::format("the language model's model_type {} has no reader: it is read as a generic "
+                    "decoder inside the {} wrapper; verify against the real files",
+                    echo(type), d.name));
   }
   m.family = d.name;
   m.origin = std::string(origin);
   m.architecture = *architecture;
   m.dtype = *dtype;
-  if (m.layers.empty()) return Error{std::string(origin), pointer, fmt::format("architecture {}: no decoder layers", d.name)};
+  if (m.layers.empty())
+    return Error{std::string(origin), pointer, fmt::format("architecture {}: no decoder layers", d.name)};
   return finish_model(std::move(m), std::move(whole.tensors), *text, root_fields);
 }
 

@@ -7,18 +7,18 @@
 // released configs; the logical shapes and parameter counts on the same
 // configs without their quantization_config.
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 
+#include "config_error_cases.h"
+#include "inventory_table.h"
 #include "model/family_registry.h"
 #include "model/inventory.h"
 #include "model/quantization.h"
 #include "model/request_state.h"
 #include "reference_files.h"
-#include "config_error_cases.h"
-#include "inventory_table.h"
 
 namespace preflight {
 namespace {
@@ -199,14 +199,18 @@ TEST(DeepSeek, V32IndexerAndLogicalParameters) {
   const auto m = build_logical(kV32);
   std::map<std::string, const StoredTensor*> by_name;
   for (const auto& t : m.manifest.tensors) by_name[t.name] = &t;
-  struct Want { const char* name; const char* shape; const char* dtype; };
-  for (const auto& w : {Want{"model.layers.61.self_attn.indexer.wq_b.weight", "[8192, 1536]", "BF16"},
-                        Want{"model.layers.0.self_attn.indexer.wk.weight", "[128, 7168]", "BF16"},
-                        Want{"model.layers.0.self_attn.indexer.k_norm.bias", "[128]", "F32"},
-                        Want{"model.layers.0.self_attn.indexer.weights_proj.weight", "[64, 7168]", "BF16"},
-                        Want{"model.layers.0.input_layernorm.weight", "[7168]", "F32"},
-                        Want{"model.layers.61.shared_head.norm.weight", "[7168]", "F32"},
-                        Want{"model.norm.weight", "[7168]", "F32"}}) {
+  struct Want {
+    const char* name;
+    const char* shape;
+    const char* dtype;
+  };
+  for (const auto& w :
+       {Want{"model.layers.61.self_attn.indexer.wq_b.weight", "[8192, 1536]", "BF16"},
+        Want{"model.layers.0.self_attn.indexer.wk.weight", "[128, 7168]", "BF16"},
+        Want{"model.layers.0.self_attn.indexer.k_norm.bias", "[128]", "F32"},
+        Want{"model.layers.0.self_attn.indexer.weights_proj.weight", "[64, 7168]", "BF16"},
+        Want{"model.layers.0.input_layernorm.weight", "[7168]", "F32"},
+        Want{"model.layers.61.shared_head.norm.weight", "[7168]", "F32"}, Want{"model.norm.weight", "[7168]", "F32"}}) {
     ASSERT_TRUE(by_name.count(w.name)) << w.name;
     EXPECT_EQ(shape_text(by_name[w.name]->shape), w.shape) << w.name;
     EXPECT_EQ(dtype_name(by_name[w.name]->dtype), w.dtype) << w.name;
@@ -242,22 +246,26 @@ TEST(DeepSeek, EveryModelTypeReachesTheFamily) {
 }
 
 TEST(DeepSeek, BadConfigsNameTheField) {
-  testing::expect_config_errors(reference_config(kV2Lite), {
-      {"/num_experts_per_tok", "65",
-       "config.json: /num_experts_per_tok: 65 selected experts exceed the 64 routed experts"},
-      {"/kv_lora_rank", "DELETE", "config.json: /kv_lora_rank: missing positive integer"},
-      {"/q_lora_rank", "-1", "config.json: /q_lora_rank: expected a positive integer, got -1"},
-      {"/first_k_dense_replace", "28", "config.json: /first_k_dense_replace: 28 exceeds the 27 layers"},
-      {"/num_nextn_predict_layers", "-1",
-       "config.json: /num_nextn_predict_layers: expected a non-negative integer, got -1"},
-      {"/tie_word_embeddings", "\"no\"", "config.json: /tie_word_embeddings: expected true or false, got \"no\""},
-      {"/torch_dtype", "\"float128\"", "config.json: /torch_dtype: unknown dtype \"float128\""},
-  });
-  testing::expect_config_errors(reference_config(kV32), {
-      {"/q_lora_rank", "null",
-       "config.json: /q_lora_rank: the V3.2 indexer reads the query latent: q_lora_rank must be set"},
-      {"/index_head_dim", "DELETE", "config.json: /index_head_dim: missing positive integer"},
-  });
+  testing::expect_config_errors(
+      reference_config(kV2Lite),
+      {
+          {"/num_experts_per_tok", "65",
+           "config.json: /num_experts_per_tok: 65 selected experts exceed the 64 routed experts"},
+          {"/kv_lora_rank", "DELETE", "config.json: /kv_lora_rank: missing positive integer"},
+          {"/q_lora_rank", "-1", "config.json: /q_lora_rank: expected a positive integer, got -1"},
+          {"/first_k_dense_replace", "28", "config.json: /first_k_dense_replace: 28 exceeds the 27 layers"},
+          {"/num_nextn_predict_layers", "-1",
+           "config.json: /num_nextn_predict_layers: expected a non-negative integer, got -1"},
+          {"/tie_word_embeddings", "\"no\"", "config.json: /tie_word_embeddings: expected true or false, got \"no\""},
+          {"/torch_dtype", "\"float128\"", "config.json: /torch_dtype: unknown dtype \"float128\""},
+      });
+  testing::expect_config_errors(
+      reference_config(kV32),
+      {
+          {"/q_lora_rank", "null",
+           "config.json: /q_lora_rank: the V3.2 indexer reads the query latent: q_lora_rank must be set"},
+          {"/index_head_dim", "DELETE", "config.json: /index_head_dim: missing positive integer"},
+      });
 }
 
 }  // namespace

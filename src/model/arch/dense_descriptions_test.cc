@@ -3,14 +3,14 @@
 // in tests/data/reference/models (TRUTH.md and each folder's notes.md), plus a few public
 // configs written inline with the source of their figures.
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
+#include <nlohmann/json.hpp>
 #include <string>
 
+#include "config_error_cases.h"
 #include "model/family_registry.h"
 #include "model/inventory.h"
 #include "reference_files.h"
-#include "config_error_cases.h"
 
 namespace preflight {
 namespace {
@@ -28,11 +28,11 @@ const StoredTensor* find(const ModelSpec& m, const std::string& name) {
 }
 
 struct SharedCase {
-  const char* config;        // under tests/data/reference/models
-  std::uint64_t bytes;       // tensor payload (index metadata.total_size)
-  std::uint64_t params;      // 0: not separately known
-  std::uint64_t tensors;     // 0: not known
-  const char* why;           // where the truth comes from
+  const char* config;     // under tests/data/reference/models
+  std::uint64_t bytes;    // tensor payload (index metadata.total_size)
+  std::uint64_t params;   // 0: not separately known
+  std::uint64_t tensors;  // 0: not known
+  const char* why;        // where the truth comes from
 };
 
 // Exact equality everywhere: these are BF16 checkpoints whose every tensor the
@@ -286,16 +286,24 @@ TEST(DenseDecoderInline, UnknownMoeModelTypeIsReadAsAGenericMoeDecoder) {
   ASSERT_FALSE(m.notes.empty());
   EXPECT_NE(m.notes.back().find("generic MoE decoder"), std::string::npos);
   // DeepSeek-style keys: the first layers dense, shared experts of n x moe width.
-  nlohmann::json ds = {{"model_type", "my_deepseek_clone"}, {"hidden_size", 1024}, {"num_hidden_layers", 4},
-                       {"num_attention_heads", 8}, {"vocab_size", 1000}, {"intermediate_size", 4096},
-                       {"moe_intermediate_size", 256}, {"n_routed_experts", 16}, {"num_experts_per_tok", 2},
-                       {"n_shared_experts", 2}, {"first_k_dense_replace", 1}};
+  nlohmann::json ds = {{"model_type", "my_deepseek_clone"},
+                       {"hidden_size", 1024},
+                       {"num_hidden_layers", 4},
+                       {"num_attention_heads", 8},
+                       {"vocab_size", 1000},
+                       {"intermediate_size", 4096},
+                       {"moe_intermediate_size", 256},
+                       {"n_routed_experts", 16},
+                       {"num_experts_per_tok", 2},
+                       {"n_shared_experts", 2},
+                       {"first_k_dense_replace", 1}};
   const auto d = build_model_from_config(ds.dump(), "config.json").value_or_throw();
   EXPECT_EQ(d.moe.shared_experts, 2u);
   // Per layer: attention 4 x 1024^2; layer 0 dense 3 x 4096 x 1024; layers 1-3 router 16 x 1024,
   // experts 16 x 3 x 256 x 1024, shared 3 x 512 x 1024; norms 2 x 1024; embedding, head, final norm.
   const std::uint64_t params = 4 * (4ull * 1024 * 1024 + 2 * 1024) + 3ull * 4096 * 1024 +
-                               3 * (16ull * 1024 + 16ull * 3 * 256 * 1024 + 3ull * 512 * 1024) + 2ull * 1000 * 1024 + 1024;
+                               3 * (16ull * 1024 + 16ull * 3 * 256 * 1024 + 3ull * 512 * 1024) + 2ull * 1000 * 1024 +
+                               1024;
   EXPECT_EQ(d.manifest.logical_params(), params);
   // A config the generic MoE reading cannot read names the missing reader.
   ds.erase("moe_intermediate_size");
@@ -323,21 +331,24 @@ TEST(DenseDecoderInline, LinearFlagsMarkTheNnLinearWeights) {
 
 TEST(DenseDecoderErrors, EachBadFieldIsNamed) {
   const auto base = nlohmann::json::parse(testing::read_reference("models/meta-llama__Llama-3.1-8B/config.json"));
-  testing::expect_config_errors(base, {
-      {"/num_attention_heads", "7",
-       "config.json: /num_attention_heads: 7 heads do not divide hidden_size 4096 and no head_dim is given"},
-      {"/num_key_value_heads", "-8", "config.json: /num_key_value_heads: expected a positive integer, got -8"},
-      {"/num_key_value_heads", "5",
-       "config.json: /num_key_value_heads: 32 attention heads are not a multiple of 5 KV heads"},
-      {"/hidden_size", "DELETE", "config.json: /hidden_size: missing positive integer"},
-      {"/intermediate_size", "\"14336\"", "config.json: /intermediate_size: expected a positive integer, got \"14336\""},
-      {"/head_dim", "0", "config.json: /head_dim: expected a positive integer, got 0"},
-      {"/num_hidden_layers", "100000", "config.json: /num_hidden_layers: 100000 layers is implausible"},
-      {"/tie_word_embeddings", "\"yes\"", "config.json: /tie_word_embeddings: expected true or false, got \"yes\""},
-      {"/torch_dtype", "\"float128\"", "config.json: /torch_dtype: unknown dtype \"float128\""},
-      {"/layer_types", "[\"full_attention\"]", "config.json: /layer_types: 1 entries for 32 layers"},
-      {"/sliding_window", "-1", "config.json: /sliding_window: expected a non-negative integer, got -1"},
-  });
+  testing::expect_config_errors(
+      base,
+      {
+          {"/num_attention_heads", "7",
+           "config.json: /num_attention_heads: 7 heads do not divide hidden_size 4096 and no head_dim is given"},
+          {"/num_key_value_heads", "-8", "config.json: /num_key_value_heads: expected a positive integer, got -8"},
+          {"/num_key_value_heads", "5",
+           "config.json: /num_key_value_heads: 32 attention heads are not a multiple of 5 KV heads"},
+          {"/hidden_size", "DELETE", "config.json: /hidden_size: missing positive integer"},
+          {"/intermediate_size", "\"14336\"",
+           "config.json: /intermediate_size: expected a positive integer, got \"14336\""},
+          {"/head_dim", "0", "config.json: /head_dim: expected a positive integer, got 0"},
+          {"/num_hidden_layers", "100000", "config.json: /num_hidden_layers: 100000 layers is implausible"},
+          {"/tie_word_embeddings", "\"yes\"", "config.json: /tie_word_embeddings: expected true or false, got \"yes\""},
+          {"/torch_dtype", "\"float128\"", "config.json: /torch_dtype: unknown dtype \"float128\""},
+          {"/layer_types", "[\"full_attention\"]", "config.json: /layer_types: 1 entries for 32 layers"},
+          {"/sliding_window", "-1", "config.json: /sliding_window: expected a non-negative integer, got -1"},
+      });
 }
 
 TEST(DenseDecoderErrors, LayerTypesAreCheckedOneByOne) {

@@ -11,14 +11,38 @@
 namespace preflight::arch {
 
 enum class Op {
-  literal, field_text, field_root, variable, index, member, call, list,
-  neg, not_, mul, div, floordiv, mod, add, sub, lt, le, gt, ge, eq, ne, and_, or_, coalesce, cond,
+  literal,
+  field_text,
+  field_root,
+  variable,
+  index,
+  member,
+  call,
+  list,
+  neg,
+  not_,
+  mul,
+  div,
+  floordiv,
+  mod,
+  add,
+  sub,
+  lt,
+  le,
+  gt,
+  ge,
+  eq,
+  ne,
+  and_,
+  or_,
+  coalesce,
+  cond,
 };
 
 struct Node {
   Op op = Op::literal;
-  nlohmann::json literal;                 // literal value
-  std::string name;                       // field path, variable, member or function name
+  nlohmann::json literal;  // literal value
+  std::string name;        // field path, variable, member or function name
   std::vector<std::shared_ptr<const Node>> args;
 };
 
@@ -120,7 +144,7 @@ class Parser {
     auto l = additive();
     if (!l) return l;
     static const std::pair<std::string_view, Op> kOps[] = {{"==", Op::eq}, {"!=", Op::ne}, {"<=", Op::le},
-                                                          {">=", Op::ge}, {"<", Op::lt},   {">", Op::gt}};
+                                                           {">=", Op::ge}, {"<", Op::lt},  {">", Op::gt}};
     for (const auto& [tok, op] : kOps)
       if (eat(tok)) {
         auto r = additive();
@@ -135,9 +159,12 @@ class Parser {
     NodePtr left = *l;
     for (;;) {
       Op op;
-      if (eat("+")) op = Op::add;
-      else if (peek_minus()) op = Op::sub;
-      else return left;
+      if (eat("+"))
+        op = Op::add;
+      else if (peek_minus())
+        op = Op::sub;
+      else
+        return left;
       auto r = multiplicative();
       if (!r) return r;
       left = make(op, {left, *r});
@@ -157,11 +184,16 @@ class Parser {
     NodePtr left = *l;
     for (;;) {
       Op op;
-      if (eat("*")) op = Op::mul;
-      else if (eat("//")) op = Op::floordiv;
-      else if (eat("/")) op = Op::div;
-      else if (eat("%")) op = Op::mod;
-      else return left;
+      if (eat("*"))
+        op = Op::mul;
+      else if (eat("//"))
+        op = Op::floordiv;
+      else if (eat("/"))
+        op = Op::div;
+      else if (eat("%"))
+        op = Op::mod;
+      else
+        return left;
       auto r = unary();
       if (!r) return r;
       left = make(op, {left, *r});
@@ -287,8 +319,8 @@ class Parser {
         }
       }
       static const std::pair<std::string_view, std::size_t> kArity[] = {
-          {"has", 1}, {"len", 1}, {"min", 2}, {"max", 2}, {"ceil_div", 2}, {"round_up", 2},
-          {"contains", 2}, {"int", 1}, {"floor", 1}, {"max_of", 1}, {"version", 1}, {"item", 2}, {"union_size", 2}, {"numbers", 1}};
+          {"has", 1}, {"len", 1},   {"min", 2},    {"max", 2},     {"ceil_div", 2}, {"round_up", 2},   {"contains", 2},
+          {"int", 1}, {"floor", 1}, {"max_of", 1}, {"version", 1}, {"item", 2},     {"union_size", 2}, {"numbers", 1}};
       for (const auto& [fn, arity] : kArity)
         if (fn == id) {
           if (args.size() != arity) return fail(fmt::format("{}() takes {} arguments", id, arity));
@@ -331,9 +363,12 @@ class Eval {
 
   Result<Value> run(const Node& n) {
     switch (n.op) {
-      case Op::literal: return Value::of(n.literal);
-      case Op::field_text: return field(n.name, true);
-      case Op::field_root: return field(n.name, false);
+      case Op::literal:
+        return Value::of(n.literal);
+      case Op::field_text:
+        return field(n.name, true);
+      case Op::field_root:
+        return field(n.name, false);
       case Op::variable: {
         if (scope_.stored)
           if (const Value* v = scope_.stored(n.name)) return *v;
@@ -371,7 +406,8 @@ class Eval {
         if (!k) return k.error();
         const auto size = text ? base->json.get_ref<const std::string&>().size() : base->json.size();
         if (*k < 0 || *k >= static_cast<double>(size) || *k != std::floor(*k))
-          return Error{scope_.config_origin, base->pointer, fmt::format("has {} entries; entry {} is needed", size, *k)};
+          return Error{scope_.config_origin, base->pointer,
+                       fmt::format("has {} entries; entry {} is needed", size, *k)};
         const auto at = static_cast<std::size_t>(*k);
         if (text) return Value::of(std::string(1, base->json.get_ref<const std::string&>()[at]), base->pointer);
         return Value::of(base->json[at], fmt::format("{}/{}", base->pointer, at));
@@ -431,8 +467,10 @@ class Eval {
         if (a.json.is_number() && b.json.is_number()) same = a.json.get<double>() == b.json.get<double>();
         return Value::of(n.op == Op::eq ? same : !same);
       }
-      case Op::call: return call(n);
-      default: return arithmetic(n);
+      case Op::call:
+        return call(n);
+      default:
+        return arithmetic(n);
     }
   }
 
@@ -444,7 +482,8 @@ class Eval {
 
  private:
   Error unknown(const std::string& name) const {
-    return Error{scope_.config_origin, "", fmt::format("architecture description: unknown name '{}' in \"{}\"", name, text_)};
+    return Error{scope_.config_origin, "",
+                 fmt::format("architecture description: unknown name '{}' in \"{}\"", name, text_)};
   }
   Error mistyped(const Value& v, std::string_view expected) const {
     return Error{scope_.config_origin, v.pointer, fmt::format("expected {}, got {}", expected, show(v.json))};
@@ -548,17 +587,25 @@ class Eval {
     auto b = number(*n.args[1]);
     if (!b) return b.error();
     const double x = *a, y = *b;
-    auto zero = [&]() {
-      return Error{scope_.config_origin, "", fmt::format("division by zero in \"{}\"", text_)};
-    };
+    auto zero = [&]() { return Error{scope_.config_origin, "", fmt::format("division by zero in \"{}\"", text_)}; };
     switch (n.op) {
-      case Op::mul: return x * y;
-      case Op::add: return x + y;
-      case Op::sub: return x - y;
-      case Op::div: if (y == 0) return zero(); return x / y;
-      case Op::floordiv: if (y == 0) return zero(); return std::floor(x / y);
-      case Op::mod: if (y == 0) return zero(); return x - y * std::floor(x / y);
-      default: return Error{scope_.config_origin, "", "bad operator"};
+      case Op::mul:
+        return x * y;
+      case Op::add:
+        return x + y;
+      case Op::sub:
+        return x - y;
+      case Op::div:
+        if (y == 0) return zero();
+        return x / y;
+      case Op::floordiv:
+        if (y == 0) return zero();
+        return std::floor(x / y);
+      case Op::mod:
+        if (y == 0) return zero();
+        return x - y * std::floor(x / y);
+      default:
+        return Error{scope_.config_origin, "", "bad operator"};
     }
   }
 
@@ -574,11 +621,16 @@ class Eval {
     if (!b) return b.error();
     const double x = *a, y = *b;
     switch (n.op) {
-      case Op::lt: return Value::of(x < y);
-      case Op::le: return Value::of(x <= y);
-      case Op::gt: return Value::of(x > y);
-      case Op::ge: return Value::of(x >= y);
-      default: return Error{scope_.config_origin, "", "bad operator"};
+      case Op::lt:
+        return Value::of(x < y);
+      case Op::le:
+        return Value::of(x <= y);
+      case Op::gt:
+        return Value::of(x > y);
+      case Op::ge:
+        return Value::of(x >= y);
+      default:
+        return Error{scope_.config_origin, "", "bad operator"};
     }
   }
 
@@ -594,7 +646,8 @@ class Eval {
       if (!ref) return ref.error();
       const Value* v = &**ref;
       if (!v->json.is_array() && !v->json.is_string()) return mistyped(*v, "a list");
-      return Value::of(static_cast<double>(v->json.is_array() ? v->json.size() : v->json.get_ref<const std::string&>().size()));
+      return Value::of(
+          static_cast<double>(v->json.is_array() ? v->json.size() : v->json.get_ref<const std::string&>().size()));
     }
     if (fn == "contains") {
       auto list_ref = present_ref(*n.args[0]);
@@ -609,10 +662,17 @@ class Eval {
         for (const auto& item : list->json.get_ref<const nlohmann::json::array_t&>()) {
           double value;
           switch (item.type()) {  // get<double>() per item costs more than the whole comparison
-            case nlohmann::json::value_t::number_unsigned: value = static_cast<double>(*item.get_ptr<const std::uint64_t*>()); break;
-            case nlohmann::json::value_t::number_integer: value = static_cast<double>(*item.get_ptr<const std::int64_t*>()); break;
-            case nlohmann::json::value_t::number_float: value = *item.get_ptr<const double*>(); break;
-            default: continue;
+            case nlohmann::json::value_t::number_unsigned:
+              value = static_cast<double>(*item.get_ptr<const std::uint64_t*>());
+              break;
+            case nlohmann::json::value_t::number_integer:
+              value = static_cast<double>(*item.get_ptr<const std::int64_t*>());
+              break;
+            case nlohmann::json::value_t::number_float:
+              value = *item.get_ptr<const double*>();
+              break;
+            default:
+              continue;
           }
           if (value == wanted) return Value::of(true);
         }
@@ -657,7 +717,7 @@ class Eval {
       }
       return Value::of(std::move(list), x->pointer);
     }
-    if (fn == "union_size") {  // how many distinct values two lists hold together (a cover of the layers)
+    if (fn == "union_size") {                // how many distinct values two lists hold together (a cover of the layers)
       auto first = present_ref(*n.args[0]);  // each checked before the next is read
       if (!first) return first.error();
       if (!(*first)->json.is_array()) return mistyped(**first, "a list");
@@ -764,7 +824,8 @@ Result<double> as_number(const Value& v, std::string_view origin, std::string_vi
   if (v.missing) return Error{std::string(origin), v.pointer, "missing field"};
   if (v.json.is_boolean()) return v.json.get<bool>() ? 1.0 : 0.0;
   if (!v.json.is_number())
-    return Error{std::string(origin), v.pointer, fmt::format("expected a number for \"{}\", got {}", what, show(v.json))};
+    return Error{std::string(origin), v.pointer,
+                 fmt::format("expected a number for \"{}\", got {}", what, show(v.json))};
   const double d = v.json.get<double>();
   if (!std::isfinite(d)) return Error{std::string(origin), v.pointer, "expected a finite number"};
   return d;
@@ -785,7 +846,8 @@ Result<bool> as_bool(const Value& v, std::string_view origin, std::string_view w
   if (v.json.is_boolean()) return v.json.get<bool>();
   if (v.json.is_null()) return false;
   if (v.json.is_number()) return v.json.get<double>() != 0;
-  return Error{std::string(origin), v.pointer, fmt::format("expected true or false for \"{}\", got {}", what, show(v.json))};
+  return Error{std::string(origin), v.pointer,
+               fmt::format("expected true or false for \"{}\", got {}", what, show(v.json))};
 }
 
 Result<std::string> as_string(const Value& v, std::string_view origin, std::string_view what) {

@@ -19,11 +19,10 @@
 // Using a missing field in any other way is an error naming the field.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -36,8 +35,8 @@ namespace preflight::arch {
 // A value: missing (a field the config lacks, with its JSON pointer), or a JSON value.
 struct Value {
   bool missing = false;
-  std::string pointer;   // where a missing or read value came from ("/text_config/head_dim")
-  nlohmann::json json;   // null when missing
+  std::string pointer;  // where a missing or read value came from ("/text_config/head_dim")
+  nlohmann::json json;  // null when missing
 
   static Value of(nlohmann::json j, std::string from = "") { return Value{false, std::move(from), std::move(j)}; }
   static Value absent(std::string from) { return Value{true, std::move(from), nullptr}; }

@@ -1,12 +1,12 @@
 // The description language (expression.h), table-driven: values, precedence,
 // absent fields and their errors.
+#include "model/arch/expression.h"
+
 #include <gtest/gtest.h>
 
 #include "architecture_claims.h"
 #include "embedded_files.h"
-
 #include "model/arch/architecture.h"
-#include "model/arch/expression.h"
 #include "model/family_registry.h"
 
 namespace preflight::arch {
@@ -33,15 +33,18 @@ Result<Value> eval(const std::string& text, double i = 0) {
 }
 
 TEST(ArchExpression, Values) {
-  struct Case { const char* text; nlohmann::json want; };
+  struct Case {
+    const char* text;
+    nlohmann::json want;
+  };
   const Case cases[] = {
       {"1 + 2 * 3", 7},
       {"(1 + 2) * 3", 9},
       {"7 // 2", 3},
       {"7 / 2", 3.5},
-      {"-7 % 3", 2},                                   // Python's modulo
-      {"$hidden_size // $num_attention_heads", 128},   // $ falls back to the root
-      {"$head_dim ?? 4096 // 32", 128},                // null reads as absent; ?? binds loosest
+      {"-7 % 3", 2},                                  // Python's modulo
+      {"$hidden_size // $num_attention_heads", 128},  // $ falls back to the root
+      {"$head_dim ?? 4096 // 32", 128},               // null reads as absent; ?? binds loosest
       {"@text_config.vision.depth", 3},
       {"$vision.depth * 2", 6},
       {"has($head_dim)", false},
@@ -50,16 +53,16 @@ TEST(ArchExpression, Values) {
       {"len(@layer_types)", 2},
       {"contains([1, 2, 3], 2)", true},
       {"ceil_div(10, 4) + round_up(10, 4) + min(3, 4) + max(3, 4)", 3 + 12 + 3 + 4},
-      {"version('4.57.0.dev0')", 4057000},              // release strings compare as numbers
+      {"version('4.57.0.dev0')", 4057000},  // release strings compare as numbers
       {"version('4.31.0') < version('4.32')", true},
-      {"version('4.9.1') < version('4.31')", true},     // not a string comparison
+      {"version('4.9.1') < version('4.31')", true},  // not a string comparison
       {"version('5.5.0.dev0') > version('4.57.1')", true},
       {"item([8, 9, 10], 1) + item(7, 1)", 16},
-      {"'M-M*'[3]", "*"},                              // a pattern string indexes its characters
+      {"'M-M*'[3]", "*"},                                                    // a pattern string indexes its characters
       {"@text_config['vision'].depth + (@text_config['no-such'] ?? 1)", 4},  // a member by string key
-      {"numbers('4, 5,6')", nlohmann::json::array({4, 5, 6})},  // Step3's moe_layers_enum
+      {"numbers('4, 5,6')", nlohmann::json::array({4, 5, 6})},               // Step3's moe_layers_enum
       {"contains(numbers([1, 2]), 2) && union_size([1, 2], [2, 3]) == 3", true},
-      {"union_size(@kda, @full)", 6},                   // config lists of layer numbers: sorted, counted
+      {"union_size(@kda, @full)", 6},  // config lists of layer numbers: sorted, counted
       {"union_size(@kda, [])", 4},
       {"union_size(@kda, @signed)", 5},                 // -1 is not unsigned: compared pairwise
       {"union_size([1, 2.0, 'a'], [2, 'a', 1.5])", 4},  // 1, 2 (= 2.0), 'a', 1.5
@@ -67,14 +70,19 @@ TEST(ArchExpression, Values) {
   for (const auto& c : cases) {
     auto v = eval(c.text);
     ASSERT_TRUE(v.ok()) << c.text << ": " << v.error().to_string();
-    if (c.want.is_number()) EXPECT_DOUBLE_EQ(v->json.get<double>(), c.want.get<double>()) << c.text;
-    else EXPECT_EQ(v->json, c.want) << c.text;
+    if (c.want.is_number())
+      EXPECT_DOUBLE_EQ(v->json.get<double>(), c.want.get<double>()) << c.text;
+    else
+      EXPECT_EQ(v->json, c.want) << c.text;
   }
   EXPECT_EQ(eval("@layer_types[i]", 1)->json, "full_attention");
 }
 
 TEST(ArchExpression, ErrorsNameTheFieldOrTheText) {
-  struct Case { const char* text; const char* error; };
+  struct Case {
+    const char* text;
+    const char* error;
+  };
   const Case cases[] = {
       {"$vocab_size * 2", "config.json: /text_config/vocab_size: missing field"},
       {"@layer_types[5]", "config.json: /layer_types: has 2 entries; entry 5 is needed"},
@@ -125,8 +133,8 @@ TEST(ArchTable, EveryEmbeddedDescriptionParsesAndClaimsItsTypesOnce) {
   auto bad = ArchitectureTable::parse({{"a.json", R"({"name": "a", "extends": "nothing"})"}});
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().to_string(), "a.json: /extends: no description named \"nothing\"");
-  auto twice = ArchitectureTable::parse({{"a.json", R"({"name": "a", "model_types": ["x"]})"},
-                                         {"b.json", R"({"name": "b", "model_types": ["x"]})"}});
+  auto twice = ArchitectureTable::parse(
+      {{"a.json", R"({"name": "a", "model_types": ["x"]})"}, {"b.json", R"({"name": "b", "model_types": ["x"]})"}});
   ASSERT_FALSE(twice.ok());
   EXPECT_NE(twice.error().message.find("claimed by"), std::string::npos);
   // An include names a description with tensors; one that includes itself stops at the depth bound.

@@ -9,13 +9,13 @@
 //   gemma-3-27b-it 27,432,406,640 params; medgemma-27b-it (same architecture)
 //                  index total_size 54,864,813,280 = 2 x that (TRUTH.md surprise 1)
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
+#include <nlohmann/json.hpp>
 #include <string>
 
+#include "config_error_cases.h"
 #include "model/family_registry.h"
 #include "model/inventory.h"
-#include "config_error_cases.h"
 
 namespace preflight {
 namespace {
@@ -137,9 +137,9 @@ TEST(GemmaLayers, Gemma2AlternatesStartingWithSliding) {
   EXPECT_EQ(m.dtype, Dtype::BF16);
   EXPECT_TRUE(m.notes.empty());
   // Four norms per layer; q_proj is 16 x 256 = 4096 wide over a 3584 hidden.
-  for (const char* n : {"model.layers.7.input_layernorm.weight", "model.layers.7.post_attention_layernorm.weight",
-                        "model.layers.7.pre_feedforward_layernorm.weight",
-                        "model.layers.7.post_feedforward_layernorm.weight"}) {
+  for (const char* n :
+       {"model.layers.7.input_layernorm.weight", "model.layers.7.post_attention_layernorm.weight",
+        "model.layers.7.pre_feedforward_layernorm.weight", "model.layers.7.post_feedforward_layernorm.weight"}) {
     const auto* t = find(m, n);
     ASSERT_NE(t, nullptr) << n;
     EXPECT_EQ(shape_text(t->shape), "[3584]");
@@ -279,24 +279,27 @@ TEST(GemmaTensors, LinearFlagsMarkTheNnLinearWeights) {
 }
 
 TEST(GemmaErrors, EachBadFieldIsNamed) {
-  testing::expect_config_errors(nlohmann::json::parse(kGemma3_27b), {
-      {"/text_config/hidden_size", "DELETE", "config.json: /text_config/hidden_size: missing positive integer"},
-      {"/text_config/num_key_value_heads", "5",
-       "config.json: /text_config/num_key_value_heads: 32 attention heads are not a multiple of 5 KV heads"},
-      {"/text_config/num_key_value_heads", "-16",
-       "config.json: /text_config/num_key_value_heads: expected a positive integer, got -16"},
-      {"/text_config/sliding_window_pattern", "0",
-       "config.json: /text_config/sliding_window_pattern: expected a positive integer, got 0"},
-      {"/text_config/layer_types", "[\"sliding_attention\"]",
-       "config.json: /text_config/layer_types: 1 entries for 62 layers"},
-      {"/vision_config", "DELETE", "config.json: /vision_config: missing object (the siglip_vision of a gemma3 model)"},
-      {"/vision_config/patch_size", "1000", "config.json: /vision_config/patch_size: 1000 exceeds image_size 896"},
-      {"/vision_config/num_hidden_layers", "null",
-       "config.json: /vision_config/num_hidden_layers: missing positive integer"},
-      {"/vision_config/vision_use_head", "1",
-       "config.json: /vision_config/vision_use_head: expected true or false, got 1"},
-      {"/torch_dtype", "\"float128\"", "config.json: /torch_dtype: unknown dtype \"float128\""},
-  });
+  testing::expect_config_errors(
+      nlohmann::json::parse(kGemma3_27b),
+      {
+          {"/text_config/hidden_size", "DELETE", "config.json: /text_config/hidden_size: missing positive integer"},
+          {"/text_config/num_key_value_heads", "5",
+           "config.json: /text_config/num_key_value_heads: 32 attention heads are not a multiple of 5 KV heads"},
+          {"/text_config/num_key_value_heads", "-16",
+           "config.json: /text_config/num_key_value_heads: expected a positive integer, got -16"},
+          {"/text_config/sliding_window_pattern", "0",
+           "config.json: /text_config/sliding_window_pattern: expected a positive integer, got 0"},
+          {"/text_config/layer_types", "[\"sliding_attention\"]",
+           "config.json: /text_config/layer_types: 1 entries for 62 layers"},
+          {"/vision_config", "DELETE",
+           "config.json: /vision_config: missing object (the siglip_vision of a gemma3 model)"},
+          {"/vision_config/patch_size", "1000", "config.json: /vision_config/patch_size: 1000 exceeds image_size 896"},
+          {"/vision_config/num_hidden_layers", "null",
+           "config.json: /vision_config/num_hidden_layers: missing positive integer"},
+          {"/vision_config/vision_use_head", "1",
+           "config.json: /vision_config/vision_use_head: expected true or false, got 1"},
+          {"/torch_dtype", "\"float128\"", "config.json: /torch_dtype: unknown dtype \"float128\""},
+      });
 }
 
 }  // namespace

@@ -9,14 +9,14 @@
 // 2 x BF16 + 4 x F32 bytes; no index total_size was read. The totals add up
 // only with the MTP layer's own embed_tokens and shared_head.head.
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <map>
+#include <nlohmann/json.hpp>
 
+#include "config_error_cases.h"
 #include "model/family_registry.h"
 #include "model/inventory.h"
 #include "model/request_state.h"
-#include "config_error_cases.h"
 
 namespace preflight {
 namespace {
@@ -95,7 +95,10 @@ TEST(Glm, MtpLayerHoldsItsOwnEmbeddingAndHead) {
   const auto m = build(glm45_air());
   std::map<std::string, const StoredTensor*> by_name;
   for (const auto& t : m.manifest.tensors) by_name[t.name] = &t;
-  struct Want { const char* name; const char* shape; };
+  struct Want {
+    const char* name;
+    const char* shape;
+  };
   for (const auto& w : {Want{"model.layers.46.embed_tokens.weight", "[151552, 4096]"},
                         Want{"model.layers.46.shared_head.head.weight", "[151552, 4096]"},
                         Want{"model.layers.46.eh_proj.weight", "[4096, 8192]"},
@@ -122,14 +125,17 @@ TEST(Glm, KvCacheCountsDecoderLayersOnly) {
 }
 
 TEST(Glm, BadConfigsNameTheField) {
-  testing::expect_config_errors(glm45_air(), {
-      {"/num_key_value_heads", "7", "config.json: /num_key_value_heads: 96 attention heads are not a multiple of 7 KV heads"},
-      {"/num_experts_per_tok", "129",
-       "config.json: /num_experts_per_tok: 129 selected experts exceed the 128 routed experts"},
-      {"/n_routed_experts", "DELETE", "config.json: /n_routed_experts: missing positive integer"},
-      {"/attention_bias", "1", "config.json: /attention_bias: expected true or false, got 1"},
-      {"/first_k_dense_replace", "47", "config.json: /first_k_dense_replace: 47 exceeds the 46 layers"},
-  });
+  testing::expect_config_errors(
+      glm45_air(),
+      {
+          {"/num_key_value_heads", "7",
+           "config.json: /num_key_value_heads: 96 attention heads are not a multiple of 7 KV heads"},
+          {"/num_experts_per_tok", "129",
+           "config.json: /num_experts_per_tok: 129 selected experts exceed the 128 routed experts"},
+          {"/n_routed_experts", "DELETE", "config.json: /n_routed_experts: missing positive integer"},
+          {"/attention_bias", "1", "config.json: /attention_bias: expected true or false, got 1"},
+          {"/first_k_dense_replace", "47", "config.json: /first_k_dense_replace: 47 exceeds the 46 layers"},
+      });
 }
 
 }  // namespace

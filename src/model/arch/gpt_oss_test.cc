@@ -4,24 +4,24 @@
 // generated and nothing else, the payload and parameter totals are exact for
 // 20b and 120b (TRUTH.md), and the fused experts split cleanly over EP ranks.
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
+#include <nlohmann/json.hpp>
 #include <set>
 
+#include "config_error_cases.h"
 #include "model/family_registry.h"
 #include "model/inventory.h"
 #include "model/quantization.h"
 #include "placement/placement.h"
 #include "reference_files.h"
-#include "config_error_cases.h"
 
 namespace preflight {
 namespace {
 
 nlohmann::json shared_json(const std::string& rel) {
   const auto text = testing::read_reference(rel);
-  if (text.empty()) throw std::runtime_error("not found: " + testing::reference_path(rel) +
-                                             " (tests read tests/data/reference)");
+  if (text.empty())
+    throw std::runtime_error("not found: " + testing::reference_path(rel) + " (tests read tests/data/reference)");
   return nlohmann::json::parse(text);
 }
 
@@ -37,7 +37,8 @@ const ModelSpec& gpt_oss_20b() {
 
 const ModelSpec& gpt_oss_120b() {
   static const ModelSpec m =
-      build_model_from_config(shared_json("models/openai__gpt-oss-120b/config.json").dump(), "config.json").value_or_throw();
+      build_model_from_config(shared_json("models/openai__gpt-oss-120b/config.json").dump(), "config.json")
+          .value_or_throw();
   return m;
 }
 
@@ -207,22 +208,25 @@ TEST(GptOss, WithoutQuantizationTheExpertsAreBf16Parameters) {
 }
 
 TEST(GptOss, BadConfigsAreNamed) {
-  testing::expect_config_errors(config_20b(), {
-      {"/layer_types", R"(["sliding_attention"])",
-       "config.json: /layer_types: 1 entries for 24 layers"},
-      {"/layer_types/3", R"("chunked")",
-       "config.json: /layer_types/3: unknown layer type \"chunked\" (expected full_attention, sliding_attention, "
-       "chunked_attention, mla, kda, gated_deltanet, mamba2, short_conv, lightning or stateless)"},
-      {"/num_experts_per_tok", "64",
-       "config.json: /num_experts_per_tok: 64 selected experts exceed the 32 experts (num_local_experts)"},
-      {"/sliding_window", "null", "config.json: /sliding_window: sliding layers need a positive sliding_window"},
-      {"/num_key_value_heads", "7", "config.json: /num_key_value_heads: 64 attention heads are not a multiple of 7 KV heads"},
-      {"/num_local_experts", "0", "config.json: /num_local_experts: expected a positive integer, got 0"},
-      {"/tie_word_embeddings", "\"no\"", "config.json: /tie_word_embeddings: expected true or false, got \"no\""},
-      {"/quantization_config/modules_to_not_convert/0", "\"*.self_attn\"",
-       "config.json: /quantization_config/modules_to_not_convert/0: '*.self_attn' is neither a module name nor a valid "
-       "regular expression"},
-  });
+  testing::expect_config_errors(
+      config_20b(),
+      {
+          {"/layer_types", R"(["sliding_attention"])", "config.json: /layer_types: 1 entries for 24 layers"},
+          {"/layer_types/3", R"("chunked")",
+           "config.json: /layer_types/3: unknown layer type \"chunked\" (expected full_attention, sliding_attention, "
+           "chunked_attention, mla, kda, gated_deltanet, mamba2, short_conv, lightning or stateless)"},
+          {"/num_experts_per_tok", "64",
+           "config.json: /num_experts_per_tok: 64 selected experts exceed the 32 experts (num_local_experts)"},
+          {"/sliding_window", "null", "config.json: /sliding_window: sliding layers need a positive sliding_window"},
+          {"/num_key_value_heads", "7",
+           "config.json: /num_key_value_heads: 64 attention heads are not a multiple of 7 KV heads"},
+          {"/num_local_experts", "0", "config.json: /num_local_experts: expected a positive integer, got 0"},
+          {"/tie_word_embeddings", "\"no\"", "config.json: /tie_word_embeddings: expected true or false, got \"no\""},
+          {"/quantization_config/modules_to_not_convert/0", "\"*.self_attn\"",
+           "config.json: /quantization_config/modules_to_not_convert/0: '*.self_attn' is neither a module name nor a "
+           "valid "
+           "regular expression"},
+      });
 }
 
 TEST(GptOss, DefaultsWhenOptionalFieldsAreAbsent) {

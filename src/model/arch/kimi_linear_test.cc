@@ -3,17 +3,17 @@
 // tests/data/reference/models/moonshotai__Kimi-Linear-48B-A3B-Instruct (every layer's
 // shape and dtype), the index totals, and the KDA / MLA request state.
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 
+#include "config_error_cases.h"
+#include "inventory_table.h"
 #include "model/family_registry.h"
 #include "model/inventory.h"
 #include "model/request_state.h"
 #include "reference_files.h"
-#include "config_error_cases.h"
-#include "inventory_table.h"
 
 namespace preflight {
 namespace {
@@ -92,22 +92,27 @@ TEST(KimiLinear, RequestStateMatchesTheVllmProfile) {
 }
 
 TEST(KimiLinear, BadConfigsNameTheField) {
-  testing::expect_config_errors(config(), {
-      {"/linear_attn_config", "DELETE", "config.json: /linear_attn_config: missing object"},
-      {"/linear_attn_config/kda_layers/0", "28",
-       "config.json: /linear_attn_config/kda_layers/0: layer 28 is outside 1..27 (these lists are 1-indexed)"},
-      {"/linear_attn_config/full_attn_layers/6", "26",
-       "config.json: /linear_attn_config/kda_layers: 1 layer(s) are in both kda_layers and full_attn_layers"},
-      {"/linear_attn_config/full_attn_layers", "[4, 8, 12, 16, 20, 24]",
-       "config.json: /linear_attn_config/kda_layers: kda_layers and full_attn_layers list 26 of the 27 layers: every "
-       "layer must be in one of them (1-indexed)"},
-      {"/linear_attn_config/head_dim", "0", "config.json: /linear_attn_config/head_dim: expected a positive integer, got 0"},
-      {"/num_experts_per_token", "257",
-       "config.json: /num_experts_per_token: 257 selected experts exceed the 256 routed experts"},
-      {"/num_nextn_predict_layers", "1",
-       "config.json: /num_nextn_predict_layers: 1 MTP layers: no Kimi-Linear checkpoint ships them, so their naming is "
-       "unknown"},
-  });
+  testing::expect_config_errors(
+      config(),
+      {
+          {"/linear_attn_config", "DELETE", "config.json: /linear_attn_config: missing object"},
+          {"/linear_attn_config/kda_layers/0", "28",
+           "config.json: /linear_attn_config/kda_layers/0: layer 28 is outside 1..27 (these lists are 1-indexed)"},
+          {"/linear_attn_config/full_attn_layers/6", "26",
+           "config.json: /linear_attn_config/kda_layers: 1 layer(s) are in both kda_layers and full_attn_layers"},
+          {"/linear_attn_config/full_attn_layers", "[4, 8, 12, 16, 20, 24]",
+           "config.json: /linear_attn_config/kda_layers: kda_layers and full_attn_layers list 26 of the 27 layers: "
+           "every "
+           "layer must be in one of them (1-indexed)"},
+          {"/linear_attn_config/head_dim", "0",
+           "config.json: /linear_attn_config/head_dim: expected a positive integer, got 0"},
+          {"/num_experts_per_token", "257",
+           "config.json: /num_experts_per_token: 257 selected experts exceed the 256 routed experts"},
+          {"/num_nextn_predict_layers", "1",
+           "config.json: /num_nextn_predict_layers: 1 MTP layers: no Kimi-Linear checkpoint ships them, so their "
+           "naming is "
+           "unknown"},
+      });
 }
 
 }  // namespace

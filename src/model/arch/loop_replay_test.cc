@@ -89,7 +89,8 @@ TEST(LoopReplay, IterationsThatDifferAreBuiltEachAsWritten) {
     SCOPED_TRACE(named ? "names read the loop" : "names do not read the loop");
     auto m = build(std::string(R"({"model_type": "replay_probe", "hidden_size": 8, "num_hidden_layers": 5,
                        "vocab_size": 32, "num_nextn_predict_layers": 1, "widths": [10, 11, 12, 13, 14, 15],
-                       "torch_dtype": "bfloat16", "named": )") + (named ? "true}" : "false}"));
+                       "torch_dtype": "bfloat16", "named": )") +
+                   (named ? "true}" : "false}"));
     ASSERT_TRUE(m.ok()) << m.error().to_string();
     const auto expected = expected_tensors(named);
     const auto& tensors = m->manifest.tensors;

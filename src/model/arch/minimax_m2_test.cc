@@ -6,15 +6,15 @@
 // 230,121,630,720 bytes) and the parameter count without block scales
 // (228,689,764,864: the Hub's safetensors total and llama.cpp's n_params).
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <map>
+#include <nlohmann/json.hpp>
 
+#include "config_error_cases.h"
 #include "model/family_registry.h"
 #include "model/inventory.h"
 #include "model/quantization.h"
 #include "model/request_state.h"
-#include "config_error_cases.h"
 
 namespace preflight {
 namespace {
@@ -79,7 +79,11 @@ TEST(MiniMax, LogicalShapesAndParameters) {
   ASSERT_FALSE(m.notes.empty());
   std::map<std::string, const StoredTensor*> by_name;
   for (const auto& t : m.manifest.tensors) by_name[t.name] = &t;
-  struct Want { const char* name; const char* shape; const char* dtype; };
+  struct Want {
+    const char* name;
+    const char* shape;
+    const char* dtype;
+  };
   for (const auto& w : {Want{"model.layers.0.self_attn.q_proj.weight", "[6144, 3072]", "BF16"},
                         Want{"model.layers.0.self_attn.q_norm.weight", "[6144]", "BF16"},  // all 48 heads
                         Want{"model.layers.0.self_attn.k_norm.weight", "[1024]", "BF16"},
@@ -113,19 +117,23 @@ TEST(MiniMax, KvCachePerToken) {
 }
 
 TEST(MiniMax, BadConfigsNameTheField) {
-  testing::expect_config_errors(unquantized(), {
-      {"/qk_norm_type", "\"per_head\"",
-       "config.json: /qk_norm_type: 'per_head' is not supported (the released checkpoints use per_layer)"},
-      {"/shared_intermediate_size", "1536",
-       "config.json: /shared_intermediate_size: 1536: no MiniMax-M2 checkpoint has a shared expert, so its naming is "
-       "unknown"},
-      {"/attn_type_list/5", "0",
-       "config.json: /attn_type_list: attention type 0 (lightning) is not supported in minimax_m2 (only 1, full "
-       "attention; MiniMax-M1 is model_type minimax_m1)"},
-      {"/num_local_experts", "DELETE", "config.json: /num_local_experts: missing positive integer"},
-      {"/num_key_value_heads", "5", "config.json: /num_key_value_heads: 48 attention heads are not a multiple of 5 KV heads"},
-      {"/use_routing_bias", "\"true\"", "config.json: /use_routing_bias: expected true or false, got \"true\""},
-  });
+  testing::expect_config_errors(
+      unquantized(),
+      {
+          {"/qk_norm_type", "\"per_head\"",
+           "config.json: /qk_norm_type: 'per_head' is not supported (the released checkpoints use per_layer)"},
+          {"/shared_intermediate_size", "1536",
+           "config.json: /shared_intermediate_size: 1536: no MiniMax-M2 checkpoint has a shared expert, so its naming "
+           "is "
+           "unknown"},
+          {"/attn_type_list/5", "0",
+           "config.json: /attn_type_list: attention type 0 (lightning) is not supported in minimax_m2 (only 1, full "
+           "attention; MiniMax-M1 is model_type minimax_m1)"},
+          {"/num_local_experts", "DELETE", "config.json: /num_local_experts: missing positive integer"},
+          {"/num_key_value_heads", "5",
+           "config.json: /num_key_value_heads: 48 attention heads are not a multiple of 5 KV heads"},
+          {"/use_routing_bias", "\"true\"", "config.json: /use_routing_bias: expected true or false, got \"true\""},
+      });
 }
 
 }  // namespace

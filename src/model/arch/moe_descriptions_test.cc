@@ -8,14 +8,14 @@
 // 12,748,853,248 + 131,072,000 embedding; Qwen3-235B-A22B "22B" = 21,568,433,664 +
 // 622,329,856), so the figures asserted here are the definition's, stated exactly.
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
+#include <nlohmann/json.hpp>
 #include <string>
 
+#include "config_error_cases.h"
 #include "model/family_registry.h"
 #include "model/inventory.h"
 #include "reference_files.h"
-#include "config_error_cases.h"
 
 namespace preflight {
 namespace {
@@ -77,7 +77,10 @@ TEST(MoeDecoderShared, MixtralSpecAndTensors) {
   EXPECT_EQ(shape_text(gate->shape), "[8, 4096]");
   EXPECT_EQ(gate->module, ModuleClass::router);
   EXPECT_EQ(gate->role, ParallelRole::replicated);
-  struct Want { const char* name; const char* shape; };
+  struct Want {
+    const char* name;
+    const char* shape;
+  };
   for (auto w : {Want{"model.layers.31.block_sparse_moe.experts.{E}.w1.weight", "[14336, 4096]"},
                  Want{"model.layers.31.block_sparse_moe.experts.{E}.w3.weight", "[14336, 4096]"},
                  Want{"model.layers.31.block_sparse_moe.experts.{E}.w2.weight", "[4096, 14336]"}}) {
@@ -200,11 +203,10 @@ TEST(MoeDecoderInline, Ernie45MoeLayoutAsSGLangLoadsIt) {
 }
 
 TEST(MoeDecoderInline, SparseStepAndMlpOnlyLayersMakeDenseLayers) {
-  auto doc = nlohmann::json::parse(
-      testing::read_reference("models/Qwen__Qwen3-235B-A22B-Instruct-2507/config.json"));
+  auto doc = nlohmann::json::parse(testing::read_reference("models/Qwen__Qwen3-235B-A22B-Instruct-2507/config.json"));
   doc["num_hidden_layers"] = 6;
-  doc["decoder_sparse_step"] = 2;   // sparse where (i + 1) % 2 == 0: layers 1, 3, 5
-  doc["mlp_only_layers"] = {3};     // ... but 3 stays dense
+  doc["decoder_sparse_step"] = 2;  // sparse where (i + 1) % 2 == 0: layers 1, 3, 5
+  doc["mlp_only_layers"] = {3};    // ... but 3 stays dense
   const auto m = build_model_from_config(doc.dump(), "config.json").value_or_throw();
   EXPECT_EQ(m.moe.first_dense_layers, 1u);
   ASSERT_EQ(m.notes.size(), 1u);  // dense layers after sparse ones are said
@@ -251,32 +253,33 @@ void expect_errors(const std::string& reference_config, const std::vector<testin
 }
 
 TEST(MoeDecoderErrors, MixtralBadFieldsAreNamed) {
-  expect_errors("mistralai__Mixtral-8x7B-v0.1/config.json",
-                {
-                    {"/num_experts_per_tok", "9",
-                     "config.json: /num_experts_per_tok: 9 selected experts exceed the 8 routed experts"},
-                    {"/num_local_experts", "0", "config.json: /num_local_experts: expected a positive integer, got 0"},
-                    {"/num_local_experts", "DELETE", "config.json: /num_local_experts: missing positive integer"},
-                    {"/num_key_value_heads", "-8",
-                     "config.json: /num_key_value_heads: expected a positive integer, got -8"},
-                    {"/num_attention_heads", "48",
-                     "config.json: /num_attention_heads: 48 heads do not divide hidden_size 4096 and no head_dim is "
-                     "given"},
-                });
+  expect_errors(
+      "mistralai__Mixtral-8x7B-v0.1/config.json",
+      {
+          {"/num_experts_per_tok", "9",
+           "config.json: /num_experts_per_tok: 9 selected experts exceed the 8 routed experts"},
+          {"/num_local_experts", "0", "config.json: /num_local_experts: expected a positive integer, got 0"},
+          {"/num_local_experts", "DELETE", "config.json: /num_local_experts: missing positive integer"},
+          {"/num_key_value_heads", "-8", "config.json: /num_key_value_heads: expected a positive integer, got -8"},
+          {"/num_attention_heads", "48",
+           "config.json: /num_attention_heads: 48 heads do not divide hidden_size 4096 and no head_dim is "
+           "given"},
+      });
 }
 
 TEST(MoeDecoderErrors, QwenBadFieldsAreNamed) {
-  expect_errors("Qwen__Qwen3-235B-A22B-Instruct-2507/config.json",
-                {
-                    {"/moe_intermediate_size", "DELETE", "config.json: /moe_intermediate_size: missing positive integer"},
-                    {"/num_experts_per_tok", "129",
-                     "config.json: /num_experts_per_tok: 129 selected experts exceed the 128 routed experts"},
-                    {"/mlp_only_layers", "[0, 94]",
-                     "config.json: /mlp_only_layers: layer 94 is outside 0..93 (this list is 0-indexed)"},
-                    {"/decoder_sparse_step", "0", "config.json: /decoder_sparse_step: expected a positive integer, got 0"},
-                    {"/num_key_value_heads", "5",
-                     "config.json: /num_key_value_heads: 64 attention heads are not a multiple of 5 KV heads"},
-                });
+  expect_errors(
+      "Qwen__Qwen3-235B-A22B-Instruct-2507/config.json",
+      {
+          {"/moe_intermediate_size", "DELETE", "config.json: /moe_intermediate_size: missing positive integer"},
+          {"/num_experts_per_tok", "129",
+           "config.json: /num_experts_per_tok: 129 selected experts exceed the 128 routed experts"},
+          {"/mlp_only_layers", "[0, 94]",
+           "config.json: /mlp_only_layers: layer 94 is outside 0..93 (this list is 0-indexed)"},
+          {"/decoder_sparse_step", "0", "config.json: /decoder_sparse_step: expected a positive integer, got 0"},
+          {"/num_key_value_heads", "5",
+           "config.json: /num_key_value_heads: 64 attention heads are not a multiple of 5 KV heads"},
+      });
 }
 
 }  // namespace

@@ -8,14 +8,14 @@
 // without MTP weights. Every tensor is BF16 (A_log and dt_bias included), so
 // the payload is twice the parameters; no index total_size was read.
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <map>
+#include <nlohmann/json.hpp>
 
+#include "config_error_cases.h"
 #include "model/family_registry.h"
 #include "model/inventory.h"
 #include "model/request_state.h"
-#include "config_error_cases.h"
 
 namespace preflight {
 namespace {
@@ -75,24 +75,26 @@ TEST(Qwen3Next, TensorShapesAndDtypes) {
   const auto m = build(qwen3_next());
   std::map<std::string, const StoredTensor*> by_name;
   for (const auto& t : m.manifest.tensors) by_name[t.name] = &t;
-  struct Want { const char* name; const char* shape; };
-  for (const auto& w : {Want{"model.layers.3.self_attn.q_proj.weight", "[8192, 2048]"},  // 16 x 256 x 2 (query + gate)
-                        Want{"model.layers.3.self_attn.k_proj.weight", "[512, 2048]"},
-                        Want{"model.layers.3.self_attn.o_proj.weight", "[2048, 4096]"},
-                        Want{"model.layers.3.self_attn.q_norm.weight", "[256]"},
-                        Want{"model.layers.0.linear_attn.in_proj_qkvz.weight", "[12288, 2048]"},
-                        Want{"model.layers.0.linear_attn.in_proj_ba.weight", "[64, 2048]"},
-                        Want{"model.layers.0.linear_attn.conv1d.weight", "[8192, 1, 4]"},
-                        Want{"model.layers.0.linear_attn.A_log", "[32]"},
-                        Want{"model.layers.0.linear_attn.dt_bias", "[32]"},
-                        Want{"model.layers.0.linear_attn.norm.weight", "[128]"},
-                        Want{"model.layers.0.linear_attn.out_proj.weight", "[2048, 4096]"},
-                        Want{"model.layers.0.mlp.shared_expert.down_proj.weight", "[2048, 512]"},
-                        Want{"model.layers.0.mlp.shared_expert_gate.weight", "[1, 2048]"},
-                        Want{"model.layers.47.mlp.experts.{E}.gate_proj.weight", "[512, 2048]"},
-                        Want{"mtp.fc.weight", "[2048, 4096]"},
-                        Want{"mtp.layers.0.self_attn.q_proj.weight", "[8192, 2048]"},
-                        Want{"mtp.layers.0.mlp.experts.{E}.down_proj.weight", "[2048, 512]"}}) {
+  struct Want {
+    const char* name;
+    const char* shape;
+  };
+  for (const auto& w :
+       {Want{"model.layers.3.self_attn.q_proj.weight", "[8192, 2048]"},  // 16 x 256 x 2 (query + gate)
+        Want{"model.layers.3.self_attn.k_proj.weight", "[512, 2048]"},
+        Want{"model.layers.3.self_attn.o_proj.weight", "[2048, 4096]"},
+        Want{"model.layers.3.self_attn.q_norm.weight", "[256]"},
+        Want{"model.layers.0.linear_attn.in_proj_qkvz.weight", "[12288, 2048]"},
+        Want{"model.layers.0.linear_attn.in_proj_ba.weight", "[64, 2048]"},
+        Want{"model.layers.0.linear_attn.conv1d.weight", "[8192, 1, 4]"},
+        Want{"model.layers.0.linear_attn.A_log", "[32]"}, Want{"model.layers.0.linear_attn.dt_bias", "[32]"},
+        Want{"model.layers.0.linear_attn.norm.weight", "[128]"},
+        Want{"model.layers.0.linear_attn.out_proj.weight", "[2048, 4096]"},
+        Want{"model.layers.0.mlp.shared_expert.down_proj.weight", "[2048, 512]"},
+        Want{"model.layers.0.mlp.shared_expert_gate.weight", "[1, 2048]"},
+        Want{"model.layers.47.mlp.experts.{E}.gate_proj.weight", "[512, 2048]"}, Want{"mtp.fc.weight", "[2048, 4096]"},
+        Want{"mtp.layers.0.self_attn.q_proj.weight", "[8192, 2048]"},
+        Want{"mtp.layers.0.mlp.experts.{E}.down_proj.weight", "[2048, 512]"}}) {
     ASSERT_TRUE(by_name.count(w.name)) << w.name;
     EXPECT_EQ(shape_text(by_name.at(w.name)->shape), w.shape) << w.name;
   }
@@ -133,15 +135,19 @@ TEST(Qwen3Next, RequestState) {
 }
 
 TEST(Qwen3Next, BadConfigsNameTheField) {
-  testing::expect_config_errors(qwen3_next(), {
-      {"/full_attention_interval", "0", "config.json: /full_attention_interval: expected a positive integer, got 0"},
-      {"/linear_num_value_heads", "24",
-       "config.json: /linear_num_value_heads: 24 value heads are not a multiple of the 16 key heads"},
-      {"/layer_types", "[\"linear_attention\"]", "config.json: /layer_types: 1 entries for 48 layers"},
-      {"/mlp_only_layers", "[-1]", "config.json: /mlp_only_layers/0: expected a non-negative integer, got -1"},
-      {"/num_experts_per_tok", "513", "config.json: /num_experts_per_tok: 513 selected experts exceed the 512 routed experts"},
-      {"/linear_conv_kernel_dim", "DELETE", "config.json: /linear_conv_kernel_dim: missing positive integer"},
-  });
+  testing::expect_config_errors(
+      qwen3_next(),
+      {
+          {"/full_attention_interval", "0",
+           "config.json: /full_attention_interval: expected a positive integer, got 0"},
+          {"/linear_num_value_heads", "24",
+           "config.json: /linear_num_value_heads: 24 value heads are not a multiple of the 16 key heads"},
+          {"/layer_types", "[\"linear_attention\"]", "config.json: /layer_types: 1 entries for 48 layers"},
+          {"/mlp_only_layers", "[-1]", "config.json: /mlp_only_layers/0: expected a non-negative integer, got -1"},
+          {"/num_experts_per_tok", "513",
+           "config.json: /num_experts_per_tok: 513 selected experts exceed the 512 routed experts"},
+          {"/linear_conv_kernel_dim", "DELETE", "config.json: /linear_conv_kernel_dim: missing positive integer"},
+      });
   // An explicit layer_types list wins over the interval.
   auto doc = qwen3_next();
   std::vector<std::string> types(48, "linear_attention");

@@ -14,10 +14,10 @@ namespace preflight {
 namespace {
 
 struct Card {
-  const char* model;    // the model card
-  const char* config;   // its published dimensions
-  double params;        // the card's headline parameter count
-  const char* family;   // the description that must read it
+  const char* model;   // the model card
+  const char* config;  // its published dimensions
+  double params;       // the card's headline parameter count
+  const char* family;  // the description that must read it
 };
 
 const Card kCards[] = {
@@ -142,8 +142,8 @@ const Card kCards[] = {
  "language_config": {"model_type": "deepseek_v2", "hidden_size": 1280, "num_hidden_layers": 12, "num_attention_heads": 10, "num_key_value_heads": 10, "use_mla": false, "intermediate_size": 6848, "moe_intermediate_size": 896, "n_routed_experts": 64, "num_experts_per_tok": 6, "n_shared_experts": 2, "first_k_dense_replace": 1, "moe_layer_freq": 1, "topk_method": "greedy", "vocab_size": 129280, "max_position_embeddings": 4096, "tie_word_embeddings": false}})",
      3.37e9, "deepseek_vl_v2"},
     {"deepseek-ai/deepseek-vl2 (27.5B)",
-     R"({"architectures": ["DeepseekVLV2ForCausalLM"], "model_type": "deepseek_vl_v2", "torch_dtype": "bfloat16", "tile_tag": "2D", "global_view_pos": "head", "vision_config": {"model_name": "siglip_so400m_patch14_384", "image_size": 384, "patch_size": 14, "width": 1152, "layers": 27, "heads": 16, "mlp_ratio": 3.7362, "global_pool": "map", "ignore_head": true, "class_token": false}, "projector_config": {"projector_type": "downsample_mlp_gelu", "input_dim": 1152, "n_embed": 2560, "depth": 2, "mlp_ratio": 1, "downsample_ratio": 2}, "language_config": {"model_type": "deepseek_v2", "hidden_size": 2560, "num_hidden_layers": 30, "num_attention_heads": 32, "num_key_value_heads": 32, "use_mla": true, "intermediate_size": 12288, "moe_intermediate_size": 1536, "n_routed_experts": 72, "num_experts_per_tok": 6, "n_shared_experts": 2, "first_k_dense_replace": 1, "moe_layer_freq": 1, "topk_method": "noaux_tc", "vocab_size": 129280, "max_position_embeddings": 4096, "tie_word_embeddings": false, "kv_lora_rank": 512, "q_lora_rank": null, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128}})",
-     27.5e9, "deepseek_vl_v2"},
+     R"({"architectures": ["DeepseekVLV2ForCausalLM"], "model_type": "deepseek_vl_v2", "torch_dtype": "bfloat16", "tile_tag": "2D", "global_view_pos": "head", "vision_config": {"model_name": "siglip_so400m_patch14_384", "image_size": 384, "patch_size": 14, "width": 1152, "layers": 27, "heads": 16, "mlp_ratio": 3.7362, "global_pool": "map", "ignore_head": true, "class_token": false}, "projector_config": {"projector_type": "downsample_mlp_gelu", "input_dim": 1152, "n_embed": 2560, "depth": 2, "mlp_ratio": 1, "downsample_ratio": 2}, "language_config": {"model_type": "deepseek_v2", "hidden_size": 2560, "num_hidden_layers": 30, "num_attention_heads": 32, "num_key_value_heads": 32, "use_mla": true, "intermediate_size": 12288, "moe_intermediate_size": 1536, "n_routed_experts": 72, "num_experts_per_tok": 6, "n_shared_experts": 2, "first_k_dense_replace": 1, "moe_layer_freq": 1, "topk_method": "noaux_tc", "vocab_size": 129280, "max_position_embeddings": 4096, "tie_word_embeddings": false, "kv_lora_rank": 512, "q_lora_rank": null, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128}})", 27.5e9,
+     "deepseek_vl_v2"},
     // DBRX: 131,596,523,520 parameters (132B on the card, 36B active: 35,853,146,112 here), experts
     // stored fused across experts (w1, v1, w2 of [16 x 10,752, 6,144]).
     {"databricks/dbrx-instruct (132B)",
@@ -193,9 +193,13 @@ TEST(UncorpusedDescriptions, ParameterCountsNearTheModelCards) {
 // aspect-ratio embeddings of 9 rows, 1601 positions for 560-pixel tiles). The config carries the
 // released dimensions; no stored snapshot of the pair was found, so it is not in the corpus.
 TEST(UncorpusedDescriptions, Llama32VisionIsExactAgainstItsIndexTotal) {
-  const auto m = build_model_from_config(R"({"architectures": ["MllamaForConditionalGeneration"], "image_token_index": 128256, "model_type": "mllama", "torch_dtype": "bfloat16", "transformers_version": "4.45.0.dev0",
+  const auto m =
+      build_model_from_config(
+          R"({"architectures": ["MllamaForConditionalGeneration"], "image_token_index": 128256, "model_type": "mllama", "torch_dtype": "bfloat16", "transformers_version": "4.45.0.dev0",
  "text_config": {"model_type": "mllama_text_model", "hidden_size": 4096, "num_hidden_layers": 40, "num_attention_heads": 32, "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 128256, "max_position_embeddings": 131072, "cross_attention_layers": [3, 8, 13, 18, 23, 28, 33, 38], "tie_word_embeddings": false, "torch_dtype": "bfloat16"},
- "vision_config": {"model_type": "mllama_vision_model", "hidden_size": 1280, "intermediate_size": 5120, "num_hidden_layers": 32, "num_global_layers": 8, "attention_heads": 16, "image_size": 560, "patch_size": 14, "max_num_tiles": 4, "vision_output_dim": 7680, "supported_aspect_ratios": [[1, 1], [1, 2], [1, 3], [1, 4], [2, 1], [2, 2], [3, 1], [4, 1]], "intermediate_layers_indices": [3, 7, 15, 23, 30]}})", "config.json").value_or_throw();
+ "vision_config": {"model_type": "mllama_vision_model", "hidden_size": 1280, "intermediate_size": 5120, "num_hidden_layers": 32, "num_global_layers": 8, "attention_heads": 16, "image_size": 560, "patch_size": 14, "max_num_tiles": 4, "vision_output_dim": 7680, "supported_aspect_ratios": [[1, 1], [1, 2], [1, 3], [1, 4], [2, 1], [2, 2], [3, 1], [4, 1]], "intermediate_layers_indices": [3, 7, 15, 23, 30]}})",
+          "config.json")
+          .value_or_throw();
   EXPECT_EQ(m.family, "mllama");
   EXPECT_EQ(m.manifest.payload_bytes(), 21'340'441'670u);
   EXPECT_EQ(m.manifest.logical_params(), 10'670'220'835u);
@@ -208,14 +212,19 @@ TEST(UncorpusedDescriptions, Llama32VisionIsExactAgainstItsIndexTotal) {
 // Arcee's MLP has no gate (4,619,184,640 parameters for the AFM-4.5B dimensions: the Llama count
 // less 36 gate matrices of 18,432 x 2,560), and OLMo 3 is OLMo 2 with layer_types' sliding layers.
 TEST(UncorpusedDescriptions, ArceeHasNoGateAndOlmo3SlidesWhereLayerTypesSay) {
-  const auto arcee = build_model_from_config(R"({"architectures":["ArceeForCausalLM"],"model_type":"arcee","hidden_size":2560,"intermediate_size":18432,"num_hidden_layers":36,"num_attention_heads":20,"num_key_value_heads":4,"head_dim":128,"vocab_size":128004,"max_position_embeddings":65536,"tie_word_embeddings":false,"torch_dtype":"bfloat16"})", "config.json").value_or_throw();
+  const auto arcee =
+      build_model_from_config(
+          R"({"architectures":["ArceeForCausalLM"],"model_type":"arcee","hidden_size":2560,"intermediate_size":18432,"num_hidden_layers":36,"num_attention_heads":20,"num_key_value_heads":4,"head_dim":128,"vocab_size":128004,"max_position_embeddings":65536,"tie_word_embeddings":false,"torch_dtype":"bfloat16"})",
+          "config.json")
+          .value_or_throw();
   EXPECT_EQ(arcee.family, "arcee");
   EXPECT_EQ(arcee.manifest.logical_params(), 4'619'184'640u);
   for (const auto& t : arcee.manifest.tensors) EXPECT_EQ(t.name.find("gate_proj"), std::string::npos) << t.name;
   const auto olmo3 = build_model_from_config(R"({"model_type": "olmo3", "hidden_size": 4096, "num_hidden_layers": 4,
       "num_attention_heads": 32, "intermediate_size": 11008, "vocab_size": 100278, "sliding_window": 4096,
       "layer_types": ["sliding_attention", "sliding_attention", "sliding_attention", "full_attention"]})",
-                                             "config.json").value_or_throw();
+                                             "config.json")
+                         .value_or_throw();
   EXPECT_EQ(olmo3.family, "olmo2");
   EXPECT_EQ(olmo3.count_layers(LayerKind::sliding_attention), 3u);
   EXPECT_EQ(olmo3.gqa.sliding_window, 4096u);
