@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 packages=(cmake g++ make pkg-config nlohmann-json3-dev libcli11-dev libfmt-dev libcpp-httplib-dev libcurl4-openssl-dev libgtest-dev
-          libbenchmark-dev libmimalloc-dev python3 chromium zsh bash-completion dpkg-dev file)
+          libbenchmark-dev libmimalloc-dev python3 chromium zsh bash-completion dpkg-dev file clang-format)
 for arg in "$@"; do
   case "$arg" in
     --fuzz) packages+=(clang libclang-rt-dev) ;;
