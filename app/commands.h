@@ -22,7 +22,7 @@ int run_fit(const Options& o, Io& io);
 int run_max(const Options& o, Io& io);
 int run_sweep(const Options& o, Io& io);
 
-// Engine command line (launch_command.cc).
+// Engine command line (launch_subcommand.cc).
 int run_launch(const Options& o, Io& io);
 
 // The web planner and its JSON API (serve.cc).

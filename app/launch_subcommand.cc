@@ -7,8 +7,6 @@
 // verdict printed on top is the verdict for the printed command; then the
 // command is built from the plan and printed with where each flag came from.
 // Exit code: the plan's (0 fits, 1 does not, 2 bad input).
-#include "launch/launch_command.h"
-
 #include <filesystem>
 #include <iostream>
 
@@ -16,6 +14,7 @@
 #include "core/units.h"
 #include "launch/disaggregation_flags.h"
 #include "launch/gpu_arch.h"
+#include "launch/launch_command.h"
 #include "launch/launch_render.h"
 #include "launch/recipe_catalogue.h"
 #include "model/dtype.h"
