@@ -108,6 +108,120 @@ PerfReport plan_perf(const Plan& plan, const PlanContext& context, const PlanReq
   return build_perf_report(in);
 }
 
+// The engine's sizing at the representative ranks (one worker per stage class),
+// and each placed rank's ledger from the worker of its rank, else of its stage.
+std::optional<Error> add_engine_ledgers(Plan& plan, const PlanContext& context, const Accelerator& gpu,
+                                        const PlanRequest& request, const std::vector<RankWeights>& placed, bool full) {
+  const auto& model = *context.model;
+  EngineInputs in{};
+  in.model = &model;
+  in.gpu = &gpu;
+  in.layout = &plan.layout;
+  in.workload = &plan.workload;
+  in.options = request.engine;
+  in.with_figures = full;
+  in.draft = request.draft.get();
+  in.draft_tp = std::max<std::uint64_t>(plan.draft_tp, 1);
+  // One worker per stage class: the representative ranks.
+  std::vector<std::uint64_t> reps = context.placement.representative_ranks(plan.layout);
+  for (auto r : reps) {
+    const auto it = std::find_if(placed.begin(), placed.end(), [&](const RankWeights& w) { return w.rank == r; });
+    in.workers.push_back(
+        worker_input(plan, it != placed.end() ? *it : context.placement.rank_weights(plan.layout, r, full)));
+  }
+  auto sized = size_engine(in);
+  if (!sized) return sized.error();
+  plan.engine = std::move(sized).value();
+  if (full && !request.engine.version) plan.engine->range = version_range(in, model, request.workload);
+  for (const auto& rw : placed) {
+    // The worker of the same rank, else of the same stage.
+    std::size_t k = 0;
+    for (std::size_t i = 0; i < in.workers.size(); ++i) {
+      if (in.workers[i].rank == rw.rank) {
+        k = i;
+        break;
+      }
+      if (in.workers[i].stage == rw.stage && in.workers[k].stage != rw.stage) k = i;
+    }
+    plan.ranks.push_back(engine_rank_ledger(plan, model, rw, plan.engine->workers[k], in.workers[k], full));
+  }
+  if (full)
+    for (const auto& f : plan.engine->figures) plan.figures.push_back(f);
+  return std::nullopt;
+}
+
+// Without an engine: preflight's own pools per stage, and each placed rank's ledger.
+void add_generic_ledgers(Plan& plan, const PlanContext& context, const PlanRequest& request,
+                         const std::vector<RankWeights>& placed, bool full) {
+  const auto& model = *context.model;
+  std::vector<Pools> pools;
+  if (plan.second_pass) {
+    for (std::uint64_t s = 0; s < plan.layout.pp; ++s)
+      pools.push_back(compute_pools(plan, context, request.draft.get(), s, full));
+    if (full) add_pool_figures(plan, model, pools.front());
+  }
+  for (const auto& rw : placed)
+    plan.ranks.push_back(rank_ledger(plan, rw, pools.empty() ? nullptr : &pools[rw.stage], full));
+}
+
+// Which model and GPU the plan is about. A verdict-only plan copies just the GPU
+// fields the verdict reads: the whole entry (sources, notes) costs more than the plan.
+void name_model_and_gpu(Plan& plan, const ModelSpec& model, const Accelerator& gpu, bool full) {
+  plan.model_name = model.name;
+  plan.model_family = model.family;
+  plan.family_reader = model.family_reader;
+  plan.manifest_source = model.manifest_source;
+  if (full) {
+    plan.model_architecture = model.architecture;
+    plan.files_disagree = model.files_disagree;
+  }
+  if (full) plan.revision = model.artifact ? model.artifact->revision : "";
+  if (full) {
+    plan.gpu = gpu;
+  } else {
+    // The verdict reads only these; copying the whole entry (sources, notes) costs more than the plan.
+    plan.gpu.id = gpu.id;
+    plan.gpu.architecture = gpu.architecture;
+    plan.gpu.device_total_bytes = gpu.device_total_bytes;
+    plan.gpu.gpus_per_node = gpu.gpus_per_node;
+  }
+}
+
+// What a full plan assumes, in the order the report lists it.
+void add_assumptions(Plan& plan, const ModelSpec& model) {
+  plan.assumptions.push_back(fmt::format("layout: {}", plan.layout.chosen_by));
+  if (plan.layout.dense_over_stage)
+    plan.assumptions.push_back(
+        fmt::format("SGLang DP attention: the LM head, dense MLPs and shared experts are split over the stage's {} "
+                    "ranks (its --tp); "
+                    "attention and the embedding are whole in each of the {} attention groups",
+                    plan.layout.stage_ranks(), plan.layout.dp));
+  plan.assumptions.push_back("capacity per GPU is what the device reports to CUDA/HIP, not the vendor headline");
+  if (model.pooling_runner)
+    plan.assumptions.push_back(
+        "pooling runner (an embedding service): no LM head is held and the engine's profile run has no sampler "
+        "(--runner generate plans it as a generating model)");
+  if (plan.mtp_drafts())
+    plan.assumptions.push_back(fmt::format(
+        "speculative decoding: {} draft tokens per step; their state slots and lookahead cache are counted, a "
+        "separate draft model's weights and cache are not (name it with --draft)",
+        plan.workload.spec_tokens));
+  plan.assumptions.push_back(
+      "placement: TP-split attention/MLP/embedding, experts dealt over the EP groups of each stage (split over "
+      "MoE-TP), "
+      "routers, norms, latent projections and the vision tower's embeddings and norms replicated (its linear layers "
+      "split over TP); PP stages by layer");
+  if (plan.engine) {
+    for (const auto& r : plan.engine->rules) plan.assumptions.push_back("engine rule: " + r);
+    for (const auto& e : plan.engine->estimates) plan.assumptions.push_back("engine estimate: " + e);
+  } else if (plan.second_pass) {
+    plan.assumptions.push_back(fmt::format("{} recurrent-state slots per running request, {} recurrent state, {} cache",
+                                           plan.workload.state_slots, plan.workload.state_dtype,
+                                           plan.workload.kv_dtype));
+    plan.assumptions.push_back("activations: logical aggregate payloads of one prefill chunk, counted on every rank");
+  }
+}
+
 }  // namespace
 
 std::string_view verdict_word(const Verdict& v) {
@@ -143,24 +257,7 @@ Result<Plan> build_plan(const PlanContext& context, const Accelerator& gpu, cons
   if (!layout) return layout.error();
 
   Plan plan;
-  plan.model_name = model.name;
-  plan.model_family = model.family;
-  plan.family_reader = model.family_reader;
-  plan.manifest_source = model.manifest_source;
-  if (full) {
-    plan.model_architecture = model.architecture;
-    plan.files_disagree = model.files_disagree;
-  }
-  if (full) plan.revision = model.artifact ? model.artifact->revision : "";
-  if (full) {
-    plan.gpu = gpu;
-  } else {
-    // The verdict reads only these; copying the whole entry (sources, notes) costs more than the plan.
-    plan.gpu.id = gpu.id;
-    plan.gpu.architecture = gpu.architecture;
-    plan.gpu.device_total_bytes = gpu.device_total_bytes;
-    plan.gpu.gpus_per_node = gpu.gpus_per_node;
-  }
+  name_model_and_gpu(plan, model, gpu, full);
   plan.gpu_count = request.gpu_count;
   plan.layout = *layout;
   if (full && !request.layout_reason.empty()) plan.layout.chosen_by = request.layout_reason;
@@ -209,49 +306,9 @@ Result<Plan> build_plan(const PlanContext& context, const Accelerator& gpu, cons
   }
 
   if (with_engine) {
-    EngineInputs in;
-    in.model = &model;
-    in.gpu = &gpu;
-    in.layout = &plan.layout;
-    in.workload = &plan.workload;
-    in.options = request.engine;
-    in.with_figures = full;
-    in.draft = request.draft.get();
-    in.draft_tp = std::max<std::uint64_t>(plan.draft_tp, 1);
-    // One worker per stage class: the representative ranks.
-    std::vector<std::uint64_t> reps = context.placement.representative_ranks(plan.layout);
-    for (auto r : reps) {
-      const auto it = std::find_if(placed.begin(), placed.end(), [&](const RankWeights& w) { return w.rank == r; });
-      in.workers.push_back(
-          worker_input(plan, it != placed.end() ? *it : context.placement.rank_weights(plan.layout, r, full)));
-    }
-    auto sized = size_engine(in);
-    if (!sized) return sized.error();
-    plan.engine = std::move(sized).value();
-    if (full && !request.engine.version) plan.engine->range = version_range(in, model, request.workload);
-    for (const auto& rw : placed) {
-      // The worker of the same rank, else of the same stage.
-      std::size_t k = 0;
-      for (std::size_t i = 0; i < in.workers.size(); ++i) {
-        if (in.workers[i].rank == rw.rank) {
-          k = i;
-          break;
-        }
-        if (in.workers[i].stage == rw.stage && in.workers[k].stage != rw.stage) k = i;
-      }
-      plan.ranks.push_back(engine_rank_ledger(plan, model, rw, plan.engine->workers[k], in.workers[k], full));
-    }
-    if (full)
-      for (const auto& f : plan.engine->figures) plan.figures.push_back(f);
+    if (auto err = add_engine_ledgers(plan, context, gpu, request, placed, full)) return *err;
   } else {
-    std::vector<Pools> pools;
-    if (plan.second_pass) {
-      for (std::uint64_t s = 0; s < plan.layout.pp; ++s)
-        pools.push_back(compute_pools(plan, context, request.draft.get(), s, full));
-      if (full) add_pool_figures(plan, model, pools.front());
-    }
-    for (const auto& rw : placed)
-      plan.ranks.push_back(rank_ledger(plan, rw, pools.empty() ? nullptr : &pools[rw.stage], full));
+    add_generic_ledgers(plan, context, request, placed, full);
   }
   plan.verdict = judge(plan, full);
   apply_engine_verdict(plan);
@@ -273,37 +330,7 @@ Result<Plan> build_plan(const PlanContext& context, const Accelerator& gpu, cons
 
   if (model.artifact && model.artifact->shard_bytes > 0)
     for (auto& f : disk_figures(*model.artifact)) plan.figures.push_back(std::move(f));
-  plan.assumptions.push_back(fmt::format("layout: {}", plan.layout.chosen_by));
-  if (plan.layout.dense_over_stage)
-    plan.assumptions.push_back(
-        fmt::format("SGLang DP attention: the LM head, dense MLPs and shared experts are split over the stage's {} "
-                    "ranks (its --tp); "
-                    "attention and the embedding are whole in each of the {} attention groups",
-                    plan.layout.stage_ranks(), plan.layout.dp));
-  plan.assumptions.push_back("capacity per GPU is what the device reports to CUDA/HIP, not the vendor headline");
-  if (model.pooling_runner)
-    plan.assumptions.push_back(
-        "pooling runner (an embedding service): no LM head is held and the engine's profile run has no sampler "
-        "(--runner generate plans it as a generating model)");
-  if (plan.mtp_drafts())
-    plan.assumptions.push_back(fmt::format(
-        "speculative decoding: {} draft tokens per step; their state slots and lookahead cache are counted, a "
-        "separate draft model's weights and cache are not (name it with --draft)",
-        plan.workload.spec_tokens));
-  plan.assumptions.push_back(
-      "placement: TP-split attention/MLP/embedding, experts dealt over the EP groups of each stage (split over "
-      "MoE-TP), "
-      "routers, norms, latent projections and the vision tower's embeddings and norms replicated (its linear layers "
-      "split over TP); PP stages by layer");
-  if (plan.engine) {
-    for (const auto& r : plan.engine->rules) plan.assumptions.push_back("engine rule: " + r);
-    for (const auto& e : plan.engine->estimates) plan.assumptions.push_back("engine estimate: " + e);
-  } else if (plan.second_pass) {
-    plan.assumptions.push_back(fmt::format("{} recurrent-state slots per running request, {} recurrent state, {} cache",
-                                           plan.workload.state_slots, plan.workload.state_dtype,
-                                           plan.workload.kv_dtype));
-    plan.assumptions.push_back("activations: logical aggregate payloads of one prefill chunk, counted on every rank");
-  }
+  add_assumptions(plan, model);
   add_offload_figures(plan, context, request);
   if (request.perf.enabled) {
     plan.perf = plan_perf(plan, context, request, placed);
