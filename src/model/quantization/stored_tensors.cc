@@ -79,6 +79,77 @@ Shape ct_scale_shape(const QuantGroup& g, std::uint64_t out, std::uint64_t in) {
   return {1};
 }
 
+// Static activation scales and group indices, shared by the compressed-tensors
+// int/float layouts.
+void add_ct_extras(Emitter& e, const QuantGroup& g, const std::string& base, std::uint64_t in, Dtype scale_dtype) {
+  if (g.group_index) e.add(base + ".weight_g_idx", {in}, Dtype::I32, StorageFormat::quant_metadata, 0);
+  if (g.input == QuantGroup::Input::static_scale) {
+    const Shape s = g.input_per_token ? Shape{1, 1} : Shape{1};
+    e.add(base + ".input_scale", s, scale_dtype, StorageFormat::activation_scale, 0);
+    if (!g.input_symmetric) e.add(base + ".input_zero_point", s, Dtype::I8, StorageFormat::activation_scale, 0);
+  }
+}
+
+// compressed-tensors pack-quantized: INT2/4/8 values packed in I32 words, scales
+// per strategy, packed zero points when asymmetric.
+void emit_ct_pack(Emitter& e, const LogicalTensor& t, const QuantGroup& g, const std::string& base, std::uint64_t out,
+                  std::uint64_t in, std::uint64_t params) {
+  const auto pack = 32 / g.num_bits;
+  const auto sd = ct_scale_dtype(g, t);
+  e.add(base + ".weight_packed", {out, ceil_div(in, pack)}, Dtype::I32, StorageFormat::int_packed, params);
+  e.add(base + ".weight_shape", {2}, Dtype::I64, StorageFormat::quant_metadata, 0);
+  const auto scale_shape = ct_scale_shape(g, out, in);
+  e.add(base + ".weight_scale", scale_shape, sd, StorageFormat::weight_scale, 0);
+  if (!g.symmetric) {
+    // Group / channel zero points are packed along the output dimension;
+    // others are written as they are (I8).
+    if (g.strategy == ScaleStrategy::group || g.strategy == ScaleStrategy::channel)
+      e.add(base + ".weight_zero_point", {ceil_div(out, pack), scale_shape[1]}, Dtype::I32, StorageFormat::zero_point,
+            0);
+    else
+      e.add(base + ".weight_zero_point", scale_shape, Dtype::I8, StorageFormat::zero_point, 0);
+  }
+  add_ct_extras(e, g, base, in, sd);
+}
+
+// compressed-tensors int-quantized / float-quantized: one I8 or FP8 value per
+// weight, scales per strategy.
+void emit_ct_int_or_float(Emitter& e, const LogicalTensor& t, const QuantGroup& g, const std::string& base,
+                          std::uint64_t out, std::uint64_t in, std::uint64_t params) {
+  const bool is_float = g.kind == QuantFormat::ct_float;
+  const auto sd = ct_scale_dtype(g, t);
+  e.add(base + ".weight", {out, in}, is_float ? Dtype::F8_E4M3 : Dtype::I8,
+        is_float ? StorageFormat::fp8 : StorageFormat::int8, params);
+  const auto scale_shape = ct_scale_shape(g, out, in);
+  e.add(base + ".weight_scale", scale_shape, sd, StorageFormat::weight_scale, 0);
+  if (!g.symmetric)
+    e.add(base + ".weight_zero_point", scale_shape, is_float ? Dtype::F8_E4M3 : Dtype::I8, StorageFormat::zero_point,
+          0);
+  add_ct_extras(e, g, base, in, sd);
+}
+
+// bitsandbytes 4-bit: packed values, absmax per 64-value block (itself quantized
+// under double quantization), the quant map and the packed quant_state.
+void emit_bnb_4bit(Emitter& e, const LogicalTensor& t, const QuantGroup& g, const std::string& name, std::uint64_t out,
+                   std::uint64_t in, std::uint64_t params) {
+  const auto blocks = ceil_div(params, 64);
+  e.add(name, {ceil_div(params, 2), 1}, Dtype::U8, StorageFormat::int_packed, params);
+  e.add(name + ".absmax", {blocks}, g.double_quant ? Dtype::U8 : Dtype::F32, StorageFormat::weight_scale, 0);
+  if (g.double_quant) {
+    e.add(name + ".nested_absmax", {ceil_div(blocks, 256)}, Dtype::F32, StorageFormat::weight_scale, 0);
+    e.add(name + ".nested_quant_map", {256}, Dtype::F32, StorageFormat::quant_metadata, 0);
+  }
+  e.add(name + ".quant_map", {16}, Dtype::F32, StorageFormat::quant_metadata, 0);
+  // QuantState.as_dict(packed=True): json.dumps of the non-tensor fields, as U8.
+  // nested_offset is a float whose repr length varies; 20 characters is typical.
+  std::string state = fmt::format(R"({{"quant_type": "{}", "blocksize": 64, "dtype": "{}", "shape": [{}, {}])",
+                                  g.bnb_type, dtype_torch_name(t.dtype), out, in);
+  if (g.double_quant)
+    state += R"(, "nested_blocksize": 256, "nested_dtype": "float32", "nested_offset": 0.0123456789012345678)";
+  state += "}";
+  e.add(name + ".quant_state.bitsandbytes__" + g.bnb_type, {state.size()}, Dtype::U8, StorageFormat::quant_metadata, 0);
+}
+
 }  // namespace
 
 // A weight stored as it is (most tensors of every model), without an Emitter's
@@ -105,16 +176,6 @@ Result<std::vector<StoredTensor>> quantized_tensors(const LogicalTensor& t, cons
   const auto base = module_name_of(name);
   Emitter e(t, instances, first);
 
-  // Static activation scales and group indices are shared by the int/float layouts.
-  auto add_ct_extras = [&](Dtype scale_dtype) {
-    if (g.group_index) e.add(base + ".weight_g_idx", {in}, Dtype::I32, StorageFormat::quant_metadata, 0);
-    if (g.input == QuantGroup::Input::static_scale) {
-      const Shape s = g.input_per_token ? Shape{1, 1} : Shape{1};
-      e.add(base + ".input_scale", s, scale_dtype, StorageFormat::activation_scale, 0);
-      if (!g.input_symmetric) e.add(base + ".input_zero_point", s, Dtype::I8, StorageFormat::activation_scale, 0);
-    }
-  };
-
   switch (g.kind) {
     case QuantFormat::ct_mxfp4:
       e.add(base + ".weight_packed", {out, ceil_div(in, 2)}, Dtype::U8, StorageFormat::mxfp4_packed, params);
@@ -131,36 +192,12 @@ Result<std::vector<StoredTensor>> quantized_tensors(const LogicalTensor& t, cons
         e.add(base + ".input_global_scale", {1}, Dtype::F32, StorageFormat::activation_scale, 0);
       break;
     case QuantFormat::ct_pack: {
-      const auto pack = 32 / g.num_bits;
-      const auto sd = ct_scale_dtype(g, t);
-      e.add(base + ".weight_packed", {out, ceil_div(in, pack)}, Dtype::I32, StorageFormat::int_packed, params);
-      e.add(base + ".weight_shape", {2}, Dtype::I64, StorageFormat::quant_metadata, 0);
-      const auto scale_shape = ct_scale_shape(g, out, in);
-      e.add(base + ".weight_scale", scale_shape, sd, StorageFormat::weight_scale, 0);
-      if (!g.symmetric) {
-        // Group / channel zero points are packed along the output dimension;
-        // others are written as they are (I8).
-        if (g.strategy == ScaleStrategy::group || g.strategy == ScaleStrategy::channel)
-          e.add(base + ".weight_zero_point", {ceil_div(out, pack), scale_shape[1]}, Dtype::I32,
-                StorageFormat::zero_point, 0);
-        else
-          e.add(base + ".weight_zero_point", scale_shape, Dtype::I8, StorageFormat::zero_point, 0);
-      }
-      add_ct_extras(sd);
+      emit_ct_pack(e, t, g, base, out, in, params);
       break;
     }
     case QuantFormat::ct_int:
     case QuantFormat::ct_float: {
-      const bool is_float = g.kind == QuantFormat::ct_float;
-      const auto sd = ct_scale_dtype(g, t);
-      e.add(base + ".weight", {out, in}, is_float ? Dtype::F8_E4M3 : Dtype::I8,
-            is_float ? StorageFormat::fp8 : StorageFormat::int8, params);
-      const auto scale_shape = ct_scale_shape(g, out, in);
-      e.add(base + ".weight_scale", scale_shape, sd, StorageFormat::weight_scale, 0);
-      if (!g.symmetric)
-        e.add(base + ".weight_zero_point", scale_shape, is_float ? Dtype::F8_E4M3 : Dtype::I8,
-              StorageFormat::zero_point, 0);
-      add_ct_extras(sd);
+      emit_ct_int_or_float(e, t, g, base, out, in, params);
       break;
     }
     case QuantFormat::fp8:
@@ -201,23 +238,7 @@ Result<std::vector<StoredTensor>> quantized_tensors(const LogicalTensor& t, cons
       break;
     }
     case QuantFormat::bnb_4bit: {
-      const auto blocks = ceil_div(params, 64);
-      e.add(name, {ceil_div(params, 2), 1}, Dtype::U8, StorageFormat::int_packed, params);
-      e.add(name + ".absmax", {blocks}, g.double_quant ? Dtype::U8 : Dtype::F32, StorageFormat::weight_scale, 0);
-      if (g.double_quant) {
-        e.add(name + ".nested_absmax", {ceil_div(blocks, 256)}, Dtype::F32, StorageFormat::weight_scale, 0);
-        e.add(name + ".nested_quant_map", {256}, Dtype::F32, StorageFormat::quant_metadata, 0);
-      }
-      e.add(name + ".quant_map", {16}, Dtype::F32, StorageFormat::quant_metadata, 0);
-      // QuantState.as_dict(packed=True): json.dumps of the non-tensor fields, as U8.
-      // nested_offset is a float whose repr length varies; 20 characters is typical.
-      std::string state = fmt::format(R"({{"quant_type": "{}", "blocksize": 64, "dtype": "{}", "shape": [{}, {}])",
-                                      g.bnb_type, dtype_torch_name(t.dtype), out, in);
-      if (g.double_quant)
-        state += R"(, "nested_blocksize": 256, "nested_dtype": "float32", "nested_offset": 0.0123456789012345678)";
-      state += "}";
-      e.add(name + ".quant_state.bitsandbytes__" + g.bnb_type, {state.size()}, Dtype::U8, StorageFormat::quant_metadata,
-            0);
+      emit_bnb_4bit(e, t, g, name, out, in, params);
       break;
     }
     case QuantFormat::modelopt_nvfp4:
