@@ -205,6 +205,67 @@ nlohmann::json latency_estimate_json(const LatencyEstimate& e, const LatencyTarg
           {"evidence", evidence_key(Evidence::estimate)}};
 }
 
+// The latency targets against the bounds, and the estimate beside them.
+nlohmann::json latency_json(const LatencyCheck& c) {
+  const auto& t = c.targets;
+  const auto or_null = [](double v) { return v > 0 ? nlohmann::json(v) : nlohmann::json(nullptr); };
+  nlohmann::json j = {{"targets",
+                       {{"ttft_s", or_null(t.ttft_s)},
+                        {"tpot_s", or_null(t.tpot_s)},
+                        {"rate_per_s", or_null(t.rate_per_s)},
+                        {"input_tokens", t.input_tokens},
+                        {"output_tokens", t.output_tokens}}},
+                      {"concurrency", c.concurrency},
+                      {"concurrency_from_rate", c.concurrency_from_rate},
+                      {"prefill_bound_s", c.bounds.prefill_s},
+                      {"decode_step_bound_s", c.bounds.decode_step_s},
+                      {"prefill_share", c.prefill_share},
+                      {"decode_share", c.decode_share},
+                      {"saturated", c.saturated},
+                      {"ttft_s", c.ttft_s},
+                      {"tpot_s", c.tpot_s},
+                      {"binding", c.binding.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.binding)},
+                      {"why", c.why},
+                      {"evidence", evidence_key(c.binding.empty() ? Evidence::hypothesis : Evidence::derived)},
+                      {"bound",
+                       {{"ttft_s", c.bounds.prefill_s + t.kv_transfer_s},
+                        {"tpot_s", c.bounds.decode_step_s},
+                        {"evidence", evidence_key(Evidence::derived)}}}};
+  if (c.estimate) {
+    j["estimate"] = latency_estimate_json(*c.estimate, t);
+  } else {
+    j["estimate"] = nullptr;
+  }
+  return j;
+}
+
+// Each rank's ledger: capacity, demand, the first boundary it crosses and its rows.
+nlohmann::json ranks_json(const std::vector<RankLedger>& ranks) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& r : ranks) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto& row : r.rows) {
+      nlohmann::json item(nlohmann::json::value_t::object);  // members in place, as figure_json
+      auto& o = item.get_ref<nlohmann::json::object_t&>();
+      o.emplace("id", row.id);
+      o.emplace("label", row.label);
+      o.emplace("resource", resource_key(row.resource));
+      o.emplace("bytes", row.bytes);
+      o.emplace("evidence", evidence_key(row.evidence));
+      o.emplace("formula", row.formula);
+      rows.push_back(std::move(item));
+    }
+    out.push_back({{"rank", r.rank},
+                   {"capacity_bytes", r.capacity},
+                   {"demand_bytes", r.demand},
+                   {"free_bytes", r.free},
+                   {"over_bytes", r.over},
+                   {"first_boundary", resource_key(r.first_boundary)},
+                   {"rows", std::move(rows)}});
+  }
+  return out;
+}
+
 nlohmann::json plan_json(const Plan& plan) {
   nlohmann::json j;
   j["model"] = {{"name", plan.model_name},
@@ -269,60 +330,8 @@ nlohmann::json plan_json(const Plan& plan) {
       suggestions.push_back({{"flags", x.flags}, {"headroom_bytes", x.headroom_bytes}, {"layout", x.layout}});
     j["verdict"]["suggestions"] = suggestions;
   }
-  if (plan.latency) {
-    const auto& c = *plan.latency;
-    const auto& t = c.targets;
-    const auto or_null = [](double v) { return v > 0 ? nlohmann::json(v) : nlohmann::json(nullptr); };
-    j["latency"] = {{"targets",
-                     {{"ttft_s", or_null(t.ttft_s)},
-                      {"tpot_s", or_null(t.tpot_s)},
-                      {"rate_per_s", or_null(t.rate_per_s)},
-                      {"input_tokens", t.input_tokens},
-                      {"output_tokens", t.output_tokens}}},
-                    {"concurrency", c.concurrency},
-                    {"concurrency_from_rate", c.concurrency_from_rate},
-                    {"prefill_bound_s", c.bounds.prefill_s},
-                    {"decode_step_bound_s", c.bounds.decode_step_s},
-                    {"prefill_share", c.prefill_share},
-                    {"decode_share", c.decode_share},
-                    {"saturated", c.saturated},
-                    {"ttft_s", c.ttft_s},
-                    {"tpot_s", c.tpot_s},
-                    {"binding", c.binding.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.binding)},
-                    {"why", c.why},
-                    {"evidence", evidence_key(c.binding.empty() ? Evidence::hypothesis : Evidence::derived)},
-                    {"bound",
-                     {{"ttft_s", c.bounds.prefill_s + t.kv_transfer_s},
-                      {"tpot_s", c.bounds.decode_step_s},
-                      {"evidence", evidence_key(Evidence::derived)}}}};
-    if (c.estimate) {
-      j["latency"]["estimate"] = latency_estimate_json(*c.estimate, t);
-    } else {
-      j["latency"]["estimate"] = nullptr;
-    }
-  }
-  j["ranks"] = nlohmann::json::array();
-  for (const auto& r : plan.ranks) {
-    nlohmann::json rows = nlohmann::json::array();
-    for (const auto& row : r.rows) {
-      nlohmann::json item(nlohmann::json::value_t::object);  // members in place, as figure_json
-      auto& o = item.get_ref<nlohmann::json::object_t&>();
-      o.emplace("id", row.id);
-      o.emplace("label", row.label);
-      o.emplace("resource", resource_key(row.resource));
-      o.emplace("bytes", row.bytes);
-      o.emplace("evidence", evidence_key(row.evidence));
-      o.emplace("formula", row.formula);
-      rows.push_back(std::move(item));
-    }
-    j["ranks"].push_back({{"rank", r.rank},
-                          {"capacity_bytes", r.capacity},
-                          {"demand_bytes", r.demand},
-                          {"free_bytes", r.free},
-                          {"over_bytes", r.over},
-                          {"first_boundary", resource_key(r.first_boundary)},
-                          {"rows", std::move(rows)}});
-  }
+  if (plan.latency) j["latency"] = latency_json(*plan.latency);
+  j["ranks"] = ranks_json(plan.ranks);
   if (plan.perf) {
     j["perf"] = perf_json(*plan.perf);
     j["perf"]["plan_fits"] = plan.verdict.fits;  // false: bounds of a deployment that would not start
