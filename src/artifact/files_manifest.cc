@@ -69,6 +69,54 @@ std::string expert_template(std::string_view name) {
   return out;
 }
 
+// Expert tensors that differ only in the expert index fold into one "{E}"
+// entry per run of consecutive indices (with equal bytes); every other entry is
+// kept as it is, in the files' order. entries[n] is files[n]'s entry.
+void fold_expert_runs(const std::vector<FileTensor>& files, std::vector<StoredTensor> entries,
+                      TensorManifest& manifest) {
+  using Key = std::tuple<std::string, Dtype, std::vector<std::uint64_t>, StorageFormat, ModuleClass, int, bool,
+                         std::uint64_t, std::uint64_t>;
+  std::map<Key, std::vector<StoredTensor>> groups;
+  std::vector<std::pair<bool, std::size_t>> order;  // (an expert group?, index into plain or keys)
+  std::vector<StoredTensor> plain;
+  std::vector<Key> keys;
+  for (std::size_t n = 0; n < files.size(); ++n) {
+    const auto& f = files[n];
+    StoredTensor t = std::move(entries[n]);
+    if (t.role != ParallelRole::expert || t.instances != 1 || f.name.find("experts.") == std::string::npos) {
+      order.emplace_back(false, plain.size());
+      plain.push_back(std::move(t));
+      continue;
+    }
+    Key key{expert_template(f.name), t.dtype, t.shape, t.format, t.module, t.layer, t.text, t.bytes_each,
+            t.logical_params_each};
+    auto [it, fresh] = groups.try_emplace(key);
+    if (fresh) {
+      order.emplace_back(true, keys.size());
+      keys.push_back(key);
+    }
+    it->second.push_back(std::move(t));
+  }
+  for (const auto& [grouped, i] : order) {
+    if (!grouped) {
+      manifest.tensors.push_back(std::move(plain[i]));
+      continue;
+    }
+    auto& members = groups.at(keys[i]);
+    std::sort(members.begin(), members.end(),
+              [](const StoredTensor& a, const StoredTensor& b) { return a.first_instance < b.first_instance; });
+    for (std::size_t k = 0; k < members.size();) {
+      std::size_t run = k + 1;
+      while (run < members.size() && members[run].first_instance == members[run - 1].first_instance + 1) ++run;
+      StoredTensor folded = members[k];
+      folded.instances = static_cast<std::uint32_t>(run - k);
+      folded.name = std::get<0>(keys[i]);  // concrete_name() gives back each member's own name
+      manifest.tensors.push_back(std::move(folded));
+      k = run;
+    }
+  }
+}
+
 }  // namespace
 
 bool is_float_dtype(Dtype d) { return d == Dtype::F32 || d == Dtype::F16 || d == Dtype::BF16; }
@@ -199,48 +247,10 @@ FilesManifest files_manifest(const ModelSpec& model, const std::vector<FileTenso
     return t;
   };
 
-  // Expert tensors that differ only in the expert index fold into one "{E}"
-  // entry per run of consecutive indices (with equal bytes).
-  using Key = std::tuple<std::string, Dtype, std::vector<std::uint64_t>, StorageFormat, ModuleClass, int, bool,
-                         std::uint64_t, std::uint64_t>;
-  std::map<Key, std::vector<StoredTensor>> groups;
-  std::vector<std::pair<bool, std::size_t>> order;  // (an expert group?, index into plain or keys)
-  std::vector<StoredTensor> plain;
-  std::vector<Key> keys;
-  for (const auto& f : files) {
-    StoredTensor t = entry_of(f);
-    if (t.role != ParallelRole::expert || t.instances != 1 || f.name.find("experts.") == std::string::npos) {
-      order.emplace_back(false, plain.size());
-      plain.push_back(std::move(t));
-      continue;
-    }
-    Key key{expert_template(f.name), t.dtype, t.shape, t.format, t.module, t.layer, t.text, t.bytes_each,
-            t.logical_params_each};
-    auto [it, fresh] = groups.try_emplace(key);
-    if (fresh) {
-      order.emplace_back(true, keys.size());
-      keys.push_back(key);
-    }
-    it->second.push_back(std::move(t));
-  }
-  for (const auto& [grouped, i] : order) {
-    if (!grouped) {
-      out.manifest.tensors.push_back(std::move(plain[i]));
-      continue;
-    }
-    auto& members = groups.at(keys[i]);
-    std::sort(members.begin(), members.end(),
-              [](const StoredTensor& a, const StoredTensor& b) { return a.first_instance < b.first_instance; });
-    for (std::size_t k = 0; k < members.size();) {
-      std::size_t run = k + 1;
-      while (run < members.size() && members[run].first_instance == members[run - 1].first_instance + 1) ++run;
-      StoredTensor folded = members[k];
-      folded.instances = static_cast<std::uint32_t>(run - k);
-      folded.name = std::get<0>(keys[i]);  // concrete_name() gives back each member's own name
-      out.manifest.tensors.push_back(std::move(folded));
-      k = run;
-    }
-  }
+  std::vector<StoredTensor> entries;
+  entries.reserve(files.size());
+  for (const auto& f : files) entries.push_back(entry_of(f));
+  fold_expert_runs(files, std::move(entries), out.manifest);
   return out;
 }
 
