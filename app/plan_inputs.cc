@@ -158,82 +158,108 @@ Result<LoadedModel> load_named_model(const Options& o, const std::string& name, 
   return load_model(name, overrides, &*hub);
 }
 
-Result<PlanRequest> plan_request(const Options& o) {
-  PlanRequest r;
-  auto& w = r.workload;
+// --tp, --ep, --pp, --dp, --dcp and --gpus-per-node: positive, at most kMaxParallel.
+std::optional<Error> read_layout_options(const Options& o, LayoutOptions& l) {
+  if (auto e = set_positive(o.tp, flag_of(&Options::tp), kMaxParallel, "GPUs", l.tp)) return *e;
+  if (auto e = set_positive(o.ep, flag_of(&Options::ep), kMaxParallel, "GPUs", l.ep)) return *e;
+  if (auto e = set_positive(o.pp, flag_of(&Options::pp), kMaxParallel, "stages", l.pp)) return *e;
+  if (auto e = set_positive(o.dp, flag_of(&Options::dp), kMaxParallel, "groups", l.dp)) return *e;
+  if (auto e = set_positive(o.dcp, flag_of(&Options::dcp), kMaxParallel, "GPUs", l.dcp)) return *e;
+  if (auto e = set_positive(o.gpus_per_node, flag_of(&Options::gpus_per_node), kMaxParallel, "GPUs", l.gpus_per_node))
+    return *e;
+  return std::nullopt;
+}
+
+// The engine, its release and its memory and scheduler settings, checked together.
+std::optional<Error> read_engine_options(const Options& o, EngineOptions& e) {
+  if (!o.engine.empty()) {
+    auto kind = parse_engine(o.engine);
+    if (!kind) return kind.error();
+    e.kind = *kind;
+  }
+  if (!o.engine_version.empty()) {
+    auto v = parse_engine_version(o.engine_version, flag_of(&Options::engine_version));
+    if (!v) return v.error();
+    e.version = std::move(v).value();
+  }
+  if (auto err = set_number(o.gpu_memory_utilization, flag_of(&Options::gpu_memory_utilization), kMaxShare,
+                            e.gpu_memory_utilization))
+    return *err;
+  if (auto err =
+          set_number(o.mem_fraction_static, flag_of(&Options::mem_fraction_static), kMaxShare, e.mem_fraction_static))
+    return *err;
+  if (auto err = set_number(o.mamba_full_memory_ratio, flag_of(&Options::mamba_full_memory_ratio), kMaxShare,
+                            e.mamba_full_memory_ratio))
+    return *err;
+  if (auto err = set_positive(o.max_num_batched_tokens, flag_of(&Options::max_num_batched_tokens), kMaxTokens, "tokens",
+                              e.max_num_batched_tokens))
+    return *err;
+  if (auto err =
+          set_positive(o.max_num_seqs, flag_of(&Options::max_num_seqs), kMaxRequests, "requests", e.max_num_seqs))
+    return *err;
+  if (auto err = set_positive(o.block_size, flag_of(&Options::block_size), kMaxTokens, "tokens", e.block_size))
+    return *err;
+  if (!o.radix_cache.empty()) e.radix_cache = o.radix_cache;
+  e.enforce_eager = o.enforce_eager;
+  auto checked = validate_engine_options(e);
+  if (!checked) return checked.error();
+  return std::nullopt;
+}
+
+// Throughput, cost and cold-start inputs: prompt length, copies, prices, link rates, shares.
+std::optional<Error> read_perf_options(const Options& o, PerfOptions& p) {
+  if (auto err = set_positive(o.prompt_tokens, flag_of(&Options::prompt_tokens), kMaxTokens, "tokens", p.prompt_tokens))
+    return *err;
+  if (auto err =
+          set_positive(o.staging_copies, flag_of(&Options::staging_copies), kMaxSmall, "copies", p.staging_copies))
+    return *err;
+  if (auto err = set_number(o.price, flag_of(&Options::price), kMaxPrice, p.price_usd_per_gpu_hour)) return *err;
+  if (auto err = set_number(o.api_price, flag_of(&Options::api_price), kMaxPrice, p.api_usd_per_m)) return *err;
+  if (auto err = set_number(o.download_gbps, flag_of(&Options::download_gbps), kMaxRate, p.download_gbps)) return *err;
+  if (auto err = set_number(o.read_gb_s, flag_of(&Options::read_gb_s), kMaxRate, p.read_gb_s)) return *err;
+  if (o.scale_out_gb_s == "0")
+    p.scale_out_gb_s = 0;  // 0: cross-node traffic at the NVLink rate (stated)
+  else if (auto err = set_number(o.scale_out_gb_s, flag_of(&Options::scale_out_gb_s), kMaxRate, p.scale_out_gb_s))
+    return *err;
+  if (auto err = set_fraction(o.utilisation, flag_of(&Options::utilisation), p.utilisation)) return *err;
+  if (auto err = set_fraction(o.spec_acceptance, flag_of(&Options::spec_acceptance), p.spec_acceptance)) return *err;
+  return std::nullopt;
+}
+
+// --mix or --mix-file: each request's length; a mix file with input,output
+// columns is also a trace (`trace`) the latency estimate replays.
+std::optional<Error> read_mix(const Options& o, WorkloadOptions& w, std::shared_ptr<const RequestTrace>& trace) {
+  if (o.mix.empty() && o.mix_file.empty()) return std::nullopt;
+  w.requested = true;
+  const bool file = !o.mix_file.empty();
+  if (!o.mix.empty() && file) return Error{flag_of(&Options::mix_file), "", "give --mix or --mix-file, not both"};
+  const std::string flag = file ? flag_of(&Options::mix_file) : flag_of(&Options::mix);
+  if (!o.context.empty()) return Error{flag, "", "a mix sets each request's length: give --context or a mix, not both"};
+  Result<RequestMix> mix = Error{"", "", ""};
+  if (file) {
+    auto text = read_file(o.mix_file);
+    if (!text) return text.error();
+    mix = parse_mix_file(*text, o.mix_file);
+    if (mix) {
+      auto parsed = parse_request_trace(*text, o.mix_file);
+      if (!parsed) return parsed.error();
+      if (!parsed->requests.empty()) trace = std::make_shared<const RequestTrace>(std::move(parsed).value());
+    }
+  } else {
+    mix = parse_mix(o.mix, flag_of(&Options::mix));
+  }
+  if (!mix) return mix.error();
+  w.mix = std::move(mix).value();
+  return std::nullopt;
+}
+
+// --ttft, --tpot, --rate, the request shape, the seed, the percentile, the energy
+// prices and a latency efficiency table. A flag given marks the workload requested.
+std::optional<Error> read_latency_flags(const Options& o, LatencyTargets& t, bool& requested) {
   const auto any = [&](const std::string& s) {
-    if (!s.empty()) w.requested = true;
+    if (!s.empty()) requested = true;
     return !s.empty();
   };
-  if (any(o.context)) {
-    auto v = within(parse_token_count(o.context, flag_of(&Options::context)), flag_of(&Options::context), kMaxTokens,
-                    "tokens");
-    if (!v) return v.error();
-    w.context_tokens = *v;
-  }
-  if (any(o.concurrency)) {
-    if (auto e = set_positive(o.concurrency, flag_of(&Options::concurrency), kMaxRequests, "requests", w.concurrency))
-      return *e;
-  }
-  std::shared_ptr<const RequestTrace> trace;  // --mix-file with input,output columns
-  if (any(o.mix) || any(o.mix_file)) {
-    const bool file = !o.mix_file.empty();
-    if (!o.mix.empty() && file) return Error{flag_of(&Options::mix_file), "", "give --mix or --mix-file, not both"};
-    const std::string flag = file ? flag_of(&Options::mix_file) : flag_of(&Options::mix);
-    if (!o.context.empty())
-      return Error{flag, "", "a mix sets each request's length: give --context or a mix, not both"};
-    Result<RequestMix> mix = Error{"", "", ""};
-    if (file) {
-      auto text = read_file(o.mix_file);
-      if (!text) return text.error();
-      mix = parse_mix_file(*text, o.mix_file);
-      if (mix) {
-        auto parsed = parse_request_trace(*text, o.mix_file);
-        if (!parsed) return parsed.error();
-        if (!parsed->requests.empty()) trace = std::make_shared<const RequestTrace>(std::move(parsed).value());
-      }
-    } else {
-      mix = parse_mix(o.mix, flag_of(&Options::mix));
-    }
-    if (!mix) return mix.error();
-    w.mix = std::move(mix).value();
-  }
-  if (any(o.kv_offload)) {
-    const bool bare = std::isdigit(static_cast<unsigned char>(o.kv_offload.back())) != 0;
-    auto v = parse_byte_size(bare ? o.kv_offload + "GiB" : o.kv_offload, flag_of(&Options::kv_offload));
-    // The error names what was typed, not the text with GiB appended.
-    if (!v)
-      return Error{
-          flag_of(&Options::kv_offload), "",
-          fmt::format("expected a size such as 512GiB or 1TiB (a bare number is GiB), got {}", echo(o.kv_offload))};
-    if (*v == 0 || *v > (1ULL << 50))
-      return Error{flag_of(&Options::kv_offload), "",
-                   fmt::format("expected host memory per node above 0 and at most 1 PiB, got {}", echo(o.kv_offload))};
-    w.kv_offload_bytes_per_node = *v;
-  }
-  if (any(o.kv_dtype)) {
-    auto d = parse_kv_dtype(o.kv_dtype, flag_of(&Options::kv_dtype));
-    if (!d) return d.error();
-    w.kv_dtype = *d;
-  }
-  if (any(o.state_dtype)) {
-    auto d = parse_state_dtype(o.state_dtype, flag_of(&Options::state_dtype));
-    if (!d) return d.error();
-    w.state_dtype = *d;
-  }
-  if (any(o.state_slots)) {
-    if (auto e = set_positive(o.state_slots, flag_of(&Options::state_slots), kMaxSmall, "slots", w.state_slots))
-      return *e;
-  }
-  if (any(o.reserve)) {
-    auto v = parse_reserve(o.reserve, flag_of(&Options::reserve));
-    if (!v) return v.error();
-    w.reserve = *v;
-  }
-  if (any(o.chunk)) {
-    if (auto e = set_positive(o.chunk, flag_of(&Options::chunk), kMaxTokens, "tokens", w.chunk_tokens)) return *e;
-  }
-  auto& t = r.latency;
   for (const auto& [text, flag, out] :
        {std::tuple<const std::string&, const char*, double&>{o.ttft, flag_of(&Options::ttft), t.ttft_s},
         {o.tpot, flag_of(&Options::tpot), t.tpot_s}}) {
@@ -292,6 +318,65 @@ Result<PlanRequest> plan_request(const Options& o) {
     if (!table) return table.error();
     t.efficiency = std::make_shared<const LatencyEfficiencyTable>(std::move(table).value());
   }
+  return std::nullopt;
+}
+
+Result<PlanRequest> plan_request(const Options& o) {
+  PlanRequest r;
+  auto& w = r.workload;
+  const auto any = [&](const std::string& s) {
+    if (!s.empty()) w.requested = true;
+    return !s.empty();
+  };
+  if (any(o.context)) {
+    auto v = within(parse_token_count(o.context, flag_of(&Options::context)), flag_of(&Options::context), kMaxTokens,
+                    "tokens");
+    if (!v) return v.error();
+    w.context_tokens = *v;
+  }
+  if (any(o.concurrency)) {
+    if (auto e = set_positive(o.concurrency, flag_of(&Options::concurrency), kMaxRequests, "requests", w.concurrency))
+      return *e;
+  }
+  std::shared_ptr<const RequestTrace> trace;  // --mix-file with input,output columns
+  if (auto err = read_mix(o, w, trace)) return *err;
+  if (any(o.kv_offload)) {
+    const bool bare = std::isdigit(static_cast<unsigned char>(o.kv_offload.back())) != 0;
+    auto v = parse_byte_size(bare ? o.kv_offload + "GiB" : o.kv_offload, flag_of(&Options::kv_offload));
+    // The error names what was typed, not the text with GiB appended.
+    if (!v)
+      return Error{
+          flag_of(&Options::kv_offload), "",
+          fmt::format("expected a size such as 512GiB or 1TiB (a bare number is GiB), got {}", echo(o.kv_offload))};
+    if (*v == 0 || *v > (1ULL << 50))
+      return Error{flag_of(&Options::kv_offload), "",
+                   fmt::format("expected host memory per node above 0 and at most 1 PiB, got {}", echo(o.kv_offload))};
+    w.kv_offload_bytes_per_node = *v;
+  }
+  if (any(o.kv_dtype)) {
+    auto d = parse_kv_dtype(o.kv_dtype, flag_of(&Options::kv_dtype));
+    if (!d) return d.error();
+    w.kv_dtype = *d;
+  }
+  if (any(o.state_dtype)) {
+    auto d = parse_state_dtype(o.state_dtype, flag_of(&Options::state_dtype));
+    if (!d) return d.error();
+    w.state_dtype = *d;
+  }
+  if (any(o.state_slots)) {
+    if (auto e = set_positive(o.state_slots, flag_of(&Options::state_slots), kMaxSmall, "slots", w.state_slots))
+      return *e;
+  }
+  if (any(o.reserve)) {
+    auto v = parse_reserve(o.reserve, flag_of(&Options::reserve));
+    if (!v) return v.error();
+    w.reserve = *v;
+  }
+  if (any(o.chunk)) {
+    if (auto e = set_positive(o.chunk, flag_of(&Options::chunk), kMaxTokens, "tokens", w.chunk_tokens)) return *e;
+  }
+  auto& t = r.latency;
+  if (auto err = read_latency_flags(o, t, w.requested)) return *err;
   if (t.burst) {
     if (!o.concurrency.empty())
       return Error{flag_of(&Options::rate), "",
@@ -324,47 +409,9 @@ Result<PlanRequest> plan_request(const Options& o) {
     w.concurrency = *n;
     r.concurrency_from_rate = true;
   }
-  auto& l = r.layout;
-  if (auto e = set_positive(o.tp, flag_of(&Options::tp), kMaxParallel, "GPUs", l.tp)) return *e;
-  if (auto e = set_positive(o.ep, flag_of(&Options::ep), kMaxParallel, "GPUs", l.ep)) return *e;
-  if (auto e = set_positive(o.pp, flag_of(&Options::pp), kMaxParallel, "stages", l.pp)) return *e;
-  if (auto e = set_positive(o.dp, flag_of(&Options::dp), kMaxParallel, "groups", l.dp)) return *e;
-  if (auto e = set_positive(o.dcp, flag_of(&Options::dcp), kMaxParallel, "GPUs", l.dcp)) return *e;
-  if (auto e = set_positive(o.gpus_per_node, flag_of(&Options::gpus_per_node), kMaxParallel, "GPUs", l.gpus_per_node))
-    return *e;
+  if (auto err = read_layout_options(o, r.layout)) return *err;
 
-  auto& e = r.engine;
-  if (!o.engine.empty()) {
-    auto kind = parse_engine(o.engine);
-    if (!kind) return kind.error();
-    e.kind = *kind;
-  }
-  if (!o.engine_version.empty()) {
-    auto v = parse_engine_version(o.engine_version, flag_of(&Options::engine_version));
-    if (!v) return v.error();
-    e.version = std::move(v).value();
-  }
-  if (auto err = set_number(o.gpu_memory_utilization, flag_of(&Options::gpu_memory_utilization), kMaxShare,
-                            e.gpu_memory_utilization))
-    return *err;
-  if (auto err =
-          set_number(o.mem_fraction_static, flag_of(&Options::mem_fraction_static), kMaxShare, e.mem_fraction_static))
-    return *err;
-  if (auto err = set_number(o.mamba_full_memory_ratio, flag_of(&Options::mamba_full_memory_ratio), kMaxShare,
-                            e.mamba_full_memory_ratio))
-    return *err;
-  if (auto err = set_positive(o.max_num_batched_tokens, flag_of(&Options::max_num_batched_tokens), kMaxTokens, "tokens",
-                              e.max_num_batched_tokens))
-    return *err;
-  if (auto err =
-          set_positive(o.max_num_seqs, flag_of(&Options::max_num_seqs), kMaxRequests, "requests", e.max_num_seqs))
-    return *err;
-  if (auto err = set_positive(o.block_size, flag_of(&Options::block_size), kMaxTokens, "tokens", e.block_size))
-    return *err;
-  if (!o.radix_cache.empty()) e.radix_cache = o.radix_cache;
-  e.enforce_eager = o.enforce_eager;
-  auto checked = validate_engine_options(e);
-  if (!checked) return checked.error();
+  if (auto err = read_engine_options(o, r.engine)) return *err;
 
   if (any(o.spec_tokens) && o.spec_tokens != "0") {
     auto v = parse_positive_integer(o.spec_tokens, flag_of(&Options::spec_tokens));
@@ -374,22 +421,7 @@ Result<PlanRequest> plan_request(const Options& o) {
                    fmt::format("expected at most 64 draft tokens per step, got {}", *v)};
     w.spec_tokens = *v;
   }
-  auto& p = r.perf;
-  if (auto err = set_positive(o.prompt_tokens, flag_of(&Options::prompt_tokens), kMaxTokens, "tokens", p.prompt_tokens))
-    return *err;
-  if (auto err =
-          set_positive(o.staging_copies, flag_of(&Options::staging_copies), kMaxSmall, "copies", p.staging_copies))
-    return *err;
-  if (auto err = set_number(o.price, flag_of(&Options::price), kMaxPrice, p.price_usd_per_gpu_hour)) return *err;
-  if (auto err = set_number(o.api_price, flag_of(&Options::api_price), kMaxPrice, p.api_usd_per_m)) return *err;
-  if (auto err = set_number(o.download_gbps, flag_of(&Options::download_gbps), kMaxRate, p.download_gbps)) return *err;
-  if (auto err = set_number(o.read_gb_s, flag_of(&Options::read_gb_s), kMaxRate, p.read_gb_s)) return *err;
-  if (o.scale_out_gb_s == "0")
-    p.scale_out_gb_s = 0;  // 0: cross-node traffic at the NVLink rate (stated)
-  else if (auto err = set_number(o.scale_out_gb_s, flag_of(&Options::scale_out_gb_s), kMaxRate, p.scale_out_gb_s))
-    return *err;
-  if (auto err = set_fraction(o.utilisation, flag_of(&Options::utilisation), p.utilisation)) return *err;
-  if (auto err = set_fraction(o.spec_acceptance, flag_of(&Options::spec_acceptance), p.spec_acceptance)) return *err;
+  if (auto err = read_perf_options(o, r.perf)) return *err;
   if (!o.draft.empty()) {
     if (w.spec_tokens == 0)
       return Error{flag_of(&Options::draft), "", "a draft model needs --spec-tokens N (draft tokens per step)"};
