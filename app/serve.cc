@@ -137,6 +137,63 @@ Result<std::uint64_t> bounded(const std::string& text, const char* flag, std::ui
   return *v;
 }
 
+// Before any handler: the method, the Host (DNS rebinding) and, for the API,
+// the Origin (cross-site pages); every response gets the no-sniff and framing headers.
+void install_request_guards(GuardedServer& server, const HostPolicy& hosts) {
+  server.set_pre_routing_handler([hosts](const httplib::Request& req, httplib::Response& res) {
+    res.set_header("X-Content-Type-Options", "nosniff");
+    res.set_header("X-Frame-Options", "DENY");
+    res.set_header("Cross-Origin-Resource-Policy", "same-origin");
+    if (const auto allow = allowed_methods_if_refused(req.method, req.path); !allow.empty()) {
+      res.set_header("Allow", allow);
+      send_error(res, 405,
+                 fmt::format("{} is not allowed on {} (allowed: {})", echo(req.method, 16), echo(req.path, 80), allow));
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    const std::string host_header = req.get_header_value("Host");
+    if (const auto problem = host_problem(host_header, hosts); !problem.empty()) {
+      send_error(res, 421, fmt::format("Host {}: {}", echo(host_header, 80), problem));
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    if (req.path.starts_with("/api/"))
+      if (const auto problem =
+              origin_problem(req.get_header_value("Origin"), req.get_header_value("Sec-Fetch-Site"), host_header);
+          !problem.empty()) {
+        send_error(res, 403, fmt::format("Origin {}: {}", echo(req.get_header_value("Origin"), 80), problem));
+        return httplib::Server::HandlerResponse::Handled;
+      }
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
+}
+
+// Errors httplib detects itself (a bad request line, a form body over its 8 KiB
+// limit, an unknown path), and exceptions a handler lets escape: the API's JSON errors.
+void install_error_handlers(GuardedServer& server) {
+  server.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
+    if (res.status == 413) {
+      // The connection layer refuses bodies over --max-body before they are read;
+      // a 413 here is httplib's own limit on form-encoded bodies.
+      send_error(res, 413, "a form-encoded body is limited to 8,192 bytes; send larger requests as application/json");
+    } else if (res.status == 404) {
+      send_error(res, 404, fmt::format("no such path: {}", echo(req.path, 80)));
+    } else if (res.status == 400 && res.body.empty()) {
+      send_error(res, 400, "the request could not be read as HTTP (HTTP 400)");
+    } else if (res.status >= 400 && res.body.empty()) {
+      send_error(res, res.status, fmt::format("HTTP {}", res.status));
+    }
+  });
+  server.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
+    std::string what = "unknown";
+    try {
+      std::rethrow_exception(ep);
+    } catch (const std::exception& e) {
+      what = e.what();
+    } catch (...) {
+    }
+    send_json(res, 500, api_error_json(500, "internal error: " + what), 3);
+  });
+}
+
 }  // namespace
 
 int serve_http(const Options& o, Io& io) {
@@ -197,31 +254,7 @@ int serve_http(const Options& o, Io& io) {
   char machine[256] = {};
   gethostname(machine, sizeof machine - 1);
   const HostPolicy hosts = host_policy(host, bound, machine);
-  // Before any handler: the method, the Host (DNS rebinding) and, for the API, the Origin (cross-site pages).
-  server.set_pre_routing_handler([hosts](const httplib::Request& req, httplib::Response& res) {
-    res.set_header("X-Content-Type-Options", "nosniff");
-    res.set_header("X-Frame-Options", "DENY");
-    res.set_header("Cross-Origin-Resource-Policy", "same-origin");
-    if (const auto allow = allowed_methods_if_refused(req.method, req.path); !allow.empty()) {
-      res.set_header("Allow", allow);
-      send_error(res, 405,
-                 fmt::format("{} is not allowed on {} (allowed: {})", echo(req.method, 16), echo(req.path, 80), allow));
-      return httplib::Server::HandlerResponse::Handled;
-    }
-    const std::string host_header = req.get_header_value("Host");
-    if (const auto problem = host_problem(host_header, hosts); !problem.empty()) {
-      send_error(res, 421, fmt::format("Host {}: {}", echo(host_header, 80), problem));
-      return httplib::Server::HandlerResponse::Handled;
-    }
-    if (req.path.starts_with("/api/"))
-      if (const auto problem =
-              origin_problem(req.get_header_value("Origin"), req.get_header_value("Sec-Fetch-Site"), host_header);
-          !problem.empty()) {
-        send_error(res, 403, fmt::format("Origin {}: {}", echo(req.get_header_value("Origin"), 80), problem));
-        return httplib::Server::HandlerResponse::Handled;
-      }
-    return httplib::Server::HandlerResponse::Unhandled;
-  });
+  install_request_guards(server, hosts);
   server.Get(R"(/api/([a-z]+))",
              [bounds](const httplib::Request& req, httplib::Response& res) { handle_api(req, res, false, bounds); });
   server.Post(R"(/api/([a-z]+))",
@@ -237,31 +270,7 @@ int serve_http(const Options& o, Io& io) {
       res.set_content(std::string(text), type.c_str());
     });
   }
-  // Errors httplib detects itself (a bad request line, a form body over its
-  // 8 KiB limit, an unknown path): the same JSON shape.
-  server.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
-    if (res.status == 413) {
-      // The connection layer refuses bodies over --max-body before they are read;
-      // a 413 here is httplib's own limit on form-encoded bodies.
-      send_error(res, 413, "a form-encoded body is limited to 8,192 bytes; send larger requests as application/json");
-    } else if (res.status == 404) {
-      send_error(res, 404, fmt::format("no such path: {}", echo(req.path, 80)));
-    } else if (res.status == 400 && res.body.empty()) {
-      send_error(res, 400, "the request could not be read as HTTP (HTTP 400)");
-    } else if (res.status >= 400 && res.body.empty()) {
-      send_error(res, res.status, fmt::format("HTTP {}", res.status));
-    }
-  });
-  server.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
-    std::string what = "unknown";
-    try {
-      std::rethrow_exception(ep);
-    } catch (const std::exception& e) {
-      what = e.what();
-    } catch (...) {
-    }
-    send_json(res, 500, api_error_json(500, "internal error: " + what), 3);
-  });
+  install_error_handlers(server);
 
   io.out << fmt::format("preflight serve: listening on http://{}:{}/ (Ctrl-C stops)", host, bound) << std::endl;
   if (host != "127.0.0.1" && host != "localhost" && host != "::1")
