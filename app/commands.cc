@@ -31,14 +31,7 @@ int print_plan(const Options& o, Io& io, bool explain) {
   const LoadedModel& loaded = resolved->loaded;
   auto plan = make_plan(*resolved);
   if (!plan) return fail(io, plan.error());
-  for (const auto& rank : plan->ranks) {
-    std::string why;
-    if (!check_reconciles(rank, &why)) throw std::logic_error("ledger does not reconcile: " + why);
-  }
-  if (const auto why = weights_disagreement(*plan, loaded.model); !why.empty())
-    throw std::logic_error("weight rows disagree with the manifest: " + why);
-  if (const auto why = kv_disagreement(*plan, loaded.model); !why.empty())
-    throw std::logic_error("KV rows disagree with the cache per token: " + why);
+  if (const auto why = plan_invariant_violation(*plan, loaded.model); !why.empty()) throw std::logic_error(why);
   if (o.format == "json") {
     auto j = plan_json(*plan);
     // How the files read compare with config.json (the plan's manifest is the files' when they were read).

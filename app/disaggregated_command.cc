@@ -58,15 +58,6 @@ Options disaggregated_pool_options(const Options& o, bool prefill) {
 
 namespace {
 
-void check_invariants(const Plan& plan, const ModelSpec& model) {
-  for (const auto& rank : plan.ranks) {
-    std::string why;
-    if (!check_reconciles(rank, &why)) throw std::logic_error("ledger does not reconcile: " + why);
-  }
-  if (const auto why = weights_disagreement(plan, model); !why.empty())
-    throw std::logic_error("weight rows disagree with the manifest: " + why);
-}
-
 std::string figure_line(const Figure& f) {
   return fmt::format("  {}: {}  [{}]\n    = {}\n", f.label, f.display, evidence_label(f.evidence), f.formula);
 }
@@ -123,8 +114,8 @@ int run_disaggregated_plan(const Options& o, Io& io) {
     pool.workload_flags = fmt::format("--context {} --concurrency {}", prompt, in_flight);
     auto prefill = make_plan(pool);
     if (!prefill) return fail(io, named_for_pool(prefill.error(), LatencyPhase::prefill));
-    check_invariants(*decode, model);
-    check_invariants(*prefill, model);
+    for (const Plan* pool_plan : {&*decode, &*prefill})
+      if (const auto why = plan_invariant_violation(*pool_plan, model); !why.empty()) throw std::logic_error(why);
     const auto verdict = combined_verdict(*prefill, *decode, transfer);
 
     if (o.format == "json") {

@@ -20,6 +20,7 @@
 #include "model/dtype.h"
 #include "model/model_catalogue.h"
 #include "option_table.h"
+#include "plan/ledger_check.h"
 #include "plan_inputs.h"
 #include "workload/workload.h"
 
@@ -186,6 +187,8 @@ int launch_deployment(const Options& o, Io& io, const DisaggregationFlags* flags
   resolved.value().suggest = false;  // the command's comment states the verdict; suggestions are plan's
   auto plan = make_plan(*resolved);
   if (!plan) return fail(io, named_for_pool(plan.error(), o.latency_phase));
+  if (const auto why = plan_invariant_violation(*plan, resolved->loaded.model); !why.empty())
+    throw std::logic_error(why);
   in.engine_version = plan->engine_options.version;
   auto launch = build_launch(*plan, in);
   if (!launch) return fail(io, launch.error());

@@ -107,4 +107,16 @@ std::string kv_disagreement(const Plan& plan, const ModelSpec& model) {
   return "";
 }
 
+std::string plan_invariant_violation(const Plan& plan, const ModelSpec& model) {
+  for (const auto& rank : plan.ranks) {
+    std::string why;
+    if (!check_reconciles(rank, &why)) return "ledger does not reconcile: " + why;
+  }
+  if (const auto why = weights_disagreement(plan, model); !why.empty())
+    return "weight rows disagree with the manifest: " + why;
+  if (const auto why = kv_disagreement(plan, model); !why.empty())
+    return "KV rows disagree with the cache per token: " + why;
+  return "";
+}
+
 }  // namespace preflight

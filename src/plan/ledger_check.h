@@ -33,4 +33,11 @@ std::string weights_disagreement(const Plan& plan, const ModelSpec& model);
 // not of that kind.
 std::string kv_disagreement(const Plan& plan, const ModelSpec& model);
 
+// Every check above on one full plan: each rank's ledger adds up to its rows
+// (check_reconciles), the weight rows hold the manifest, the KV rows the cache
+// per token. "" when all hold; else which failed and how. A failure is a bug in
+// preflight, never bad input: every command that prints a plan runs this on it
+// (plan, explain, launch, both pools of a prefill/decode split).
+std::string plan_invariant_violation(const Plan& plan, const ModelSpec& model);
+
 }  // namespace preflight

@@ -68,5 +68,30 @@ TEST(LedgerCheck, ADisagreementIsNamed) {
   EXPECT_NE(why.find("weights.dense_mlp: the ranks' rows sum to"), std::string::npos) << why;
 }
 
+// The one check every printing command runs: "" on a plan as built; each kind of
+// tampering named (a row changed with its total: the manifest disagrees; a total
+// changed alone: the ledger does not add up).
+TEST(LedgerCheck, EveryInvariantInOneCall) {
+  const auto& model = testing::catalogue_model("llama-3.1-8b");
+  PlanRequest request;
+  request.gpu_count = 2;
+  request.engine.kind = EngineKind::vllm;
+  request.perf.enabled = false;
+  const auto plan = build_plan(model, testing::catalogue_gpu("H100"), request).value_or_throw();
+  EXPECT_EQ(plan_invariant_violation(plan, model), "");
+
+  auto rows_changed = plan;
+  for (auto& row : rows_changed.ranks[0].rows)
+    if (row.id == "weights.dense_mlp") row.bytes += 2;
+  rows_changed.ranks[0].demand += 2;
+  rows_changed.ranks[0].free -= std::min<std::uint64_t>(rows_changed.ranks[0].free, 2);
+  const auto manifest = plan_invariant_violation(rows_changed, model);
+  EXPECT_FALSE(manifest.empty());
+
+  auto total_changed = plan;
+  total_changed.ranks[1].demand += 1;
+  EXPECT_NE(plan_invariant_violation(total_changed, model).find("ledger does not reconcile"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace preflight
