@@ -75,7 +75,7 @@ int run_disaggregated_plan(const Options& o, Io& io) {
 
   // The prompt: --input-tokens, else the longest request less its output.
   const auto& w = decode_in->request.workload;
-  const auto length = !w.mix.empty() ? longest(w.mix) : w.context_tokens > 0 ? w.context_tokens : model.max_context;
+  const auto length = longest_request_tokens(w, model.max_context);
   const auto& t = decode_in->request.latency;
   const auto output = t.output_tokens > 0 ? t.output_tokens : default_output_tokens(length);
   const auto prompt = t.input_tokens > 0 ? t.input_tokens : default_input_tokens(length, output);

@@ -111,7 +111,7 @@ nlohmann::json workload_json(const ModelSpec& model, const PlanRequest& request)
   const auto& w = request.workload;
   nlohmann::json j = {{"second_pass", w.requested}, {"engine", std::string(engine_key(request.engine.kind))}};
   if (w.requested) {
-    j["context_tokens"] = w.context_tokens ? w.context_tokens : !w.mix.empty() ? longest(w.mix) : model.max_context;
+    j["context_tokens"] = longest_request_tokens(w, model.max_context);
     j["concurrency"] = w.concurrency;
     j["kv_dtype"] = dtype_key(w.kv_dtype);
     j["state_dtype"] = dtype_key(w.state_dtype);

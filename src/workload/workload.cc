@@ -6,10 +6,14 @@
 
 namespace preflight {
 
+std::uint64_t longest_request_tokens(const WorkloadOptions& w, std::uint64_t max_context) {
+  if (!w.mix.empty()) return longest(w.mix);
+  return w.context_tokens > 0 ? w.context_tokens : max_context;
+}
+
 WorkloadOptions resolved_workload(WorkloadOptions w, std::uint64_t max_context, std::uint64_t model_dtype_bits,
                                   std::optional<KvDtype> declared_kv) {
-  if (!w.mix.empty()) w.context_tokens = longest(w.mix);
-  if (w.context_tokens == 0) w.context_tokens = max_context;
+  w.context_tokens = longest_request_tokens(w, max_context);
   if (w.kv_dtype == KvDtype::automatic && declared_kv) w.kv_dtype = *declared_kv;
   w.kv_dtype = resolve_kv_dtype(w.kv_dtype, model_dtype_bits);
   return w;

@@ -48,6 +48,11 @@ RequestsByLength requests_by_length(const WorkloadOptions& w, std::uint64_t grou
 // the default prompt and output lengths are taken from.
 std::uint64_t typical_length(const WorkloadOptions& w);
 
+// The longest request the workload holds: the mix's longest member, else the
+// context, else (context 0: none given) the model's window. The one place that
+// rule lives.
+std::uint64_t longest_request_tokens(const WorkloadOptions& w, std::uint64_t max_context);
+
 // The options as a plan uses them: context 0 -> the model's window, kv_dtype
 // auto -> `declared_kv` when the checkpoint declares a cache dtype the engine
 // reads (engine/checkpoint_kv_dtype.h), else the model dtype.
